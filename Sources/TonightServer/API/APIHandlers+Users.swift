@@ -1,0 +1,22 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+extension APIHandlers {
+    func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
+        try await answer {
+            let key = AccountRules.usernameKey(input.path.username)
+            guard let user = try await users.find(usernameKey: key), let username = user.username else {
+                throw APIError.notFound("No user is called \(input.path.username).")
+            }
+            let birth = user.birthDate.flatMap(CalendarDate.init)
+            let profile = Components.Schemas.PublicProfile(
+                id: user.id, username: username, displayName: user.displayName, bio: user.bio,
+                ageGroup: birth.flatMap {
+                    Components.Schemas.AgeGroup(rawValue: AgeGroup(birthDate: $0, today: CalendarDate(date: Date())).rawValue)
+                },
+                homeCity: user.homeCity, createdAt: Clock.date(user.createdAt))
+            return .ok(.init(body: .json(profile)))
+        }
+    }
+}

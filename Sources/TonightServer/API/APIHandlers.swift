@@ -1,0 +1,15 @@
+import Foundation
+import Prometheus
+import TonightAPI
+
+/// The generated API protocol's implementation: one extension per resource
+/// (`APIHandlers+Auth.swift`, `+Me`, `+Users`, `+System`). Handlers validate at the edge, call
+/// services, and return the responses the spec documents.
+struct APIHandlers: APIProtocol {
+    let accounts: AccountService
+    let users: any UserRepository
+    let database: Database
+    let config: AppConfig
+    let metrics: PrometheusCollectorRegistry
+    let openAPIDocument: String
+}

@@ -1,0 +1,175 @@
+import TonightAPI
+
+/// An operation output that can express an ``APIError`` as one of its documented responses.
+protocol ProblemOutput {
+    static func problem(_ error: APIError) -> Self
+}
+
+/// Runs a handler body, answering an ``APIError`` with the operation's documented problem response.
+func answer<Output: ProblemOutput>(_ body: () async throws -> Output) async throws -> Output {
+    do {
+        return try await body()
+    } catch let error as APIError {
+        return .problem(error)
+    }
+}
+
+/// The generated problem response types all carry one problem+json body.
+protocol ProblemResponse {
+    init(problem: Components.Schemas.Problem)
+}
+
+extension Components.Responses.Problem: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.BadRequest: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.Unauthorized: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.Forbidden: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.NotFound: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.Conflict: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.Unprocessable: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.TooManyRequests {
+    init(error: APIError) {
+        self.init(headers: .init(retryAfter: error.retryAfter), body: .applicationProblemJson(error.problem()))
+    }
+}
+
+extension APIError {
+    /// This error as the `default` response.
+    var defaultResponse: Components.Responses.Problem { .init(problem: problem()) }
+    /// This error as a specific documented response.
+    func response<R: ProblemResponse>() -> R { R(problem: problem()) }
+}
+
+extension Operations.GetHealth.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self { .default(statusCode: e.status, e.defaultResponse) }
+}
+extension Operations.GetMetrics.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self { .default(statusCode: e.status, e.defaultResponse) }
+}
+extension Operations.GetOpenAPIDocument.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self { .default(statusCode: e.status, e.defaultResponse) }
+}
+extension Operations.GetClientConfig.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self { .default(statusCode: e.status, e.defaultResponse) }
+}
+
+extension Operations.SignUp.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 409: .conflict(e.response())
+        case 422: .unprocessableContent(e.response())
+        case 429: .tooManyRequests(.init(error: e))
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.LogIn.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 422: .unprocessableContent(e.response())
+        case 429: .tooManyRequests(.init(error: e))
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.SignInAnonymously.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 422: .unprocessableContent(e.response())
+        case 429: .tooManyRequests(.init(error: e))
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.RefreshTokens.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.LogOut.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.LogOutEverywhere.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.GetMe.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.UpdateMe.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.DeleteMe.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ChangePassword.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.GetUser.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

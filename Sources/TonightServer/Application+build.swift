@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import OpenAPIHummingbird
+import ServiceLifecycle
+import TonightAPI
+import TonightCore
+
+/// Everything the application is made of, built once from ``AppConfig`` and passed in through
+/// initialisers. Tests build it to reach services the HTTP API does not expose.
+public struct AppServices: Sendable {
+    public let config: AppConfig
+    public let logger: Logger
+    public let database: Database
+    public let tokens: TokenService
+    public let live: LiveHub
+    public let jobs: JobQueue
+    let hasher: PasswordHasher
+    let users: any UserRepository
+    let logins: any LoginRepository
+    let idempotency: any IdempotencyRepository
+    let accounts: AccountService
+
+    /// Opens the database (running pending migrations), loads or creates the signing key, and
+    /// wires the services.
+    public static func make(config: AppConfig, logger: Logger? = nil) async throws -> AppServices {
+        var logger = logger ?? Logger(label: "tonight")
+        logger.logLevel = config.logLevel
+        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+        let sqlitePath = URL(fileURLWithPath: config.dataDirectory).appendingPathComponent("tonight.sqlite").path
+        let database = try Database.open(
+            url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize, logger: logger)
+        do {
+            try await MigrationRunner(database: database, logger: logger).run()
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+        let key = try TokenService.loadKey(configured: config.jwtKey, dataDirectory: config.dataDirectory)
+        let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
+        let hasher = PasswordHasher(cost: config.bcryptCost)
+        let users = SQLUserRepository(db: database.sql)
+        let logins = SQLLoginRepository(database: database)
+        let accounts = AccountService(
+            users: users, logins: logins, tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
+        return AppServices(
+            config: config, logger: logger, database: database, tokens: tokens, live: LiveHub(),
+            jobs: JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind)), hasher: hasher,
+            users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
+            accounts: accounts)
+    }
+
+    /// Creates an account with a role (the CLI's `admin create-user`).
+    public func createUser(username: String, email: String, password: String, role: Role) async throws -> String {
+        try await accounts.createUser(username: username, email: email, password: password, role: role).id
+    }
+}
+
+/// Builds the Tonight application: HTTP API, `/v1/live` WebSocket, job worker and housekeeping.
+///
+/// - Parameters:
+///   - config: The settings.
+///   - services: Prebuilt services (tests pass theirs); built from `config` when `nil`.
+///   - jobHandlers: Handlers by job kind for the worker.
+public func buildApplication(
+    _ config: AppConfig, services: AppServices? = nil, jobHandlers: [String: JobHandler] = [:]
+) async throws -> some ApplicationProtocol {
+    let built: AppServices
+    if let services { built = services } else { built = try await AppServices.make(config: config) }
+    let services = built
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestMiddleware(trustProxy: config.trustProxy))
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: BodyLimitMiddleware(limit: config.bodyLimit))
+    router.add(middleware: AuthMiddleware(tokens: services.tokens))
+    router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
+
+    let handlers = APIHandlers(
+        accounts: services.accounts, users: services.users, database: services.database, config: config,
+        metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
+    try handlers.registerHandlers(on: router)
+    LiveRoutes(hub: services.live, tokens: services.tokens).register(on: router)
+
+    var serviceList: [any Service] = [
+        DatabaseCloser(database: services.database),
+        Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
+    ]
+    if config.jobsEnabled {
+        serviceList.append(
+            JobWorker(
+                queue: services.jobs, handlers: jobHandlers,
+                pollInterval: .milliseconds(max(10, config.jobPollMilliseconds)), logger: services.logger))
+    }
+    let logger = services.logger
+    return Application(
+        router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
+        services: serviceList,
+        onServerRunning: { channel in
+            logger.info("Tonight is listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+        },
+        logger: logger
+    )
+}
+
+/// Closes the database pool when the application stops.
+struct DatabaseCloser: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.shutdown()
+    }
+}
+
+/// Periodic clean-up: forgets idempotency keys past their lifetime.
+struct Housekeeping: Service {
+    let idempotency: any IdempotencyRepository
+    let ttl: Int
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)
+                } catch {
+                    logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: .seconds(600))
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Configuration
+import Foundation
+import Logging
+
+/// Every setting of the server, read in one place (``load(from:)``) and passed in from there.
+///
+/// Sources, highest first: command line, environment, `.env`, defaults. The environment name of
+/// a key is its dotted name upper-cased with `_` (`http.port` → `HTTP_PORT`); every key is listed
+/// in `.env.example` and the README.
+public struct AppConfig: Sendable {
+    /// Address to bind (`http.host`, default `127.0.0.1`).
+    public var host: String = "127.0.0.1"
+    /// Port to bind (`http.port`, default 8080; 0 picks a free port).
+    public var port: Int = 8080
+    /// Directory for the SQLite file, the signing key and media (`data.dir`, default `./data`).
+    public var dataDirectory: String = "./data"
+    /// `postgres://…` to use PostgreSQL; empty means SQLite in the data directory (`database.url`).
+    public var databaseURL: String = ""
+    /// Most open database connections (`database.pool.size`, default 8).
+    public var databasePoolSize: Int = 8
+    /// Base64 HMAC key for access tokens (`jwt.key`); generated into the data directory if empty.
+    public var jwtKey: String = ""
+    /// Access token lifetime in seconds (`auth.access.ttl`, default 900).
+    public var accessTokenTTL: Int = 900
+    /// Refresh token lifetime in seconds (`auth.refresh.ttl`, default 30 days).
+    public var refreshTokenTTL: Int = 30 * 24 * 3600
+    /// bcrypt cost (`auth.bcrypt.cost`, default 11).
+    public var bcryptCost: Int = 11
+    /// Largest accepted request body in bytes (`http.body.limit`, default 1 MiB).
+    public var bodyLimit: Int = 1 << 20
+    /// Sign-ups per IP per hour (`rate.signup.per.hour`, default 20; 0 turns the limit off).
+    public var signupsPerHourPerIP: Int = 20
+    /// Login attempts per IP per minute (`rate.login.ip.per.minute`, default 30; 0 = off).
+    public var loginsPerMinutePerIP: Int = 30
+    /// Login attempts per account per minute (`rate.login.account.per.minute`, default 10; 0 = off).
+    public var loginsPerMinutePerAccount: Int = 10
+    /// Trust `X-Forwarded-For` for the client address (`http.trust.proxy`, default false).
+    public var trustProxy: Bool = false
+    /// How often the job worker looks for due jobs, in milliseconds (`jobs.poll.ms`, default 1000).
+    public var jobPollMilliseconds: Int = 1000
+    /// Run the job worker in this process (`jobs.enabled`, default true).
+    public var jobsEnabled: Bool = true
+    /// How long an idempotency key is remembered, in seconds (`idempotency.ttl`, default 24 h).
+    public var idempotencyTTL: Int = 24 * 3600
+    /// Log level (`log.level`, default `info`).
+    public var logLevel: Logger.Level = .info
+    /// Public links and settings for clients (`/v1/config`).
+    public var feedbackURL: String = ""
+    /// App store link shown by clients (`app.store.url`).
+    public var appStoreURL: String = ""
+    /// Map tile URL template for clients (`map.tile.url`), e.g. `https://tile.example/{z}/{x}/{y}.png`.
+    public var mapTileURL: String = ""
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads every key from `reader`, falling back to the defaults above.
+    public static func load(from reader: ConfigReader) -> AppConfig {
+        var config = AppConfig()
+        config.host = reader.string(forKey: "http.host", default: config.host)
+        config.port = reader.int(forKey: "http.port", default: config.port)
+        config.dataDirectory = reader.string(forKey: "data.dir", default: config.dataDirectory)
+        config.databaseURL = reader.string(forKey: "database.url", isSecret: true, default: config.databaseURL)
+        config.databasePoolSize = reader.int(forKey: "database.pool.size", default: config.databasePoolSize)
+        config.jwtKey = reader.string(forKey: "jwt.key", isSecret: true, default: config.jwtKey)
+        config.accessTokenTTL = reader.int(forKey: "auth.access.ttl", default: config.accessTokenTTL)
+        config.refreshTokenTTL = reader.int(forKey: "auth.refresh.ttl", default: config.refreshTokenTTL)
+        config.bcryptCost = reader.int(forKey: "auth.bcrypt.cost", default: config.bcryptCost)
+        config.bodyLimit = reader.int(forKey: "http.body.limit", default: config.bodyLimit)
+        config.signupsPerHourPerIP = reader.int(forKey: "rate.signup.per.hour", default: config.signupsPerHourPerIP)
+        config.loginsPerMinutePerIP = reader.int(
+            forKey: "rate.login.ip.per.minute", default: config.loginsPerMinutePerIP)
+        config.loginsPerMinutePerAccount = reader.int(
+            forKey: "rate.login.account.per.minute", default: config.loginsPerMinutePerAccount)
+        config.trustProxy = reader.bool(forKey: "http.trust.proxy", default: config.trustProxy)
+        config.jobPollMilliseconds = reader.int(forKey: "jobs.poll.ms", default: config.jobPollMilliseconds)
+        config.jobsEnabled = reader.bool(forKey: "jobs.enabled", default: config.jobsEnabled)
+        config.idempotencyTTL = reader.int(forKey: "idempotency.ttl", default: config.idempotencyTTL)
+        config.logLevel =
+            Logger.Level(rawValue: reader.string(forKey: "log.level", default: "info").lowercased()) ?? .info
+        config.feedbackURL = reader.string(forKey: "app.feedback.url", default: "")
+        config.appStoreURL = reader.string(forKey: "app.store.url", default: "")
+        config.mapTileURL = reader.string(forKey: "map.tile.url", default: "")
+        return config
+    }
+
+    /// Reads the configuration the documented way: `overrides` (the command line, keyed by
+    /// environment name such as `HTTP_PORT`) first, then the environment, then `.env` in the
+    /// working directory (if present), then defaults.
+    public static func load(overrides: [String: String] = [:], environmentFile: String = ".env") async throws
+        -> AppConfig
+    {
+        let providers: [any ConfigProvider] = [
+            EnvironmentVariablesProvider(environmentVariables: overrides),
+            EnvironmentVariablesProvider(),
+            try await EnvironmentVariablesProvider(environmentFilePath: .init(environmentFile), allowMissing: true),
+        ]
+        return load(from: ConfigReader(providers: providers))
+    }
+
+    /// Whether storage is PostgreSQL (`database.url` set) rather than the embedded SQLite.
+    public var usesPostgres: Bool { !databaseURL.isEmpty }
+}

@@ -1,0 +1,94 @@
+import HTTPTypes
+import TonightAPI
+import TonightCore
+
+/// An error a client caused (or a known server condition), rendered as problem+json.
+///
+/// Domain services throw it; handlers turn it into the operation's documented response with
+/// ``ProblemOutput``, and ``ProblemMiddleware`` renders any that escape.
+public struct APIError: Error, Sendable {
+    /// HTTP status.
+    public var status: Int
+    /// Stable machine-readable code.
+    public var code: String
+    /// A sentence for people.
+    public var detail: String
+    /// Per-field problems, for validation failures.
+    public var fields: [FieldIssue]
+    /// Seconds to wait, for 429 and 503.
+    public var retryAfter: Int?
+
+    /// Creates an error.
+    public init(status: Int, code: String, detail: String, fields: [FieldIssue] = [], retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.fields = fields
+        self.retryAfter = retryAfter
+    }
+
+    /// 400 with field errors.
+    public static func validation(_ fields: [FieldIssue]) -> APIError {
+        APIError(
+            status: 400, code: "validation_failed",
+            detail: fields.count == 1 ? fields[0].message : "Some fields are invalid.", fields: fields)
+    }
+
+    /// 400 for a request that cannot be read.
+    public static func badRequest(_ detail: String, code: String = "bad_request") -> APIError {
+        APIError(status: 400, code: code, detail: detail)
+    }
+
+    /// 401: missing or invalid credentials.
+    public static func unauthorized(_ detail: String = "Sign in to do this.", code: String = "unauthorized")
+        -> APIError
+    {
+        APIError(status: 401, code: code, detail: detail)
+    }
+
+    /// 403: the caller may not do this.
+    public static func forbidden(_ detail: String, code: String = "forbidden") -> APIError {
+        APIError(status: 403, code: code, detail: detail)
+    }
+
+    /// 403 for anonymous devices on write routes.
+    public static let anonymousReadOnly = APIError(
+        status: 403, code: "anonymous_read_only",
+        detail: "Anonymous devices can only read. Sign up to do this.")
+
+    /// 404.
+    public static func notFound(_ detail: String) -> APIError {
+        APIError(status: 404, code: "not_found", detail: detail)
+    }
+
+    /// 409.
+    public static func conflict(_ detail: String, code: String = "conflict", fields: [FieldIssue] = []) -> APIError {
+        APIError(status: 409, code: code, detail: detail, fields: fields)
+    }
+
+    /// 429 with Retry-After.
+    public static func rateLimited(retryAfter: Int) -> APIError {
+        APIError(
+            status: 429, code: "rate_limited", detail: "Too many attempts. Try again in \(retryAfter) seconds.",
+            retryAfter: retryAfter)
+    }
+
+    /// The standard reason phrase of the status, used as the problem's title.
+    public var title: String {
+        HTTPResponse.Status(code: status).reasonPhrase
+    }
+
+    /// The problem document.
+    public func problem(requestID: String? = RequestInfo.current?.requestID) -> Components.Schemas.Problem {
+        Components.Schemas.Problem(
+            _type: "https://tonight.dev/problems/\(code)",
+            title: title,
+            status: status,
+            detail: detail,
+            code: code,
+            requestId: requestID,
+            errors: fields.isEmpty
+                ? nil : fields.map { .init(field: $0.field, code: $0.code, message: $0.message) }
+        )
+    }
+}

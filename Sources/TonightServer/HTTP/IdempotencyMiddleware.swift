@@ -1,0 +1,107 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+
+/// Makes every POST with an `Idempotency-Key` safe to retry: the first answer is stored and
+/// replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with
+/// another body is a 422; a retry while the first is still running is a 409.
+///
+/// Answers that a retry might legitimately change are not kept: 5xx, 401 (the client may refresh
+/// its token and retry) and 429 (it may wait and retry). Keys are per caller (or shared by
+/// signed-out callers, who must send random keys) and kept ``ttl`` seconds.
+struct IdempotencyMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let repository: any IdempotencyRepository
+    let ttl: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard request.method == .post, let key = request.headers[.idempotencyKey] else {
+            return try await next(request, context)
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else {
+            throw APIError.validation([
+                .init(
+                    field: "Idempotency-Key", code: "invalid", message: "Use 1–255 visible ASCII characters.")
+            ])
+        }
+        let scope = RequestInfo.current?.principal?.userID ?? "public"
+        var request = request
+        let body = try await request.collectBody(upTo: .max)
+        let hash = Self.hash(method: request.method.rawValue, path: request.uri.string, body: body)
+        let now = Clock.millis()
+
+        if try await !repository.reserve(scope: scope, key: key, requestHash: hash, now: now) {
+            guard let existing = try await repository.find(scope: scope, key: key) else {
+                throw APIError.conflict("This Idempotency-Key is being used right now; retry shortly.", code: "in_progress")
+            }
+            if existing.createdAt < now - Int64(ttl) * 1000 {
+                try await repository.release(scope: scope, key: key)
+                return try await handle(request, context: context, next: next)
+            }
+            guard existing.requestHash == hash else {
+                throw APIError(
+                    status: 422, code: "idempotency_key_reused",
+                    detail: "This Idempotency-Key was already used with a different request.")
+            }
+            guard let status = existing.status else {
+                var error = APIError.conflict(
+                    "A request with this Idempotency-Key is still in progress.", code: "in_progress")
+                error.retryAfter = 1
+                throw error
+            }
+            return Self.replay(status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
+                body: existing.body ?? "")
+        }
+
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            try? await repository.release(scope: scope, key: key)
+            throw error
+        }
+        let status = Int(response.status.code)
+        if status >= 500 || status == 401 || status == 429 {
+            try? await repository.release(scope: scope, key: key)
+            return response
+        }
+        let collector = BodyCollector()
+        var stored = response
+        try await response.body.write(collector)
+        stored.body = .init(byteBuffer: collector.buffer)
+        try await repository.complete(
+            scope: scope, key: key, status: status, contentType: response.headers[.contentType],
+            retryAfter: response.headers[.retryAfter], body: Data(buffer: collector.buffer).base64EncodedString())
+        return stored
+    }
+
+    static func hash(method: String, path: String, body: ByteBuffer) -> String {
+        var hasher = SHA256()
+        hasher.update(data: Data("\(method) \(path)\n".utf8))
+        hasher.update(data: Data(buffer: body))
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func replay(status: Int, contentType: String?, retryAfter: String?, body: String) -> Response {
+        var headers: HTTPFields = [.idempotentReplayed: "true"]
+        if let contentType { headers[.contentType] = contentType }
+        if let retryAfter { headers[.retryAfter] = retryAfter }
+        let bytes = Data(base64Encoded: body) ?? Data()
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// Collects a response body in memory (responses here are small JSON documents).
+final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+    var buffer = ByteBuffer()
+
+    func write(_ buffer: ByteBuffer) async throws {
+        var copy = buffer
+        self.buffer.writeBuffer(&copy)
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import TonightAPI
+import TonightCore
+
+/// Outermost middleware: gives each request an id (`X-Request-Id`, on every log line), works out
+/// the client address, sets ``RequestInfo`` for the handlers, and renders any error that escapes
+/// as problem+json, so no client mistake becomes a 500 and no stack trace leaves the server.
+struct RequestMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let trustProxy: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let requestID = Self.requestID(from: request.headers[.xRequestID])
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        let info = RequestInfo(
+            requestID: requestID, clientAddress: clientAddress(request, context: context),
+            userAgent: request.headers[.userAgent], logger: context.logger)
+        var response: Response
+        do {
+            response = try await RequestInfo.$current.withValue(info) { try await next(request, context) }
+        } catch {
+            response = ProblemRenderer.response(for: error, requestID: requestID, logger: context.logger)
+        }
+        response.headers[.xRequestID] = requestID
+        return response
+    }
+
+    private func clientAddress(_ request: Request, context: Context) -> String {
+        if trustProxy, let forwarded = request.headers[.xForwardedFor],
+            let first = forwarded.split(separator: ",").first
+        {
+            return first.trimmingCharacters(in: .whitespaces)
+        }
+        return context.peerAddress
+    }
+
+    /// A caller's id if it is short and printable, otherwise a new one.
+    static func requestID(from header: String?) -> String {
+        if let header, (1...100).contains(header.utf8.count),
+            header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+        {
+            return header
+        }
+        return Identifier.make()
+    }
+}
+
+/// Turns errors into problem+json responses.
+enum ProblemRenderer {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The problem response for `error`. Unknown errors are logged and answered as a bare 500.
+    static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
+        let apiError = classify(error)
+        if apiError.status >= 500 {
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return response(for: apiError, requestID: requestID)
+    }
+
+    /// The problem response for an ``APIError``.
+    static func response(for error: APIError, requestID: String) -> Response {
+        let body = (try? encoder.encode(error.problem(requestID: requestID))) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(
+            status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// Maps framework and runtime errors to client-facing problems.
+    static func classify(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as ServerError:
+            return classify(serverError: error)
+        case let error as HTTPError:
+            return classify(httpError: error)
+        case is DecodingError:
+            return .badRequest("The request body is not valid for this operation.", code: "invalid_body")
+        default:
+            return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
+        }
+    }
+
+    private static func classify(serverError error: ServerError) -> APIError {
+        if let inner = error.underlyingError as? APIError { return inner }
+        if let inner = error.underlyingError as? HTTPError { return classify(httpError: inner) }
+        let cause = error.causeDescription
+        if cause.contains("Content-Type") || cause.contains("content type") {
+            return APIError(
+                status: 415, code: "unsupported_media_type",
+                detail: "Send the body as application/json (\(cause)).")
+        }
+        if cause.contains("Accept") {
+            return APIError(status: 406, code: "not_acceptable", detail: "This operation answers application/json.")
+        }
+        let underlying = describe(error.underlyingError)
+        return .badRequest("The request could not be read: \(cause)\(underlying)", code: "invalid_request")
+    }
+
+    private static func classify(httpError error: HTTPError) -> APIError {
+        switch error.status {
+        case .contentTooLarge:
+            return APIError(status: 413, code: "body_too_large", detail: "The request body is too large.")
+        case .notFound:
+            return .notFound("There is nothing at this address.")
+        case .methodNotAllowed:
+            return APIError(status: 405, code: "method_not_allowed", detail: "This method is not allowed here.")
+        default:
+            return APIError(
+                status: Int(error.status.code), code: "http_\(error.status.code)",
+                detail: error.body ?? error.status.reasonPhrase)
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _):
+            return ": field \(key.stringValue) is missing."
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
+            return path.isEmpty ? ": \(context.debugDescription)" : ": field \(path) — \(context.debugDescription)"
+        default:
+            return "."
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = Self("X-Request-Id")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let idempotentReplayed = Self("Idempotent-Replayed")!
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TonightCore
+
+/// Puts work on the durable queue. Later features (media, push, reminders) enqueue through it.
+public struct JobQueue: Sendable {
+    let repository: any JobRepository
+
+    /// Enqueues a job of `kind` with a JSON payload to run at `runAt`; returns its id.
+    @discardableResult
+    public func enqueue(
+        _ kind: String, payload: some Encodable, runAt: Date = Date(), maxAttempts: Int = 5
+    ) async throws -> String {
+        let id = Identifier.make()
+        let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        try await repository.enqueue(
+            id: id, kind: kind, payload: json, runAt: Clock.millis(runAt), maxAttempts: max(1, maxAttempts),
+            now: Clock.millis())
+        return id
+    }
+
+    /// A job's stored state, or `nil` once it finished.
+    public func job(id: String) async throws -> JobRecord? {
+        try await repository.find(id: id)
+    }
+}
+
+/// What runs a job of one kind. Throwing means the attempt failed and the job is retried later.
+public typealias JobHandler = @Sendable (ClaimedJob) async throws -> Void
+
+/// Claims due jobs and runs them, retrying failures with exponential backoff until a job is dead.
+/// Several workers (in one or several processes) can run against the same database.
+public struct JobWorker: Service {
+    let repository: any JobRepository
+    let handlers: [String: JobHandler]
+    let policy: RetryPolicy
+    let pollInterval: Duration
+    let workerID: String
+    let batchSize: Int
+    let lockDuration: TimeInterval
+    let logger: Logger
+
+    /// Creates a worker.
+    public init(
+        queue: JobQueue, handlers: [String: JobHandler], policy: RetryPolicy = .init(),
+        pollInterval: Duration = .seconds(1), workerID: String = Identifier.make(), batchSize: Int = 10,
+        lockDuration: TimeInterval = 300, logger: Logger
+    ) {
+        self.repository = queue.repository
+        self.handlers = handlers
+        self.policy = policy
+        self.pollInterval = pollInterval
+        self.workerID = workerID
+        self.batchSize = batchSize
+        self.lockDuration = lockDuration
+        self.logger = logger
+    }
+
+    /// Polls until graceful shutdown.
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let ran: Int
+                do {
+                    ran = try await runOnce()
+                } catch {
+                    logger.error("job claim failed", metadata: ["error": "\(error)"])
+                    ran = 0
+                }
+                if ran == 0 { try await Task.sleep(for: pollInterval) }
+            }
+        }
+    }
+
+    /// Claims one batch of due jobs and runs them; returns how many ran.
+    @discardableResult
+    public func runOnce(now: Date = Date()) async throws -> Int {
+        let jobs = try await repository.claim(
+            worker: workerID, limit: batchSize, now: Clock.millis(now),
+            lockedUntil: Clock.millis(now.addingTimeInterval(lockDuration)))
+        for job in jobs { await execute(job) }
+        return jobs.count
+    }
+
+    private func execute(_ job: ClaimedJob) async {
+        do {
+            guard let handler = handlers[job.kind] else {
+                throw ConfigurationError("no handler for job kind \(job.kind)")
+            }
+            try await handler(job)
+            try await repository.complete(id: job.id, worker: workerID)
+        } catch {
+            let now = Date()
+            let message = String(describing: error).prefix(1000).description
+            do {
+                switch policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now) {
+                case .retry(let at):
+                    logger.warning("job failed, will retry", metadata: ["job": "\(job.id)", "error": "\(message)"])
+                    try await repository.retry(
+                        id: job.id, worker: workerID, runAt: Clock.millis(at), error: message, now: Clock.millis(now))
+                case .dead:
+                    logger.error("job is dead", metadata: ["job": "\(job.id)", "error": "\(message)"])
+                    try await repository.bury(id: job.id, worker: workerID, error: message, now: Clock.millis(now))
+                }
+            } catch {
+                logger.error("recording job failure failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            }
+        }
+    }
+}

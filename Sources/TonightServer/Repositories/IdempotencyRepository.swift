@@ -1,0 +1,68 @@
+import SQLKit
+
+/// A remembered POST answer.
+struct IdempotencyRecord: Codable, Sendable {
+    var requestHash: String
+    var status: Int?
+    var contentType: String?
+    var retryAfter: String?
+    var body: String?
+    var createdAt: Int64
+}
+
+/// Storage of idempotency keys: a key is first reserved (no status), then completed with the answer.
+protocol IdempotencyRepository: Sendable {
+    /// Reserves `key` for a request; `false` if the key is already there.
+    func reserve(scope: String, key: String, requestHash: String, now: Int64) async throws -> Bool
+    func find(scope: String, key: String) async throws -> IdempotencyRecord?
+    func complete(scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String)
+        async throws
+    func release(scope: String, key: String) async throws
+    /// Deletes keys created before `cutoff`.
+    func purge(before cutoff: Int64) async throws
+}
+
+/// ``IdempotencyRepository`` over SQLKit.
+struct SQLIdempotencyRepository: IdempotencyRepository {
+    let db: any SQLDatabase
+
+    func reserve(scope: String, key: String, requestHash: String, now: Int64) async throws -> Bool {
+        try await db.raw(
+            """
+            INSERT INTO idempotency_keys (scope, idem_key, request_hash, created_at)
+            VALUES (\(bind: scope), \(bind: key), \(bind: requestHash), \(bind: now))
+            ON CONFLICT (scope, idem_key) DO NOTHING
+            RETURNING idem_key
+            """
+        ).first() != nil
+    }
+
+    func find(scope: String, key: String) async throws -> IdempotencyRecord? {
+        try await db.raw(
+            """
+            SELECT request_hash, status, content_type, retry_after, body, created_at FROM idempotency_keys
+            WHERE scope = \(bind: scope) AND idem_key = \(bind: key)
+            """
+        ).first()?.decode(model: IdempotencyRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
+    }
+
+    func complete(scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String)
+        async throws
+    {
+        try await db.raw(
+            """
+            UPDATE idempotency_keys SET status = \(bind: status), content_type = \(bind: contentType),
+                retry_after = \(bind: retryAfter), body = \(bind: body)
+            WHERE scope = \(bind: scope) AND idem_key = \(bind: key)
+            """
+        ).run()
+    }
+
+    func release(scope: String, key: String) async throws {
+        try await db.raw("DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key)").run()
+    }
+
+    func purge(before cutoff: Int64) async throws {
+        try await db.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: cutoff)").run()
+    }
+}

@@ -1,0 +1,99 @@
+import SQLKit
+
+/// A claimed job, as its handler sees it.
+public struct ClaimedJob: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: String
+    public var payload: String
+    /// Attempts including this one.
+    public var attempts: Int
+    public var maxAttempts: Int
+}
+
+/// A job's stored state (for tests and administration).
+public struct JobRecord: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: String
+    public var state: String
+    public var attempts: Int
+    public var maxAttempts: Int
+    public var runAt: Int64
+    public var lastError: String?
+}
+
+/// Storage of the durable job queue.
+///
+/// States: `queued` (waiting for `run_at`), `running` (claimed until `locked_until`; a crashed
+/// worker's jobs become claimable again after that), `dead` (gave up). Finished jobs are deleted.
+protocol JobRepository: Sendable {
+    func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws
+    /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL, a single atomic statement on SQLite.
+    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64) async throws -> [ClaimedJob]
+    func complete(id: String, worker: String) async throws
+    func retry(id: String, worker: String, runAt: Int64, error: String, now: Int64) async throws
+    func bury(id: String, worker: String, error: String, now: Int64) async throws
+    func find(id: String) async throws -> JobRecord?
+}
+
+/// ``JobRepository`` over SQLKit; the claim is the one statement that differs by dialect.
+struct SQLJobRepository: JobRepository {
+    let db: any SQLDatabase
+    let kind: DatabaseKind
+
+    func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws {
+        try await db.raw(
+            """
+            INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
+            VALUES (\(bind: id), \(bind: kind), \(bind: payload), 'queued', \(bind: runAt), 0, \(bind: maxAttempts),
+                \(bind: now), \(bind: now))
+            """
+        ).run()
+    }
+
+    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64) async throws -> [ClaimedJob] {
+        let lock = kind == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
+        return try await db.raw(
+            """
+            UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = \(bind: worker),
+                locked_until = \(bind: lockedUntil), updated_at = \(bind: now)
+            WHERE id IN (
+                SELECT id FROM jobs
+                WHERE (state = 'queued' AND run_at <= \(bind: now)) OR (state = 'running' AND locked_until < \(bind: now))
+                ORDER BY run_at LIMIT \(bind: limit) \(unsafeRaw: lock)
+            )
+            RETURNING id, kind, payload, attempts, max_attempts
+            """
+        ).all().map { try $0.decode(model: ClaimedJob.self, keyDecodingStrategy: .convertFromSnakeCase) }
+    }
+
+    func complete(id: String, worker: String) async throws {
+        try await db.raw("DELETE FROM jobs WHERE id = \(bind: id) AND locked_by = \(bind: worker)").run()
+    }
+
+    func retry(id: String, worker: String, runAt: Int64, error: String, now: Int64) async throws {
+        try await db.raw(
+            """
+            UPDATE jobs SET state = 'queued', run_at = \(bind: runAt), last_error = \(bind: error), locked_by = NULL,
+                locked_until = NULL, updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND locked_by = \(bind: worker)
+            """
+        ).run()
+    }
+
+    func bury(id: String, worker: String, error: String, now: Int64) async throws {
+        try await db.raw(
+            """
+            UPDATE jobs SET state = 'dead', last_error = \(bind: error), locked_by = NULL, locked_until = NULL,
+                updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND locked_by = \(bind: worker)
+            """
+        ).run()
+    }
+
+    func find(id: String) async throws -> JobRecord? {
+        try await db.raw(
+            "SELECT id, kind, state, attempts, max_attempts, run_at, last_error FROM jobs WHERE id = \(bind: id)"
+        ).first()?.decode(model: JobRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
+    }
+}

@@ -1,0 +1,116 @@
+import SQLKit
+
+/// A row of `users`.
+struct UserRecord: Codable, Sendable, Equatable {
+    var id: String
+    var isAnonymous: Bool
+    var username: String?
+    var usernameKey: String?
+    var email: String?
+    var emailKey: String?
+    var passwordHash: String?
+    var role: String
+    var displayName: String?
+    var showNameOnPosts: Bool
+    var gender: String?
+    var birthDate: String?
+    var bio: String?
+    var homeCity: String?
+    var preferences: String
+    var createdAt: Int64
+    var updatedAt: Int64
+}
+
+/// Storage of accounts and anonymous devices.
+protocol UserRepository: Sendable {
+    func insert(_ user: UserRecord) async throws
+    func find(id: String) async throws -> UserRecord?
+    /// The account whose username key or email key is `key`.
+    func find(loginKey key: String) async throws -> UserRecord?
+    func find(usernameKey: String) async throws -> UserRecord?
+    func usernameTaken(_ key: String) async throws -> Bool
+    func emailTaken(_ key: String) async throws -> Bool
+    /// Turns an anonymous device into an account; `false` if `user.id` is not an anonymous device.
+    func upgrade(_ user: UserRecord) async throws -> Bool
+    func updateProfile(_ user: UserRecord) async throws
+    func setPassword(userID: String, hash: String, now: Int64) async throws
+    func setRole(userID: String, role: String, now: Int64) async throws
+    func delete(id: String) async throws
+}
+
+/// ``UserRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLUserRepository: UserRepository {
+    let db: any SQLDatabase
+
+    private static let columns =
+        "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, preferences, created_at, updated_at"
+
+    func insert(_ user: UserRecord) async throws {
+        try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
+    }
+
+    func find(id: String) async throws -> UserRecord? {
+        try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
+    }
+
+    func find(loginKey key: String) async throws -> UserRecord? {
+        try await one(
+            "SELECT \(unsafeRaw: Self.columns) FROM users WHERE username_key = \(bind: key) OR email_key = \(bind: key)")
+    }
+
+    func find(usernameKey: String) async throws -> UserRecord? {
+        try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE username_key = \(bind: usernameKey)")
+    }
+
+    func usernameTaken(_ key: String) async throws -> Bool {
+        try await db.raw("SELECT 1 AS one FROM users WHERE username_key = \(bind: key)").first() != nil
+    }
+
+    func emailTaken(_ key: String) async throws -> Bool {
+        try await db.raw("SELECT 1 AS one FROM users WHERE email_key = \(bind: key)").first() != nil
+    }
+
+    func upgrade(_ user: UserRecord) async throws -> Bool {
+        let row = try await db.raw(
+            """
+            UPDATE users SET is_anonymous = \(bind: false), username = \(bind: user.username),
+                username_key = \(bind: user.usernameKey), email = \(bind: user.email), email_key = \(bind: user.emailKey),
+                password_hash = \(bind: user.passwordHash), display_name = \(bind: user.displayName),
+                updated_at = \(bind: user.updatedAt)
+            WHERE id = \(bind: user.id) AND is_anonymous = \(bind: true)
+            RETURNING id
+            """
+        ).first()
+        return row != nil
+    }
+
+    func updateProfile(_ user: UserRecord) async throws {
+        try await db.raw(
+            """
+            UPDATE users SET display_name = \(bind: user.displayName), show_name_on_posts = \(bind: user.showNameOnPosts),
+                gender = \(bind: user.gender), birth_date = \(bind: user.birthDate), bio = \(bind: user.bio),
+                home_city = \(bind: user.homeCity), preferences = \(bind: user.preferences), updated_at = \(bind: user.updatedAt)
+            WHERE id = \(bind: user.id)
+            """
+        ).run()
+    }
+
+    func setPassword(userID: String, hash: String, now: Int64) async throws {
+        try await db.raw(
+            "UPDATE users SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE id = \(bind: userID)"
+        ).run()
+    }
+
+    func setRole(userID: String, role: String, now: Int64) async throws {
+        try await db.raw("UPDATE users SET role = \(bind: role), updated_at = \(bind: now) WHERE id = \(bind: userID)")
+            .run()
+    }
+
+    func delete(id: String) async throws {
+        try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
+    }
+
+    private func one(_ query: SQLQueryString) async throws -> UserRecord? {
+        try await db.raw(query).first()?.decode(model: UserRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
+    }
+}

@@ -1,0 +1,156 @@
+@preconcurrency import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// Which database engine is behind ``Database``.
+public enum DatabaseKind: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// The application's database: a connection pool behind one `SQLDatabase`, used by every
+/// repository through SQLKit. SQLite (embedded, a WAL file) by default; PostgreSQL when a URL
+/// is configured.
+public final class Database: Sendable {
+    /// The engine.
+    public let kind: DatabaseKind
+    /// The pooled database all queries go through.
+    public let sql: any SQLDatabase
+    private let shutdownPool: @Sendable () async throws -> Void
+
+    private init(kind: DatabaseKind, sql: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+        self.kind = kind
+        self.sql = sql
+        self.shutdownPool = shutdown
+    }
+
+    /// Opens the configured database: PostgreSQL if `url` is a `postgres://` URL, otherwise the
+    /// SQLite file at `sqlitePath`.
+    public static func open(
+        url: String, sqlitePath: String, poolSize: Int, logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws -> Database {
+        if url.isEmpty {
+            return openSQLite(path: sqlitePath, poolSize: poolSize, logger: logger, eventLoopGroup: eventLoopGroup)
+        }
+        let configuration = try SQLPostgresConfiguration(url: url)
+        let perLoop = max(1, poolSize / max(1, eventLoopGroup.makeIterator().reduce(0) { count, _ in count + 1 }))
+        let pool = EventLoopGroupConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            maxConnectionsPerEventLoop: perLoop,
+            logger: logger,
+            on: eventLoopGroup
+        )
+        let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
+        let box = UncheckedSendable(pool)
+        return Database(kind: .postgres, sql: sql) { try await box.value.shutdownAsync() }
+    }
+
+    /// Opens (creating if needed) an SQLite database file with WAL, foreign keys, a busy timeout
+    /// and `synchronous=NORMAL` set on every connection.
+    public static func openSQLite(
+        path: String, poolSize: Int, logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) -> Database {
+        let source = TunedSQLiteSource(base: .init(configuration: .init(storage: .file(path: path))))
+        let pool = EventLoopConnectionPool(
+            source: source,
+            maxConnections: max(1, poolSize),
+            pruneInterval: nil,
+            logger: logger,
+            on: eventLoopGroup.any()
+        )
+        let sql = PooledSQLiteDatabase(pool: pool, logger: logger).sql(queryLogLevel: nil)
+        let box = UncheckedSendable(pool)
+        return Database(kind: .sqlite, sql: sql) { try await box.value.close().get() }
+    }
+
+    /// Runs `body` in one transaction on one connection: committed if it returns, rolled back
+    /// if it throws.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T)
+        async throws -> T
+    {
+        try await sql.withSession { connection in
+            try await connection.raw(self.kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let result = try await body(connection)
+                try await connection.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await connection.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// `true` if the database answers `SELECT 1`.
+    public func ping() async -> Bool {
+        (try? await sql.raw("SELECT 1 AS one").first()) != nil
+    }
+
+    /// Closes every connection.
+    public func shutdown() async throws {
+        try await shutdownPool()
+    }
+
+    /// Whether `error` is a unique-constraint violation from either engine.
+    public static func isUniqueViolation(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError {
+            return error.serverInfo?[.sqlState] == "23505"
+        }
+        if let error = error as? SQLiteError {
+            return error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed
+                || (error.reason == .constraint && error.message.contains("UNIQUE constraint failed"))
+        }
+        return false
+    }
+}
+
+/// Opens SQLite connections with the settings the embedded database needs under load.
+struct TunedSQLiteSource: ConnectionPoolSource {
+    let base: SQLiteConnectionSource
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
+        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+            let pragmas = [
+                "PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 10000", "PRAGMA synchronous = NORMAL",
+                "PRAGMA foreign_keys = ON",
+            ]
+            return pragmas.reduce(eventLoop.makeSucceededVoidFuture()) { future, pragma in
+                future.flatMap { connection.query(pragma).map { _ in } }
+            }.map { connection }
+        }
+    }
+}
+
+/// An `SQLiteDatabase` over a connection pool, so that each query borrows a connection.
+struct PooledSQLiteDatabase: SQLiteDatabase, @unchecked Sendable {
+    /// Thread-safe in practice: the pool hops to its event loop for every request.
+    let pool: EventLoopConnectionPool<TunedSQLiteSource>
+    let logger: Logger
+
+    var eventLoop: any EventLoop { pool.eventLoop }
+
+    func query(
+        _ query: String, _ binds: [SQLiteData], logger: Logger, _ onRow: @escaping @Sendable (SQLiteRow) -> Void
+    ) -> EventLoopFuture<Void> {
+        pool.withConnection(logger: logger) { $0.query(query, binds, logger: logger, onRow) }
+    }
+
+    func withConnection<T>(_ closure: @escaping @Sendable (SQLiteConnection) -> EventLoopFuture<T>)
+        -> EventLoopFuture<T>
+    {
+        pool.withConnection(logger: logger, closure)
+    }
+}
+
+/// Carries a value the compiler cannot prove Sendable but that is used safely.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import TonightServer
+
+/// The `tonight` command: run the server and administer it.
+@main
+struct Tonight: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Tonight: the self-hostable backend for \"where do we go tonight\" apps.",
+        subcommands: [Serve.self, Migrate.self, Admin.self, Version.self])
+}
+
+/// Options every command that opens the database shares. Values given here override the
+/// environment and `.env`.
+struct StorageOptions: ParsableArguments {
+    @Option(help: "Directory for the SQLite database, the signing key and media (default ./data).")
+    var dataDir: String?
+
+    @Option(help: "postgres://user:pass@host/db to use PostgreSQL instead of SQLite.")
+    var databaseURL: String?
+
+    var overrides: [String: String] {
+        var values: [String: String] = [:]
+        if let dataDir { values["DATA_DIR"] = dataDir }
+        if let databaseURL { values["DATABASE_URL"] = databaseURL }
+        return values
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP and WebSocket server.")
+
+    @Option(help: "Address to bind (default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on (default 8080).") var port: Int?
+    @OptionGroup var storage: StorageOptions
+
+    func run() async throws {
+        var overrides = storage.overrides
+        if let host { overrides["HTTP_HOST"] = host }
+        if let port { overrides["HTTP_PORT"] = String(port) }
+        let config = try await AppConfig.load(overrides: overrides)
+        _ = Observability.registry
+        let app = try await buildApplication(config)
+        try await app.runService()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply pending database migrations and exit.")
+
+    @OptionGroup var storage: StorageOptions
+
+    func run() async throws {
+        let config = try await AppConfig.load(overrides: storage.overrides)
+        let services = try await AppServices.make(config: config)
+        try await services.database.shutdown()
+        print("database is up to date")
+    }
+}
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Administration.", subcommands: [CreateUser.self])
+
+    struct CreateUser: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create-user", abstract: "Create an account, e.g. the first admin.")
+
+        @Option(help: "Username (3–30 of a-z 0-9 _ .).") var username: String
+        @Option(help: "Email address.") var email: String
+        @Option(help: "Password; if omitted, read from TONIGHT_PASSWORD or standard input.") var password: String?
+        @Option(help: "user, moderator or admin.") var role: String = "user"
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            guard let role = Role(rawValue: role) else {
+                throw ValidationError("--role must be user, moderator or admin")
+            }
+            let secret =
+                password ?? ProcessInfo.processInfo.environment["TONIGHT_PASSWORD"]
+                ?? readLine(strippingNewline: true) ?? ""
+            let config = try await AppConfig.load(overrides: storage.overrides)
+            let services = try await AppServices.make(config: config)
+            do {
+                let id = try await services.createUser(username: username, email: email, password: secret, role: role)
+                print("created \(role.rawValue) \(username) (\(id))")
+                try await services.database.shutdown()
+            } catch let error as APIError {
+                try await services.database.shutdown()
+                let fields = error.fields.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+                throw ValidationError(fields.isEmpty ? error.detail : fields)
+            }
+        }
+    }
+}
+
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the version.")
+
+    func run() {
+        print("tonight \(TonightVersion.current)")
+    }
+}
