@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import OpenAPIHummingbird
+import OpenAPIRuntime
 import ServiceLifecycle
 import TonightAPI
 import TonightCore
@@ -79,7 +80,8 @@ public func buildApplication(
     let handlers = APIHandlers(
         accounts: services.accounts, users: services.users, database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
-    try handlers.registerHandlers(on: router)
+    try handlers.registerHandlers(
+        on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))
     LiveRoutes(hub: services.live, tokens: services.tokens).register(on: router)
 
     var serviceList: [any Service] = [

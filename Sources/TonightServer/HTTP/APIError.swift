@@ -75,7 +75,23 @@ public struct APIError: Error, Sendable {
 
     /// The standard reason phrase of the status, used as the problem's title.
     public var title: String {
-        HTTPResponse.Status(code: status).reasonPhrase
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 426: "Upgrade Required"
+        case 429: "Too Many Requests"
+        case 503: "Service Unavailable"
+        case 500...599: "Server Error"
+        default: "Error"
+        }
     }
 
     /// The problem document.

@@ -78,10 +78,19 @@ struct IdempotencyMiddleware: RouterMiddleware {
         return stored
     }
 
+    /// Fingerprint of a request: method, path and body. A JSON body is compared by content
+    /// (keys sorted), so a client that re-serialises the same document is still a retry.
     static func hash(method: String, path: String, body: ByteBuffer) -> String {
         var hasher = SHA256()
         hasher.update(data: Data("\(method) \(path)\n".utf8))
-        hasher.update(data: Data(buffer: body))
+        let bytes = Data(buffer: body)
+        if let object = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]),
+            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        {
+            hasher.update(data: canonical)
+        } else {
+            hasher.update(data: bytes)
+        }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 

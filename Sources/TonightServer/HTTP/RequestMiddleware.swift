@@ -106,8 +106,13 @@ enum ProblemRenderer {
         if cause.contains("Accept") {
             return APIError(status: 406, code: "not_acceptable", detail: "This operation answers application/json.")
         }
-        let underlying = describe(error.underlyingError)
-        return .badRequest("The request could not be read: \(cause)\(underlying)", code: "invalid_request")
+        if case DecodingError.dataCorrupted(let context) = error.underlyingError, context.codingPath.isEmpty {
+            return .badRequest("The request body is not valid JSON.", code: "malformed_json")
+        }
+        if let described = describe(error.underlyingError) {
+            return .badRequest("The request body is invalid: \(described)", code: "invalid_body")
+        }
+        return .badRequest("The request could not be read: \(cause).", code: "invalid_request")
     }
 
     private static func classify(httpError error: HTTPError) -> APIError {
@@ -125,16 +130,17 @@ enum ProblemRenderer {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
+    private static func describe(_ error: any Error) -> String? {
         switch error {
-        case DecodingError.keyNotFound(let key, _):
-            return ": field \(key.stringValue) is missing."
+        case DecodingError.keyNotFound(let key, let context):
+            let path = (context.codingPath + [key]).map(\.stringValue).filter { !$0.isEmpty }
+            return "field \(path.joined(separator: ".")) is missing."
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.dataCorrupted(let context):
             let path = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
-            return path.isEmpty ? ": \(context.debugDescription)" : ": field \(path) — \(context.debugDescription)"
+            return path.isEmpty ? context.debugDescription : "field \(path): \(context.debugDescription)"
         default:
-            return "."
+            return nil
         }
     }
 }

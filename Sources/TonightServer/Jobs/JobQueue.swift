@@ -79,11 +79,11 @@ public struct JobWorker: Service {
         let jobs = try await repository.claim(
             worker: workerID, limit: batchSize, now: Clock.millis(now),
             lockedUntil: Clock.millis(now.addingTimeInterval(lockDuration)))
-        for job in jobs { await execute(job) }
+        for job in jobs { await execute(job, now: now) }
         return jobs.count
     }
 
-    private func execute(_ job: ClaimedJob) async {
+    private func execute(_ job: ClaimedJob, now: Date) async {
         do {
             guard let handler = handlers[job.kind] else {
                 throw ConfigurationError("no handler for job kind \(job.kind)")
@@ -91,7 +91,6 @@ public struct JobWorker: Service {
             try await handler(job)
             try await repository.complete(id: job.id, worker: workerID)
         } catch {
-            let now = Date()
             let message = String(describing: error).prefix(1000).description
             do {
                 switch policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now) {

@@ -57,7 +57,12 @@ public final class Database: Sendable {
         path: String, poolSize: Int, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) -> Database {
-        let source = TunedSQLiteSource(base: .init(configuration: .init(storage: .file(path: path))))
+        // Each connection blocks a thread while SQLite waits for a lock (busy_timeout), so the
+        // connections get their own threads: on the shared pool, waiters could starve the holder.
+        let threads = NIOThreadPool(numberOfThreads: max(1, poolSize))
+        threads.start()
+        let source = TunedSQLiteSource(
+            base: .init(configuration: .init(storage: .file(path: path)), threadPool: threads))
         let pool = EventLoopConnectionPool(
             source: source,
             maxConnections: max(1, poolSize),
@@ -67,7 +72,10 @@ public final class Database: Sendable {
         )
         let sql = PooledSQLiteDatabase(pool: pool, logger: logger).sql(queryLogLevel: nil)
         let box = UncheckedSendable(pool)
-        return Database(kind: .sqlite, sql: sql) { try await box.value.close().get() }
+        return Database(kind: .sqlite, sql: sql) {
+            try await box.value.close().get()
+            try await threads.shutdownGracefully()
+        }
     }
 
     /// Runs `body` in one transaction on one connection: committed if it returns, rolled back

@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+@testable import TonightServer
+
+/// The storage engines a test runs against: SQLite always, PostgreSQL when
+/// `TONIGHT_TEST_POSTGRES_URL` points at a server (scripts/test starts one).
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    static let postgresURL = ProcessInfo.processInfo.environment["TONIGHT_TEST_POSTGRES_URL"] ?? ""
+
+    /// The engines available in this run.
+    static var available: [Backend] { postgresURL.isEmpty ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue }
+}
+
+/// Settings for a test: a fresh data directory, a fresh database, cheap bcrypt, generous limits,
+/// and no background job worker (tests drive jobs themselves).
+func testConfig(_ backend: Backend) async throws -> AppConfig {
+    var config = AppConfig()
+    config.dataDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("tonight-test-\(UUID().uuidString)").path
+    config.port = 0
+    config.bcryptCost = 4
+    config.signupsPerHourPerIP = 100_000
+    config.loginsPerMinutePerIP = 100_000
+    config.loginsPerMinutePerAccount = 100_000
+    config.jobsEnabled = false
+    config.logLevel = .warning
+    if backend == .postgres { config.databaseURL = try await freshPostgresDatabase() }
+    return config
+}
+
+/// Creates an empty PostgreSQL database for one test and returns its URL.
+func freshPostgresDatabase() async throws -> String {
+    let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let admin = try Database.open(
+        url: Backend.postgresURL, sqlitePath: "", poolSize: 1, logger: Logger(label: "test-admin"))
+    try await admin.sql.raw("CREATE DATABASE \(ident: name)").run()
+    try await admin.shutdown()
+    guard var components = URLComponents(string: Backend.postgresURL) else { throw ConfigurationError("bad URL") }
+    components.path = "/" + name
+    return components.string!
+}
+
+/// Builds the real application for `backend` and runs `body` against it in process.
+func withApp(
+    _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
+    _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
+) async throws {
+    var config = try await testConfig(backend)
+    configure(&config)
+    let services = try await AppServices.make(config: config)
+    let app = try await buildApplication(config, services: services)
+    try await app.test(.router) { client in try await body(services, client) }
+}
+
+/// Builds the real application and runs `body` against it on a real port.
+func withLiveApp(
+    _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
+    _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
+) async throws {
+    var config = try await testConfig(backend)
+    configure(&config)
+    let services = try await AppServices.make(config: config)
+    let app = try await buildApplication(config, services: services)
+    try await app.test(.live) { client in try await body(services, client) }
+}
+
+/// A decoded JSON object from a response.
+typealias JSON = [String: Any]
+
+extension TestResponse {
+    /// The body as a JSON object (empty if not JSON).
+    var json: JSON {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? JSON else {
+            return [:]
+        }
+        return object
+    }
+
+    /// The body as text.
+    var text: String { String(buffer: body) }
+}
+
+extension TestClientProtocol {
+    /// Sends a JSON body (any Encodable-free dictionary) with optional bearer token.
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, json: JSON? = nil, raw: String? = nil, token: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = extra
+        if json != nil || raw != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json { body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)) }
+        if let raw { body = ByteBuffer(string: raw) }
+        return try await execute(uri: uri, method: method, headers: headers, body: body)
+    }
+
+    /// Signs up a user and returns the token response.
+    func signUp(_ username: String, password: String = "a long enough passphrase", token: String? = nil)
+        async throws -> JSON
+    {
+        let response = try await send(
+            .post, "/v1/auth/signup",
+            json: ["username": username, "email": "\(username.lowercased())@example.com", "password": password],
+            token: token)
+        #expect(response.status == .created, "signup \(username): \(response.text)")
+        return response.json
+    }
+}
+
+extension JSON {
+    var accessToken: String { self["accessToken"] as? String ?? "" }
+    var refreshToken: String { self["refreshToken"] as? String ?? "" }
+    var user: JSON { self["user"] as? JSON ?? [:] }
+    var fieldErrors: [String] { (self["errors"] as? [JSON] ?? []).compactMap { $0["field"] as? String } }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import TonightServer
+
+@Suite("System routes and request hygiene")
+struct SystemRouteTests {
+    @Test("health, metrics, the spec and client config", arguments: Backend.available)
+    func systemRoutes(backend: Backend) async throws {
+        try await withApp(backend) { _, client in
+            let health = try await client.send(.get, "/health")
+            #expect(health.status == .ok)
+            #expect(health.json["database"] as? String == "ok")
+            #expect(health.json["databaseKind"] as? String == backend.rawValue)
+
+            let metrics = try await client.send(.get, "/metrics")
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains("hb_requests"))
+
+            let spec = try await client.send(.get, "/openapi.yaml")
+            #expect(spec.status == .ok)
+            #expect(spec.text.hasPrefix("openapi: 3.1.0"))
+
+            let config = try await client.send(.get, "/v1/config")
+            #expect(config.json["passwordMinLength"] as? Int == 10)
+            #expect(config.json["maxBodyBytes"] as? Int == 1 << 20)
+        }
+    }
+
+    @Test("malformed, mistyped, oversize and mislabelled bodies get clear 4xx problems", arguments: Backend.available)
+    func badBodies(backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.bodyLimit = 1024 }) { services, client in
+            let malformed = try await client.send(.post, "/v1/auth/login", raw: #"{"username": "x", "#)
+            #expect(malformed.status == .badRequest)
+            #expect(malformed.json["code"] as? String == "malformed_json")
+            #expect(malformed.headers[.contentType]?.hasPrefix("application/problem+json") == true)
+
+            let mistyped = try await client.send(.post, "/v1/auth/login", json: ["username": 5, "password": true])
+            #expect(mistyped.status == .badRequest)
+            #expect(mistyped.json["code"] as? String == "invalid_body")
+
+            let missing = try await client.send(.post, "/v1/auth/login", json: ["username": "x"])
+            #expect(missing.status == .badRequest)
+
+            let huge = String(repeating: "x", count: 4096)
+            let oversize = try await client.send(
+                .post, "/v1/auth/signup", json: ["username": huge, "email": "a@b.cd", "password": huge])
+            #expect(oversize.status == .contentTooLarge)
+            #expect(oversize.json["code"] as? String == "body_too_large")
+
+            let wrongType = try await client.send(
+                .post, "/v1/auth/login", raw: "username=x", headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(wrongType.status == .unsupportedMediaType)
+
+            let notFound = try await client.send(.get, "/v1/nothing-here")
+            #expect(notFound.status == .notFound)
+            #expect(notFound.json["code"] as? String == "not_found")
+
+            // Nothing was written by any of these.
+            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
+                .decode(column: "n", as: Int.self)
+            #expect(count == 0)
+        }
+    }
+
+    @Test("a retried POST with the same Idempotency-Key changes nothing again", arguments: Backend.available)
+    func idempotency(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let body: JSON = ["username": "olga", "email": "olga@example.com", "password": "a long enough passphrase"]
+            let key: HTTPFields = [.init("Idempotency-Key")!: "signup-olga-1"]
+            let first = try await client.send(.post, "/v1/auth/signup", json: body, headers: key)
+            let second = try await client.send(.post, "/v1/auth/signup", json: body, headers: key)
+            #expect(first.status == .created)
+            #expect(second.status == .created)
+            #expect(second.json.accessToken == first.json.accessToken)
+            #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
+            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
+                .decode(column: "n", as: Int.self)
+            #expect(count == 1)
+
+            var other = body
+            other["username"] = "olga2"
+            let reused = try await client.send(.post, "/v1/auth/signup", json: other, headers: key)
+            #expect(reused.status == .unprocessableContent)
+            #expect(reused.json["code"] as? String == "idempotency_key_reused")
+
+            // A failed attempt (wrong password) is kept too; a new key runs again.
+            let token = first.json.accessToken
+            let bad = try await client.send(
+                .post, "/v1/me/password", json: ["currentPassword": "no no no no no", "newPassword": "x"],
+                token: token, headers: [.init("Idempotency-Key")!: "pw-1"])
+            #expect(bad.status == .forbidden)
+
+            let invalidKey = try await client.send(
+                .post, "/v1/auth/anonymous", headers: [.init("Idempotency-Key")!: String(repeating: "k", count: 300)])
+            #expect(invalidKey.status == .badRequest)
+        }
+    }
+
+    @Test("concurrent retries with one Idempotency-Key run the request once", arguments: Backend.available)
+    func idempotencyRace(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            nonisolated(unsafe) let client = client
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/auth/anonymous", headers: [.init("Idempotency-Key")!: "device-1"]
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
+            #expect(statuses.contains(.created))
+            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
+                .decode(column: "n", as: Int.self)
+            #expect(count == 1)
+        }
+    }
+}
