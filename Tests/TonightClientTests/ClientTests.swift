@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import OpenAPIRuntime
+import Synchronization
+import Testing
+import TonightClient
+import TonightServer
+
+/// Runs `body` with an SDK client talking to the real application on a real port.
+func withServer(
+    configure: (inout AppConfig) -> Void = { _ in },
+    _ body: @escaping @Sendable (AppServices, URL) async throws -> Void
+) async throws {
+    var config = AppConfig()
+    config.dataDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("tonight-sdk-\(UUID().uuidString)").path
+    config.port = 0
+    config.bcryptCost = 4
+    config.jobsEnabled = false
+    config.logLevel = .warning
+    configure(&config)
+    let services = try await AppServices.make(config: config)
+    let app = try await buildApplication(config, services: services)
+    try await app.test(.live) { client in
+        let port = try #require(client.port)
+        try await body(services, URL(string: "http://127.0.0.1:\(port)")!)
+    }
+}
+
+@Suite("Swift SDK against a live server")
+struct ClientTests {
+    @Test("sign up → sign in → me → refresh → logout")
+    func accountFlow() async throws {
+        try await withServer { _, url in
+            let tonight = TonightClient(serverURL: url)
+            let created = try await tonight.signUp(
+                username: "Sam", email: "sam@example.com", password: "a long enough passphrase", displayName: "Sam")
+            #expect(created.username == "Sam")
+            #expect(await tonight.isSignedIn)
+            try await tonight.logOut()
+            #expect(await !tonight.isSignedIn)
+            await #expect(throws: TonightError.self) { _ = try await tonight.me() }
+
+            let me = try await tonight.logIn(username: "sam@example.com", password: "a long enough passphrase")
+            #expect(me.id == created.id)
+            #expect(try await tonight.me().email == "sam@example.com")
+            let before = try #require(await tonight.tokens)
+            try await tonight.refreshTokens()
+            let after = try #require(await tonight.tokens)
+            #expect(after.refreshToken != before.refreshToken)
+            #expect(try await tonight.me().id == created.id)
+
+            let updated = try await tonight.updateMe(.init(bio: "Out tonight", preferences: .init(radiusMeters: 2000)))
+            #expect(updated.bio == "Out tonight")
+            #expect(try await tonight.user(named: "sam").bio == "Out tonight")
+            try await tonight.logOut()
+            #expect(await tonight.tokens == nil)
+        }
+    }
+
+    @Test("server problems arrive as typed errors with field messages")
+    func typedErrors() async throws {
+        try await withServer { _, url in
+            let tonight = TonightClient(serverURL: url)
+            do {
+                try await tonight.signUp(username: "x", email: "bad", password: "short")
+                Issue.record("sign-up with invalid fields succeeded")
+            } catch let error as TonightError {
+                guard case .problem(let problem) = error else { Issue.record("\(error)"); return }
+                #expect(problem.status == 400)
+                #expect(problem.code == "validation_failed")
+                #expect(Set(problem.fieldMessages.keys) == ["username", "email", "password"])
+            }
+            try await tonight.signUp(username: "tess", email: "tess@example.com", password: "a long enough passphrase")
+            let other = TonightClient(serverURL: url)
+            await #expect(throws: TonightError.self) {
+                try await other.logIn(username: "tess", password: "the wrong passphrase")
+            }
+            do {
+                try await other.logIn(username: "tess", password: "the wrong passphrase")
+            } catch let error as TonightError {
+                #expect(error.code == "invalid_credentials")
+                #expect(error.status == 401)
+            }
+        }
+    }
+
+    @Test("expiring access tokens are refreshed transparently, one refresh at a time")
+    func transparentRefresh() async throws {
+        try await withServer(configure: { $0.accessTokenTTL = 20 }) { _, url in
+            let tonight = TonightClient(serverURL: url)
+            try await tonight.signUp(username: "uma", email: "uma@example.com", password: "a long enough passphrase")
+            let first = try #require(await tonight.tokens)
+            // The token expires within the SDK's 30-second margin, so these calls refresh; many at once
+            // must share one refresh (the server ends a login whose refresh token is reused).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<10 { group.addTask { _ = try await tonight.me() } }
+                try await group.waitForAll()
+            }
+            let later = try #require(await tonight.tokens)
+            #expect(later.refreshToken != first.refreshToken)
+            #expect(try await tonight.me().username == "uma")
+        }
+    }
+
+    @Test("anonymous device, then sign up keeps the device's id")
+    func anonymousUpgrade() async throws {
+        try await withServer { _, url in
+            let tonight = TonightClient(serverURL: url)
+            let device = try await tonight.continueAnonymously()
+            #expect(device.isAnonymous)
+            do {
+                _ = try await tonight.updateMe(.init(bio: "hi"))
+                Issue.record("an anonymous device wrote")
+            } catch let error as TonightError {
+                #expect(error.code == "anonymous_read_only")
+            }
+            let account = try await tonight.signUp(
+                username: "vera", email: "vera@example.com", password: "a long enough passphrase")
+            #expect(account.id == device.id)
+            #expect(!account.isAnonymous)
+        }
+    }
+
+    @Test("the live socket delivers the user's events")
+    func liveSocket() async throws {
+        try await withServer { services, url in
+            let tonight = TonightClient(serverURL: url)
+            let me = try await tonight.signUp(
+                username: "wes", email: "wes@example.com", password: "a long enough passphrase")
+            let received = Mutex<[String]>([])
+            try await tonight.live { message, sender in
+                received.withLock { $0.append(message.type) }
+                if message.type == "ready" {
+                    await services.live.deliver(
+                        LiveMessage(type: "notice", data: try OpenAPIObjectContainer(unvalidatedValue: ["n": 1])),
+                        to: me.id)
+                } else {
+                    try await sender.close()
+                }
+            }
+            #expect(received.withLock { $0 } == ["ready", "notice"])
+        }
+    }
+
+    @Test("writes queued offline are sent later, once, with their idempotency key")
+    func offlineWrites() async throws {
+        try await withServer { _, url in
+            let store = InMemoryTokenStore()
+            let queueFile = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID()).json")
+            let online = TonightClient(serverURL: url, tokenStore: store)
+            try await online.signUp(username: "xena", email: "xena@example.com", password: "a long enough passphrase")
+
+            // Offline: the server cannot be reached; the write stays queued (and on disk).
+            let offline = TonightClient(
+                serverURL: URL(string: "http://127.0.0.1:1")!, tokenStore: store,
+                pendingWrites: PendingWrites(fileURL: queueFile))
+            let body = try JSONSerialization.data(withJSONObject: [
+                "currentPassword": "a long enough passphrase", "newPassword": "another long passphrase",
+            ])
+            let write = await offline.enqueueWrite(path: "/v1/me/password", json: body)
+            #expect(await offline.flushPendingWrites(timeout: .seconds(2)).remaining == 1)
+
+            // Back online (a relaunch reads the same queue file): sent once.
+            let back = TonightClient(serverURL: url, tokenStore: store, pendingWrites: PendingWrites(fileURL: queueFile))
+            let result = await back.flushPendingWrites()
+            #expect(result.sent.map(\.id) == [write.id])
+            #expect(result.remaining == 0)
+            #expect(await PendingWrites(fileURL: queueFile).all.isEmpty)
+            let check = TonightClient(serverURL: url)
+            try await check.logIn(username: "xena", password: "another long passphrase")
+        }
+    }
+}
