@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import HummingbirdWebSocket
 import Logging
 import OpenAPIHummingbird
@@ -97,7 +99,7 @@ public func buildApplication(
     let logger = services.logger
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        server: server(router: router, idleTimeout: .seconds(Int64(max(1, config.idleTimeout)))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
         services: serviceList,
         onServerRunning: { channel in
@@ -105,6 +107,19 @@ public func buildApplication(
         },
         logger: logger
     )
+}
+
+/// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
+/// are closed after `idleTimeout`.
+func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount) -> HTTPServerBuilder {
+    let webSocketResponder = router.buildResponder()
+    return HTTPServerBuilder { responder in
+        FirstRequestDeadline(
+            base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: .init(http1: .init(idleTimeout: idleTimeout))),
+            timeout: idleTimeout)
+    }
 }
 
 /// Closes the database pool when the application stops.

@@ -20,6 +20,7 @@ func withServer(
     config.bcryptCost = 4
     config.jobsEnabled = false
     config.logLevel = .warning
+    config.idleTimeout = 5
     configure(&config)
     let services = try await AppServices.make(config: config)
     let app = try await buildApplication(config, services: services)

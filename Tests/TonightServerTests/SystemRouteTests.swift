@@ -120,4 +120,44 @@ struct SystemRouteTests {
             #expect(count == 1)
         }
     }
+
+    @Test("NUL and control characters are refused at the edge, never a 500", arguments: Backend.available)
+    func controlCharacters(backend: Backend) async throws {
+        try await withApp(backend) { _, client in
+            let token = try await client.signUp("ruth").accessToken
+            let nul = "a\u{0}b"
+            let signup = try await client.send(
+                .post, "/v1/auth/signup",
+                json: ["username": "ruth2", "email": "r2@example.com", "password": "long pass \(nul) word",
+                    "displayName": nul])
+            #expect(signup.status == .badRequest)
+            #expect(Set(signup.json.fieldErrors) == ["password", "displayName"])
+            let login = try await client.send(.post, "/v1/auth/login", json: ["username": nul, "password": nul])
+            #expect(login.status == .unauthorized)
+            let refresh = try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": nul])
+            #expect(refresh.status == .unauthorized)
+            let profile = try await client.send(.get, "/v1/users/a%00b")
+            #expect(profile.status == .notFound)
+            let patch = try await client.send(
+                .patch, "/v1/me", json: ["bio": nul, "homeCity": nul, "preferences": ["sportsPlayed": [nul]]],
+                token: token)
+            #expect(patch.status == .badRequest)
+            #expect(Set(patch.json.fieldErrors) == ["bio", "homeCity", "preferences.sportsPlayed"])
+        }
+    }
+
+    @Test("the CLI's create-user makes an admin who can sign in", arguments: Backend.available)
+    func createAdmin(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            _ = try await services.createUser(
+                username: "root", email: "root@example.com", password: "an admin passphrase", role: .admin)
+            let login = try await client.send(
+                .post, "/v1/auth/login", json: ["username": "root", "password": "an admin passphrase"])
+            #expect(login.json.user["role"] as? String == "admin")
+            await #expect(throws: APIError.self) {
+                _ = try await services.createUser(
+                    username: "ROOT", email: "other@example.com", password: "an admin passphrase", role: .user)
+            }
+        }
+    }
 }

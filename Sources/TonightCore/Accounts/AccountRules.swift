@@ -88,6 +88,9 @@ public enum AccountRules {
             return .init(
                 field: field, code: "too_long", message: "A password has at most \(passwordMaxLength) characters.")
         }
+        if password.unicodeScalars.contains(where: { $0.value == 0 }) {
+            return .init(field: field, code: "invalid_characters", message: "A password may not contain NUL.")
+        }
         let lowered = password.lowercased()
         if CommonPasswords.all.contains(lowered) || Set(lowered).count < 4 {
             return .init(

@@ -63,22 +63,25 @@ enum ProfileEdit {
         both("homeCity", change.homeCity != nil)
 
         if let name = change.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            if name.isEmpty || name.count > 100 {
-                issues.append(.init(field: "displayName", code: "length", message: "Use 1–100 characters."))
+            if name.isEmpty || name.count > 100 || !TextRules.isClean(name) {
+                issues.append(
+                    .init(field: "displayName", code: "invalid", message: "Use 1–100 characters, no control characters."))
             } else {
                 user.displayName = name
             }
         }
         if let bio = change.bio {
-            if bio.count > 500 {
-                issues.append(.init(field: "bio", code: "too_long", message: "At most 500 characters."))
+            if bio.count > 500 || !TextRules.isClean(bio, multiline: true) {
+                issues.append(
+                    .init(field: "bio", code: "invalid", message: "At most 500 characters, no control characters."))
             } else {
                 user.bio = bio.isEmpty ? nil : bio
             }
         }
         if let city = change.homeCity?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            if city.isEmpty || city.count > 200 {
-                issues.append(.init(field: "homeCity", code: "length", message: "Use 1–200 characters."))
+            if city.isEmpty || city.count > 200 || !TextRules.isClean(city) {
+                issues.append(
+                    .init(field: "homeCity", code: "invalid", message: "Use 1–200 characters, no control characters."))
             } else {
                 user.homeCity = city
             }
@@ -128,7 +131,9 @@ enum PreferencesRules {
             if list.count > max {
                 issues.append(.init(field: "preferences.\(name)", code: "too_many", message: "At most \(max) items."))
             }
-            if list.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty || $0.count > 60 }) {
+            if list.contains(where: {
+                $0.trimmingCharacters(in: .whitespaces).isEmpty || $0.count > 60 || !TextRules.isClean($0)
+            }) {
                 issues.append(
                     .init(field: "preferences.\(name)", code: "invalid_item", message: "Items have 1–60 characters."))
             }

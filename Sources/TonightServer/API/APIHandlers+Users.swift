@@ -6,7 +6,9 @@ extension APIHandlers {
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
         try await answer {
             let key = AccountRules.usernameKey(input.path.username)
-            guard let user = try await users.find(usernameKey: key), let username = user.username else {
+            // A name that breaks the username rules cannot exist; don't look it up.
+            let valid = (try? AccountRules.username(input.path.username).get()) != nil
+            guard valid, let user = try await users.find(usernameKey: key), let username = user.username else {
                 throw APIError.notFound("No user is called \(input.path.username).")
             }
             let birth = user.birthDate.flatMap(CalendarDate.init)

@@ -40,6 +40,9 @@ struct AccountService: Sendable {
         let display = displayName?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let display, display.count > 100 {
             issues.append(.init(field: "displayName", code: "too_long", message: "At most 100 characters."))
+        } else if let display, !TextRules.isClean(display) {
+            issues.append(
+                .init(field: "displayName", code: "invalid_characters", message: "No control characters, please."))
         }
         guard issues.isEmpty, let username, let emailKey else { throw APIError.validation(issues) }
 
@@ -84,7 +87,9 @@ struct AccountService: Sendable {
         let key = AccountRules.usernameKey(login)
         try await limiter.check("login-ip:\(clientAddress)", capacity: config.loginsPerMinutePerIP, period: 60)
         try await limiter.check("login-account:\(key)", capacity: config.loginsPerMinutePerAccount, period: 60)
-        let user = try await users.find(loginKey: key)
+        // Keys that no account can have are not looked up (nor sent to a database that refuses NUL).
+        let lookup = key.utf8.count <= 254 && TextRules.isClean(key)
+        let user = lookup ? try await users.find(loginKey: key) : nil
         let valid = try await hasher.verify(password, hash: user?.passwordHash)
         guard valid, let user, !user.isAnonymous else {
             throw APIError.unauthorized("Wrong username or password.", code: "invalid_credentials")
@@ -107,7 +112,9 @@ struct AccountService: Sendable {
     func refresh(token: String) async throws -> IssuedTokens {
         let invalid = APIError.unauthorized("The refresh token is invalid or expired.", code: "invalid_refresh_token")
         let now = Clock.millis()
-        guard let record = try await logins.findToken(hash: TokenService.hash(token)), record.revokedAt == nil else {
+        guard TokenService.looksLikeRefreshToken(token),
+            let record = try await logins.findToken(hash: TokenService.hash(token)), record.revokedAt == nil
+        else {
             throw invalid
         }
         if record.usedAt != nil {

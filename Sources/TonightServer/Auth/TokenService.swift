@@ -65,6 +65,15 @@ public struct TokenService: Sendable {
         return (token, hash(token))
     }
 
+    /// Whether `token` has the shape of one of ours (43 base64url characters).
+    public static func looksLikeRefreshToken(_ token: String) -> Bool {
+        token.utf8.count == 43
+            && token.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                    || byte == 0x2d || byte == 0x5f
+            }
+    }
+
     /// SHA-256 of a token, hex: what the database stores instead of the token.
     public static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()

@@ -34,6 +34,9 @@ public struct AppConfig: Sendable {
     public var loginsPerMinutePerIP: Int = 30
     /// Login attempts per account per minute (`rate.login.account.per.minute`, default 10; 0 = off).
     public var loginsPerMinutePerAccount: Int = 10
+    /// Seconds before an idle connection (or one that sends no request) is closed
+    /// (`http.idle.timeout`, default 60).
+    public var idleTimeout: Int = 60
     /// Trust `X-Forwarded-For` for the client address (`http.trust.proxy`, default false).
     public var trustProxy: Bool = false
     /// How often the job worker looks for due jobs, in milliseconds (`jobs.poll.ms`, default 1000).
@@ -72,6 +75,7 @@ public struct AppConfig: Sendable {
             forKey: "rate.login.ip.per.minute", default: config.loginsPerMinutePerIP)
         config.loginsPerMinutePerAccount = reader.int(
             forKey: "rate.login.account.per.minute", default: config.loginsPerMinutePerAccount)
+        config.idleTimeout = reader.int(forKey: "http.idle.timeout", default: config.idleTimeout)
         config.trustProxy = reader.bool(forKey: "http.trust.proxy", default: config.trustProxy)
         config.jobPollMilliseconds = reader.int(forKey: "jobs.poll.ms", default: config.jobPollMilliseconds)
         config.jobsEnabled = reader.bool(forKey: "jobs.enabled", default: config.jobsEnabled)

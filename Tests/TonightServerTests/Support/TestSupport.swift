@@ -35,6 +35,7 @@ func testConfig(_ backend: Backend) async throws -> AppConfig {
     config.loginsPerMinutePerAccount = 100_000
     config.jobsEnabled = false
     config.logLevel = .warning
+    config.idleTimeout = 5
     if backend == .postgres { config.databaseURL = try await freshPostgresDatabase() }
     return config
 }
