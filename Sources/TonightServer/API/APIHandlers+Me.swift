@@ -173,14 +173,22 @@ enum PreferencesRules {
 
 extension Components.Schemas.Me {
     init(_ user: UserRecord, today: CalendarDate = CalendarDate(date: Date())) throws {
-        let birth = user.birthDate.flatMap(CalendarDate.init)
         self.init(
             id: user.id, username: user.username, email: user.email,
             role: Components.Schemas.Role(rawValue: user.role) ?? .user, isAnonymous: user.isAnonymous,
             displayName: user.displayName, showNameOnPosts: user.showNameOnPosts,
-            gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: birth?.description,
-            ageGroup: birth.flatMap { Components.Schemas.AgeGroup(rawValue: AgeGroup(birthDate: $0, today: today).rawValue) },
+            gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: user.birthDate,
+            ageGroup: user.ageGroup(today: today),
             bio: user.bio, homeCity: user.homeCity, preferences: PreferencesRules.decode(user.preferences),
             createdAt: Clock.date(user.createdAt))
+    }
+}
+
+extension UserRecord {
+    /// The age bracket from the stored birth date, if any.
+    func ageGroup(today: CalendarDate = CalendarDate(date: Date())) -> Components.Schemas.AgeGroup? {
+        birthDate.flatMap(CalendarDate.init).flatMap {
+            Components.Schemas.AgeGroup(rawValue: AgeGroup(birthDate: $0, today: today).rawValue)
+        }
     }
 }

@@ -11,12 +11,9 @@ extension APIHandlers {
             guard valid, let user = try await users.find(usernameKey: key), let username = user.username else {
                 throw APIError.notFound("No user is called \(input.path.username).")
             }
-            let birth = user.birthDate.flatMap(CalendarDate.init)
             let profile = Components.Schemas.PublicProfile(
                 id: user.id, username: username, displayName: user.displayName, bio: user.bio,
-                ageGroup: birth.flatMap {
-                    Components.Schemas.AgeGroup(rawValue: AgeGroup(birthDate: $0, today: CalendarDate(date: Date())).rawValue)
-                },
+                ageGroup: user.ageGroup(),
                 homeCity: user.homeCity, createdAt: Clock.date(user.createdAt))
             return .ok(.init(body: .json(profile)))
         }

@@ -25,26 +25,16 @@ struct AccountService: Sendable {
         caller: Principal?, clientAddress: String, userAgent: String?
     ) async throws -> IssuedTokens {
         try await limiter.check("signup-ip:\(clientAddress)", capacity: config.signupsPerHourPerIP, period: 3600)
-        var issues: [FieldIssue] = []
-        var username: AccountRules.Username?
-        switch AccountRules.username(rawUsername) {
-        case .success(let value): username = value
-        case .failure(let issue): issues.append(issue)
-        }
-        var emailKey: String?
-        switch AccountRules.email(rawEmail) {
-        case .success(let value): emailKey = value
-        case .failure(let issue): issues.append(issue)
-        }
-        if let issue = AccountRules.password(password, username: rawUsername) { issues.append(issue) }
         let display = displayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var extra: [FieldIssue] = []
         if let display, display.count > 100 {
-            issues.append(.init(field: "displayName", code: "too_long", message: "At most 100 characters."))
+            extra.append(.init(field: "displayName", code: "too_long", message: "At most 100 characters."))
         } else if let display, !TextRules.isClean(display) {
-            issues.append(
+            extra.append(
                 .init(field: "displayName", code: "invalid_characters", message: "No control characters, please."))
         }
-        guard issues.isEmpty, let username, let emailKey else { throw APIError.validation(issues) }
+        let (username, emailKey) = try Self.validateNewAccount(
+            username: rawUsername, email: rawEmail, password: password, extraIssues: extra)
 
         var conflicts: [FieldIssue] = []
         if try await users.usernameTaken(username.key) {
@@ -169,19 +159,8 @@ struct AccountService: Sendable {
     func createUser(username rawUsername: String, email rawEmail: String, password: String, role: Role)
         async throws -> UserRecord
     {
-        var issues: [FieldIssue] = []
-        var username: AccountRules.Username?
-        switch AccountRules.username(rawUsername) {
-        case .success(let value): username = value
-        case .failure(let issue): issues.append(issue)
-        }
-        var emailKey: String?
-        switch AccountRules.email(rawEmail) {
-        case .success(let value): emailKey = value
-        case .failure(let issue): issues.append(issue)
-        }
-        if let issue = AccountRules.password(password, username: rawUsername) { issues.append(issue) }
-        guard issues.isEmpty, let username, let emailKey else { throw APIError.validation(issues) }
+        let (username, emailKey) = try Self.validateNewAccount(
+            username: rawUsername, email: rawEmail, password: password)
         let now = Clock.millis()
         let user = UserRecord(
             id: Identifier.make(), isAnonymous: false, username: username.display, usernameKey: username.key,
@@ -210,6 +189,28 @@ struct AccountService: Sendable {
         Principal(
             userID: user.id, sessionID: loginID, role: Role(rawValue: user.role) ?? .user,
             isAnonymous: user.isAnonymous)
+    }
+
+    /// Checks a new account's username, email and password together, so every invalid field is
+    /// reported at once; returns the normalised username and the email key.
+    private static func validateNewAccount(
+        username rawUsername: String, email rawEmail: String, password: String, extraIssues: [FieldIssue] = []
+    ) throws -> (AccountRules.Username, String) {
+        var issues: [FieldIssue] = []
+        var username: AccountRules.Username?
+        switch AccountRules.username(rawUsername) {
+        case .success(let value): username = value
+        case .failure(let issue): issues.append(issue)
+        }
+        var emailKey: String?
+        switch AccountRules.email(rawEmail) {
+        case .success(let value): emailKey = value
+        case .failure(let issue): issues.append(issue)
+        }
+        if let issue = AccountRules.password(password, username: rawUsername) { issues.append(issue) }
+        issues += extraIssues
+        guard issues.isEmpty, let username, let emailKey else { throw APIError.validation(issues) }
+        return (username, emailKey)
     }
 
     private static func takenError(_ fields: [FieldIssue]) -> APIError {

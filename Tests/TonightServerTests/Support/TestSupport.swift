@@ -52,28 +52,25 @@ func freshPostgresDatabase() async throws -> String {
     return components.string!
 }
 
-/// Builds the real application for `backend` and runs `body` against it in process.
+/// Builds the real application for `backend` and runs `body` against it, in process
+/// (`.router`) or on a real port (`.live`).
 func withApp(
-    _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
+    _ backend: Backend, framework: TestingSetup = .router, configure: (inout AppConfig) -> Void = { _ in },
     _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
 ) async throws {
     var config = try await testConfig(backend)
     configure(&config)
     let services = try await AppServices.make(config: config)
     let app = try await buildApplication(config, services: services)
-    try await app.test(.router) { client in try await body(services, client) }
+    try await app.test(framework) { client in try await body(services, client) }
 }
 
-/// Builds the real application and runs `body` against it on a real port.
+/// ``withApp(_:framework:configure:_:)`` on a real port.
 func withLiveApp(
     _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
     _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
 ) async throws {
-    var config = try await testConfig(backend)
-    configure(&config)
-    let services = try await AppServices.make(config: config)
-    let app = try await buildApplication(config, services: services)
-    try await app.test(.live) { client in try await body(services, client) }
+    try await withApp(backend, framework: .live, configure: configure, body)
 }
 
 /// A decoded JSON object from a response.
