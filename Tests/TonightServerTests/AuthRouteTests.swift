@@ -96,6 +96,8 @@ struct AuthRouteTests {
             let key = try TokenService.loadKey(configured: "", dataDirectory: services.config.dataDirectory)
             let expiredService = await TokenService(key: key, accessTTL: -60)
             let principal = try #require(await services.tokens.verify(tokens.accessToken))
+            // A remembered (already verified) token still expires.
+            #expect(await services.tokens.verify(tokens.accessToken, now: Date().addingTimeInterval(901)) == nil)
             let expired = try await expiredService.accessToken(for: principal)
             // Signed with another key.
             let otherService = await TokenService(key: Array(repeating: 7, count: 32), accessTTL: 60)

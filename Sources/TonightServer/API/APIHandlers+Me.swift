@@ -162,7 +162,8 @@ enum PreferencesRules {
     }
 
     static func decode(_ stored: String) -> Components.Schemas.Preferences {
-        (try? JSONDecoder().decode(Components.Schemas.Preferences.self, from: Data(stored.utf8))) ?? .init()
+        if stored == "{}" { return .init() }
+        return (try? JSONDecoder().decode(Components.Schemas.Preferences.self, from: Data(stored.utf8))) ?? .init()
     }
 
     private static func unique<T: Hashable>(_ values: [T]) -> [T] {

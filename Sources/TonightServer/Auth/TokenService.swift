@@ -1,10 +1,12 @@
 import Crypto
 import Foundation
 import JWTKit
+import Synchronization
 
 /// Issues and verifies access tokens (HS256 JWTs, short-lived) and makes opaque refresh tokens.
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
+    private let verified = VerifiedTokens()
     /// Access token lifetime in seconds.
     public let accessTTL: Int
 
@@ -47,11 +49,18 @@ public struct TokenService: Sendable {
 
     /// The principal of a valid access token, or `nil` if the token is malformed, tampered with,
     /// expired, or uses another algorithm (including `none`).
-    public func verify(_ token: String) async -> Principal? {
+    ///
+    /// Verified tokens are remembered until they expire, so a client's repeated requests skip the
+    /// signature check (jwt-kit's key collection is an actor, which serialised every request).
+    public func verify(_ token: String, now: Date = Date()) async -> Principal? {
+        if let principal = verified.lookup(token, now: now) { return principal }
         guard let claims = try? await keys.verify(token, as: AccessClaims.self),
             let role = Role(rawValue: claims.role)
         else { return nil }
-        return Principal(userID: claims.sub.value, sessionID: claims.sid, role: role, isAnonymous: claims.anon)
+        let principal = Principal(
+            userID: claims.sub.value, sessionID: claims.sid, role: role, isAnonymous: claims.anon)
+        verified.remember(token, principal: principal, expiresAt: claims.exp.value)
+        return principal
     }
 
     /// A new opaque refresh token (256 random bits, base64url) and the hash to store.
@@ -109,4 +118,32 @@ public struct TokenService: Sendable {
 public struct ConfigurationError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// A bounded memory of tokens whose signature was already checked, with their expiry.
+final class VerifiedTokens: Sendable {
+    private let entries = Mutex<[String: (principal: Principal, expiresAt: Date)]>([:])
+    private let capacity = 50_000
+
+    func lookup(_ token: String, now: Date) -> Principal? {
+        entries.withLock { entries in
+            guard let entry = entries[token] else { return nil }
+            if entry.expiresAt <= now {
+                entries[token] = nil
+                return nil
+            }
+            return entry.principal
+        }
+    }
+
+    func remember(_ token: String, principal: Principal, expiresAt: Date) {
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                let now = Date()
+                entries = entries.filter { $0.value.expiresAt > now }
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[token] = (principal, expiresAt)
+        }
+    }
 }

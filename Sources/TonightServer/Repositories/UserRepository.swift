@@ -110,7 +110,26 @@ struct SQLUserRepository: UserRepository {
         try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
     }
 
+    /// Decodes column by column: the hot path (every `GET /v1/me`) avoids the generic row decoder.
     private func one(_ query: SQLQueryString) async throws -> UserRecord? {
-        try await db.raw(query).first()?.decode(model: UserRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
+        guard let row = try await db.raw(query).first() else { return nil }
+        return UserRecord(
+            id: try row.decode(column: "id", as: String.self),
+            isAnonymous: try row.decode(column: "is_anonymous", as: Bool.self),
+            username: try row.decode(column: "username", as: String?.self),
+            usernameKey: try row.decode(column: "username_key", as: String?.self),
+            email: try row.decode(column: "email", as: String?.self),
+            emailKey: try row.decode(column: "email_key", as: String?.self),
+            passwordHash: try row.decode(column: "password_hash", as: String?.self),
+            role: try row.decode(column: "role", as: String.self),
+            displayName: try row.decode(column: "display_name", as: String?.self),
+            showNameOnPosts: try row.decode(column: "show_name_on_posts", as: Bool.self),
+            gender: try row.decode(column: "gender", as: String?.self),
+            birthDate: try row.decode(column: "birth_date", as: String?.self),
+            bio: try row.decode(column: "bio", as: String?.self),
+            homeCity: try row.decode(column: "home_city", as: String?.self),
+            preferences: try row.decode(column: "preferences", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
     }
 }
