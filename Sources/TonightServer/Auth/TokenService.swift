@@ -55,7 +55,7 @@ public struct TokenService: Sendable {
     public func verify(_ token: String, now: Date = Date()) async -> Principal? {
         if let principal = verified.lookup(token, now: now) { return principal }
         guard let claims = try? await keys.verify(token, as: AccessClaims.self),
-            let role = Role(rawValue: claims.role)
+            let role = Role(rawValue: claims.role), claims.exp.value > now
         else { return nil }
         let principal = Principal(
             userID: claims.sub.value, sessionID: claims.sid, role: role, isAnonymous: claims.anon)
