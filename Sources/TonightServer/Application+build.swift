@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import NIOCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle

@@ -14,7 +14,8 @@ func withServer(
     _ body: @escaping @Sendable (AppServices, URL) async throws -> Void
 ) async throws {
     var config = AppConfig()
-    config.dataDirectory = FileManager.default.temporaryDirectory
+    config.dataDirectory =
+        FileManager.default.temporaryDirectory
         .appendingPathComponent("tonight-sdk-\(UUID().uuidString)").path
     config.port = 0
     config.bcryptCost = 4
@@ -165,7 +166,8 @@ struct ClientTests {
             #expect(await offline.flushPendingWrites(timeout: .seconds(2)).remaining == 1)
 
             // Back online (a relaunch reads the same queue file): sent once.
-            let back = TonightClient(serverURL: url, tokenStore: store, pendingWrites: PendingWrites(fileURL: queueFile))
+            let back = TonightClient(
+                serverURL: url, tokenStore: store, pendingWrites: PendingWrites(fileURL: queueFile))
             let result = await back.flushPendingWrites()
             #expect(result.sent.map(\.id) == [write.id])
             #expect(result.remaining == 0)

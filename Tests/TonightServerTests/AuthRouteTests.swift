@@ -237,7 +237,12 @@ struct AuthRouteTests {
 
     @Test("sign-up and login are rate limited with Retry-After", arguments: Backend.available)
     func rateLimits(backend: Backend) async throws {
-        try await withApp(backend, configure: { $0.loginsPerMinutePerAccount = 3; $0.signupsPerHourPerIP = 2 }) {
+        try await withApp(
+            backend,
+            configure: {
+                $0.loginsPerMinutePerAccount = 3; $0.signupsPerHourPerIP = 2
+            }
+        ) {
             _, client in
             _ = try await client.signUp("ivan")
             _ = try await client.signUp("ivy")

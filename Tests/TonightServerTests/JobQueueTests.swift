@@ -27,7 +27,12 @@ struct JobQueueTests {
         let services = try await open(try await testConfig(backend))
         let log = RunLog()
         let worker = JobWorker(
-            queue: services.jobs, handlers: ["fail": { job in log.record(job.id); throw Boom() }],
+            queue: services.jobs,
+            handlers: [
+                "fail": { job in
+                    log.record(job.id); throw Boom()
+                }
+            ],
             policy: RetryPolicy(baseDelay: 10, maxDelay: 60), logger: services.logger)
         let id = try await services.jobs.enqueue("fail", payload: ["n": 1], maxAttempts: 3)
         let start = Date()
@@ -59,7 +64,8 @@ struct JobQueueTests {
         let worker = JobWorker(
             queue: services.jobs, handlers: ["ok": { job in log.record(job.payload) }], logger: services.logger)
         let id = try await services.jobs.enqueue("ok", payload: ["hello": "world"])
-        let later = try await services.jobs.enqueue("ok", payload: ["later": true], runAt: Date().addingTimeInterval(3600))
+        let later = try await services.jobs.enqueue(
+            "ok", payload: ["later": true], runAt: Date().addingTimeInterval(3600))
         #expect(try await worker.runOnce() == 1)
         #expect(try await services.jobs.job(id: id) == nil)
         #expect(try await services.jobs.job(id: later)?.state == "queued")
@@ -67,7 +73,8 @@ struct JobQueueTests {
         try await services.database.shutdown()
     }
 
-    @Test("a queued job survives a restart, and a crashed worker's job is picked up again", arguments: Backend.available)
+    @Test(
+        "a queued job survives a restart, and a crashed worker's job is picked up again", arguments: Backend.available)
     func survivesRestart(backend: Backend) async throws {
         let config = try await testConfig(backend)
         var services = try await open(config)

@@ -72,7 +72,8 @@ struct StorageTests {
         let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<50 {
                 group.addTask {
-                    try await logins.rotate(oldHash: "h0", newHash: "h\(index + 1)", loginID: loginID, expiresAt: .max, now: 2)
+                    try await logins.rotate(
+                        oldHash: "h0", newHash: "h\(index + 1)", loginID: loginID, expiresAt: .max, now: 2)
                 }
             }
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
@@ -95,7 +96,8 @@ struct StorageTests {
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
         #expect(wins == 1)
-        try await repository.complete(scope: "u", key: "k", status: 201, contentType: "application/json",
+        try await repository.complete(
+            scope: "u", key: "k", status: 201, contentType: "application/json",
             retryAfter: nil, body: "e30=")
         let record = try #require(try await repository.find(scope: "u", key: "k"))
         #expect(record.status == 201)

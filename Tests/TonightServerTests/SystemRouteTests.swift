@@ -51,7 +51,8 @@ struct SystemRouteTests {
             #expect(oversize.json["code"] as? String == "body_too_large")
 
             let wrongType = try await client.send(
-                .post, "/v1/auth/login", raw: "username=x", headers: [.contentType: "application/x-www-form-urlencoded"])
+                .post, "/v1/auth/login", raw: "username=x", headers: [.contentType: "application/x-www-form-urlencoded"]
+            )
             #expect(wrongType.status == .unsupportedMediaType)
 
             let notFound = try await client.send(.get, "/v1/nothing-here")
@@ -128,8 +129,10 @@ struct SystemRouteTests {
             let nul = "a\u{0}b"
             let signup = try await client.send(
                 .post, "/v1/auth/signup",
-                json: ["username": "ruth2", "email": "r2@example.com", "password": "long pass \(nul) word",
-                    "displayName": nul])
+                json: [
+                    "username": "ruth2", "email": "r2@example.com", "password": "long pass \(nul) word",
+                    "displayName": nul,
+                ])
             #expect(signup.status == .badRequest)
             #expect(Set(signup.json.fieldErrors) == ["password", "displayName"])
             let login = try await client.send(.post, "/v1/auth/login", json: ["username": nul, "password": nul])

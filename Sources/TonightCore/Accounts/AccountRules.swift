@@ -57,8 +57,9 @@ public enum AccountRules {
             !local.contains("..")
         else { return .failure(invalid) }
         let localAllowed = local.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || "!#$%&'*+/=?^_`{|}~.-".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "!#$%&'*+/=?^_`{|}~.-".unicodeScalars.contains(scalar))
         }
         guard localAllowed else { return .failure(invalid) }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
@@ -79,7 +80,8 @@ public enum AccountRules {
 
     /// Checks a new password: 10–200 characters, not a well-known password, not too simple,
     /// and not the username.
-    public static func password(_ password: String, username: String? = nil, field: String = "password") -> FieldIssue? {
+    public static func password(_ password: String, username: String? = nil, field: String = "password") -> FieldIssue?
+    {
         if password.count < passwordMinLength {
             return .init(
                 field: field, code: "too_short", message: "A password has at least \(passwordMinLength) characters.")

@@ -65,7 +65,8 @@ enum ProfileEdit {
         if let name = change.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
             if name.isEmpty || name.count > 100 || !TextRules.isClean(name) {
                 issues.append(
-                    .init(field: "displayName", code: "invalid", message: "Use 1–100 characters, no control characters."))
+                    .init(
+                        field: "displayName", code: "invalid", message: "Use 1–100 characters, no control characters."))
             } else {
                 user.displayName = name
             }

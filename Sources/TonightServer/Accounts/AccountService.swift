@@ -63,7 +63,7 @@ struct AccountService: Sendable {
             } else {
                 try await users.insert(user)
             }
-        } catch where Database.isUniqueViolation(error) {
+        } catch  where Database.isUniqueViolation(error) {
             throw Self.takenError([])
         }
         return try await issue(for: user, userAgent: userAgent)
@@ -169,7 +169,7 @@ struct AccountService: Sendable {
             preferences: "{}", createdAt: now, updatedAt: now)
         do {
             try await users.insert(user)
-        } catch where Database.isUniqueViolation(error) {
+        } catch  where Database.isUniqueViolation(error) {
             throw Self.takenError([])
         }
         return user

@@ -17,7 +17,8 @@ struct FirstRequestDeadline<Base: ServerChildChannel>: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(FirstRequestDeadlineHandler(timeout: timeout), position: .first)
+            try channel.pipeline.syncOperations.addHandler(
+                FirstRequestDeadlineHandler(timeout: timeout), position: .first)
         }.flatMap { base.setup(channel: channel, logger: logger) }
     }
 

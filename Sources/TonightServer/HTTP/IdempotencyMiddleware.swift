@@ -35,7 +35,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
         if try await !repository.reserve(scope: scope, key: key, requestHash: hash, now: now) {
             guard let existing = try await repository.find(scope: scope, key: key) else {
-                throw APIError.conflict("This Idempotency-Key is being used right now; retry shortly.", code: "in_progress")
+                throw APIError.conflict(
+                    "This Idempotency-Key is being used right now; retry shortly.", code: "in_progress")
             }
             if existing.createdAt < now - Int64(ttl) * 1000 {
                 try await repository.release(scope: scope, key: key)
@@ -52,7 +53,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 error.retryAfter = 1
                 throw error
             }
-            return Self.replay(status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
+            return Self.replay(
+                status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
                 body: existing.body ?? "")
         }
 
@@ -85,7 +87,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         hasher.update(data: Data("\(method) \(path)\n".utf8))
         let bytes = Data(buffer: body)
         if let object = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]),
-            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+            let canonical = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
         {
             hasher.update(data: canonical)
         } else {
@@ -99,7 +102,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         if let contentType { headers[.contentType] = contentType }
         if let retryAfter { headers[.retryAfter] = retryAfter }
         let bytes = Data(base64Encoded: body) ?? Data()
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 

@@ -55,7 +55,8 @@ struct SQLUserRepository: UserRepository {
 
     func find(loginKey key: String) async throws -> UserRecord? {
         try await one(
-            "SELECT \(unsafeRaw: Self.columns) FROM users WHERE username_key = \(bind: key) OR email_key = \(bind: key)")
+            "SELECT \(unsafeRaw: Self.columns) FROM users WHERE username_key = \(bind: key) OR email_key = \(bind: key)"
+        )
     }
 
     func find(usernameKey: String) async throws -> UserRecord? {

@@ -26,7 +26,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// and no background job worker (tests drive jobs themselves).
 func testConfig(_ backend: Backend) async throws -> AppConfig {
     var config = AppConfig()
-    config.dataDirectory = FileManager.default.temporaryDirectory
+    config.dataDirectory =
+        FileManager.default.temporaryDirectory
         .appendingPathComponent("tonight-test-\(UUID().uuidString)").path
     config.port = 0
     config.bcryptCost = 4
