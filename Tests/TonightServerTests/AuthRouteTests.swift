@@ -62,15 +62,12 @@ struct AuthRouteTests {
         try await withApp(backend) { _, client in
             _ = try await client.signUp("carol")
             for login in ["carol", "CAROL", "carol@example.com"] {
-                let ok = try await client.send(
-                    .post, "/v1/auth/login", json: ["username": login, "password": "a long enough passphrase"])
+                let ok = try await client.logIn(login, password: "a long enough passphrase")
                 #expect(ok.status == .ok, "\(login)")
                 #expect(!ok.json.accessToken.isEmpty)
             }
-            let wrong = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "carol", "password": "not the passphrase"])
-            let unknown = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "nobody", "password": "not the passphrase"])
+            let wrong = try await client.logIn("carol", password: "not the passphrase")
+            let unknown = try await client.logIn("nobody", password: "not the passphrase")
             #expect(wrong.status == .unauthorized)
             #expect(unknown.status == .unauthorized)
             #expect(wrong.json["detail"] as? String == unknown.json["detail"] as? String)
@@ -144,13 +141,8 @@ struct AuthRouteTests {
         try await withApp(backend) { _, client in
             let refreshToken = try await client.signUp("frank").refreshToken
             nonisolated(unsafe) let client = client
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for _ in 0..<200 {
-                    group.addTask {
-                        try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": refreshToken]).status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let statuses = try await client.concurrentStatuses(200) { _ in
+                try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": refreshToken])
             }
             #expect(statuses.filter { $0 == .ok }.count == 1)
             #expect(statuses.filter { $0 == .unauthorized }.count == 199)
@@ -161,12 +153,8 @@ struct AuthRouteTests {
     func logout(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let a = try await client.signUp("gina")
-            let b = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "gina", "password": "a long enough passphrase"]
-            ).json
-            let c = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "gina", "password": "a long enough passphrase"]
-            ).json
+            let b = try await client.logIn("gina", password: "a long enough passphrase").json
+            let c = try await client.logIn("gina", password: "a long enough passphrase").json
             #expect(try await client.send(.post, "/v1/auth/logout", token: a.accessToken).status == .noContent)
             #expect(
                 try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": a.refreshToken]).status
@@ -216,19 +204,14 @@ struct AuthRouteTests {
     func signUpRace(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             nonisolated(unsafe) let client = client
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for index in 0..<1000 {
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/auth/signup",
-                            json: [
-                                "username": index % 2 == 0 ? "racer" : "RACER", "email": "racer\(index)@example.com",
-                                "password": "a long enough passphrase",
-                            ]
-                        ).status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let statuses = try await client.concurrentStatuses(1000) { index in
+                try await client.send(
+                    .post, "/v1/auth/signup",
+                    json: [
+                        "username": index % 2 == 0 ? "racer" : "RACER", "email": "racer\(index)@example.com",
+                        "password": "a long enough passphrase",
+                    ]
+                )
             }
             #expect(statuses.filter { $0 == .created }.count == 1)
             #expect(statuses.filter { $0 == .conflict }.count == 999)
@@ -254,8 +237,7 @@ struct AuthRouteTests {
 
             var last: TestResponse?
             for _ in 0..<4 {
-                last = try await client.send(
-                    .post, "/v1/auth/login", json: ["username": "ivan", "password": "wrong wrong wrong"])
+                last = try await client.logIn("ivan", password: "wrong wrong wrong")
             }
             #expect(last?.status == .tooManyRequests)
             #expect(last?.json["code"] as? String == "rate_limited")

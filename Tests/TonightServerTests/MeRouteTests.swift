@@ -76,9 +76,7 @@ struct MeRouteTests {
     func changePassword(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let a = try await client.signUp("mia")
-            let b = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "mia", "password": "a long enough passphrase"]
-            ).json
+            let b = try await client.logIn("mia", password: "a long enough passphrase").json
             let wrong = try await client.send(
                 .post, "/v1/me/password",
                 json: ["currentPassword": "not it at all", "newPassword": "another long passphrase"],
@@ -96,13 +94,9 @@ struct MeRouteTests {
                 token: a.accessToken)
             #expect(ok.status == .noContent)
             #expect(
-                try await client.send(
-                    .post, "/v1/auth/login", json: ["username": "mia", "password": "a long enough passphrase"]
-                ).status == .unauthorized)
+                try await client.logIn("mia", password: "a long enough passphrase").status == .unauthorized)
             #expect(
-                try await client.send(
-                    .post, "/v1/auth/login", json: ["username": "mia", "password": "another long passphrase"]
-                ).status == .ok)
+                try await client.logIn("mia", password: "another long passphrase").status == .ok)
             #expect(
                 try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": b.refreshToken]).status
                     == .unauthorized)
@@ -120,9 +114,7 @@ struct MeRouteTests {
             #expect(try await client.send(.get, "/v1/me", token: tokens.accessToken).status == .unauthorized)
             #expect(try await client.send(.get, "/v1/users/noah").status == .notFound)
             #expect(
-                try await client.send(
-                    .post, "/v1/auth/login", json: ["username": "noah", "password": "a long enough passphrase"]
-                ).status == .unauthorized)
+                try await client.logIn("noah", password: "a long enough passphrase").status == .unauthorized)
             #expect(
                 try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": tokens.refreshToken]).status
                     == .unauthorized)

@@ -60,8 +60,7 @@ struct SystemRouteTests {
             #expect(notFound.json["code"] as? String == "not_found")
 
             // Nothing was written by any of these.
-            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
-                .decode(column: "n", as: Int.self)
+            let count = try await rowCount("users", in: services)
             #expect(count == 0)
         }
     }
@@ -77,8 +76,7 @@ struct SystemRouteTests {
             #expect(second.status == .created)
             #expect(second.json.accessToken == first.json.accessToken)
             #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
-            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
-                .decode(column: "n", as: Int.self)
+            let count = try await rowCount("users", in: services)
             #expect(count == 1)
 
             var other = body
@@ -104,20 +102,14 @@ struct SystemRouteTests {
     func idempotencyRace(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             nonisolated(unsafe) let client = client
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for _ in 0..<50 {
-                    group.addTask {
-                        try await client.send(
-                            .post, "/v1/auth/anonymous", headers: [.init("Idempotency-Key")!: "device-1"]
-                        ).status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let statuses = try await client.concurrentStatuses(50) { _ in
+                try await client.send(
+                    .post, "/v1/auth/anonymous", headers: [.init("Idempotency-Key")!: "device-1"]
+                )
             }
             #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
             #expect(statuses.contains(.created))
-            let count = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM users").first()?
-                .decode(column: "n", as: Int.self)
+            let count = try await rowCount("users", in: services)
             #expect(count == 1)
         }
     }
@@ -154,8 +146,7 @@ struct SystemRouteTests {
         try await withApp(backend) { services, client in
             _ = try await services.createUser(
                 username: "root", email: "root@example.com", password: "an admin passphrase", role: .admin)
-            let login = try await client.send(
-                .post, "/v1/auth/login", json: ["username": "root", "password": "an admin passphrase"])
+            let login = try await client.logIn("root", password: "an admin passphrase")
             #expect(login.json.user["role"] as? String == "admin")
             await #expect(throws: APIError.self) {
                 _ = try await services.createUser(

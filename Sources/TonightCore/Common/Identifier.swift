@@ -11,11 +11,15 @@ public enum Identifier {
         for index in 0..<6 { bytes[index] = UInt8((millis >> (40 - 8 * UInt64(index))) & 0xff) }
         bytes[6] = (bytes[6] & 0x0f) | 0x70
         bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0f)])
         }
-        return hex[0..<4].joined() + "-" + hex[4..<6].joined() + "-" + hex[6..<8].joined() + "-"
-            + hex[8..<10].joined() + "-" + hex[10..<16].joined()
+        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

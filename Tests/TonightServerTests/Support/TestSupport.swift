@@ -106,6 +106,21 @@ extension TestClientProtocol {
         return try await execute(uri: uri, method: method, headers: headers, body: body)
     }
 
+    /// Signs in and returns the response.
+    func logIn(_ username: String, password: String = "a long enough passphrase") async throws -> TestResponse {
+        try await send(.post, "/v1/auth/login", json: ["username": username, "password": password])
+    }
+
+    /// Sends `count` requests at once and returns their statuses.
+    func concurrentStatuses(
+        _ count: Int, _ request: @escaping @Sendable (Int) async throws -> TestResponse
+    ) async throws -> [HTTPResponse.Status] {
+        try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+            for index in 0..<count { group.addTask { try await request(index).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     /// Signs up a user and returns the token response.
     func signUp(_ username: String, password: String = "a long enough passphrase", token: String? = nil)
         async throws -> JSON
@@ -124,4 +139,10 @@ extension JSON {
     var refreshToken: String { self["refreshToken"] as? String ?? "" }
     var user: JSON { self["user"] as? JSON ?? [:] }
     var fieldErrors: [String] { (self["errors"] as? [JSON] ?? []).compactMap { $0["field"] as? String } }
+}
+
+/// How many rows `table` has.
+func rowCount(_ table: String, in services: AppServices) async throws -> Int? {
+    try await services.database.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first()?
+        .decode(column: "n", as: Int.self)
 }
