@@ -63,6 +63,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            resources: [.copy("Resources/gazetteer")],
             swiftSettings: swiftSettings
         ),
         .target(

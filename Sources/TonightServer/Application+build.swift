@@ -24,6 +24,11 @@ public struct AppServices: Sendable {
     let logins: any LoginRepository
     let idempotency: any IdempotencyRepository
     let accounts: AccountService
+    let geo: GeoService
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
+    let cities: any CityRepository
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -47,11 +52,15 @@ public struct AppServices: Sendable {
         let logins = SQLLoginRepository(database: database)
         let accounts = AccountService(
             users: users, logins: logins, tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
+        let cities = SQLCityRepository(db: database.sql)
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: LiveHub(),
             jobs: JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind)), hasher: hasher,
             users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
-            accounts: accounts)
+            accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
+            places: SQLPlaceRepository(db: database.sql),
+            events: SQLEventRepository(db: database.sql, database: database),
+            catalog: SQLCatalogRepository(db: database.sql, database: database), cities: cities)
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -80,7 +89,8 @@ public func buildApplication(
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
     let handlers = APIHandlers(
-        accounts: services.accounts, users: services.users, database: services.database, config: config,
+        accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
+        events: services.events, catalog: services.catalog, database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))

@@ -22,5 +22,25 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/IdempotencyKey`.
         public typealias IdempotencyKey = Swift.String
+        /// `lat,lon` in degrees.
+        ///
+        /// - Remark: Generated from `#/components/parameters/Near`.
+        public typealias Near = Swift.String
+        /// Metres around `near` (default 2000, at most 100000).
+        ///
+        /// - Remark: Generated from `#/components/parameters/Radius`.
+        public typealias Radius = Swift.Int
+        /// The `nextCursor` of the previous page.
+        ///
+        /// - Remark: Generated from `#/components/parameters/Cursor`.
+        public typealias Cursor = Swift.String
+        /// Page size, 1–100 (default 20).
+        ///
+        /// - Remark: Generated from `#/components/parameters/Limit`.
+        public typealias Limit = Swift.Int
+        /// - Remark: Generated from `#/components/parameters/PlaceId`.
+        public typealias PlaceId = Swift.String
+        /// - Remark: Generated from `#/components/parameters/EventId`.
+        public typealias EventId = Swift.String
     }
 }

@@ -762,5 +762,1489 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/GeoPoint`.
+        public struct GeoPoint: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GeoPoint/lat`.
+            public var lat: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/GeoPoint/lon`.
+            public var lon: Swift.Double
+            /// Creates a new `GeoPoint`.
+            ///
+            /// - Parameters:
+            ///   - lat:
+            ///   - lon:
+            public init(
+                lat: Swift.Double,
+                lon: Swift.Double
+            ) {
+                self.lat = lat
+                self.lon = lon
+            }
+            public enum CodingKeys: String, CodingKey {
+                case lat
+                case lon
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/City`.
+        public struct City: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/City/geonameId`.
+            public var geonameId: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/City/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/City/countryCode`.
+            public var countryCode: Swift.String
+            /// - Remark: Generated from `#/components/schemas/City/region`.
+            public var region: Swift.String
+            /// `city$region$country`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/City/key`.
+            public var key: Swift.String
+            /// `region$country`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/City/regionKey`.
+            public var regionKey: Swift.String
+            /// IANA time zone id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/City/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/City/location`.
+            public var location: Components.Schemas.GeoPoint
+            /// - Remark: Generated from `#/components/schemas/City/population`.
+            public var population: Swift.Int
+            /// Reverse geocoding only.
+            ///
+            /// - Remark: Generated from `#/components/schemas/City/distanceMeters`.
+            public var distanceMeters: Swift.Double?
+            /// Creates a new `City`.
+            ///
+            /// - Parameters:
+            ///   - geonameId:
+            ///   - name:
+            ///   - countryCode:
+            ///   - region:
+            ///   - key: `city$region$country`.
+            ///   - regionKey: `region$country`.
+            ///   - timeZone: IANA time zone id.
+            ///   - location:
+            ///   - population:
+            ///   - distanceMeters: Reverse geocoding only.
+            public init(
+                geonameId: Swift.Int,
+                name: Swift.String,
+                countryCode: Swift.String,
+                region: Swift.String,
+                key: Swift.String,
+                regionKey: Swift.String,
+                timeZone: Swift.String,
+                location: Components.Schemas.GeoPoint,
+                population: Swift.Int,
+                distanceMeters: Swift.Double? = nil
+            ) {
+                self.geonameId = geonameId
+                self.name = name
+                self.countryCode = countryCode
+                self.region = region
+                self.key = key
+                self.regionKey = regionKey
+                self.timeZone = timeZone
+                self.location = location
+                self.population = population
+                self.distanceMeters = distanceMeters
+            }
+            public enum CodingKeys: String, CodingKey {
+                case geonameId
+                case name
+                case countryCode
+                case region
+                case key
+                case regionKey
+                case timeZone
+                case location
+                case population
+                case distanceMeters
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CityList`.
+        public struct CityList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CityList/items`.
+            public var items: [Components.Schemas.City]
+            /// Creates a new `CityList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.City]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlaceCategory`.
+        @frozen public enum PlaceCategory: String, Codable, Hashable, Sendable, CaseIterable {
+            case bar = "bar"
+            case pub = "pub"
+            case biergarten = "biergarten"
+            case nightclub = "nightclub"
+            case club = "club"
+            case concertHall = "concert_hall"
+            case theatre = "theatre"
+            case cinema = "cinema"
+            case artsCentre = "arts_centre"
+            case eventsVenue = "events_venue"
+            case casino = "casino"
+            case restaurant = "restaurant"
+            case stadium = "stadium"
+            case sportsCentre = "sports_centre"
+            case pitch = "pitch"
+            case park = "park"
+            case fitnessCentre = "fitness_centre"
+            case swimmingPool = "swimming_pool"
+            case iceRink = "ice_rink"
+            case track = "track"
+            case other = "other"
+        }
+        /// What the opening hours say; `unknown` when they are absent or in syntax Tonight does not read.
+        ///
+        /// - Remark: Generated from `#/components/schemas/OpenState`.
+        @frozen public enum OpenState: String, Codable, Hashable, Sendable, CaseIterable {
+            case open = "open"
+            case closed = "closed"
+            case unknown = "unknown"
+        }
+        /// - Remark: Generated from `#/components/schemas/Address`.
+        public struct Address: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Address/street`.
+            public var street: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Address/postalCode`.
+            public var postalCode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Address/city`.
+            public var city: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Address/region`.
+            public var region: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Address/country`.
+            public var country: Swift.String?
+            /// Creates a new `Address`.
+            ///
+            /// - Parameters:
+            ///   - street:
+            ///   - postalCode:
+            ///   - city:
+            ///   - region:
+            ///   - country:
+            public init(
+                street: Swift.String? = nil,
+                postalCode: Swift.String? = nil,
+                city: Swift.String? = nil,
+                region: Swift.String? = nil,
+                country: Swift.String? = nil
+            ) {
+                self.street = street
+                self.postalCode = postalCode
+                self.city = city
+                self.region = region
+                self.country = country
+            }
+            public enum CodingKeys: String, CodingKey {
+                case street
+                case postalCode
+                case city
+                case region
+                case country
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Place`.
+        public struct Place: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Place/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Place/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Place/category`.
+            public var category: Components.Schemas.PlaceCategory
+            /// - Remark: Generated from `#/components/schemas/Place/location`.
+            public var location: Components.Schemas.GeoPoint
+            /// - Remark: Generated from `#/components/schemas/Place/address`.
+            public var address: Components.Schemas.Address
+            /// - Remark: Generated from `#/components/schemas/Place/cityKey`.
+            public var cityKey: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Place/regionKey`.
+            public var regionKey: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Place/timeZone`.
+            public var timeZone: Swift.String
+            /// OpenStreetMap `opening_hours` text
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/openingHours`.
+            public var openingHours: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Place/openState`.
+            public var openState: Components.Schemas.OpenState
+            /// - Remark: Generated from `#/components/schemas/Place/imageURL`.
+            public var imageURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Place/website`.
+            public var website: Swift.String?
+            /// Ids in other systems, e.g. `osm`, `feed`, `discovery`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/externalIds`.
+            public struct ExternalIdsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `ExternalIdsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Ids in other systems, e.g. `osm`, `feed`, `discovery`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/externalIds`.
+            public var externalIds: Components.Schemas.Place.ExternalIdsPayload
+            /// - Remark: Generated from `#/components/schemas/Place/distanceMeters`.
+            public var distanceMeters: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Place/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Place/updatedAt`.
+            public var updatedAt: Foundation.Date
+            /// Creates a new `Place`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - category:
+            ///   - location:
+            ///   - address:
+            ///   - cityKey:
+            ///   - regionKey:
+            ///   - timeZone:
+            ///   - openingHours: OpenStreetMap `opening_hours` text
+            ///   - openState:
+            ///   - imageURL:
+            ///   - website:
+            ///   - externalIds: Ids in other systems, e.g. `osm`, `feed`, `discovery`.
+            ///   - distanceMeters:
+            ///   - createdAt:
+            ///   - updatedAt:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                category: Components.Schemas.PlaceCategory,
+                location: Components.Schemas.GeoPoint,
+                address: Components.Schemas.Address,
+                cityKey: Swift.String? = nil,
+                regionKey: Swift.String? = nil,
+                timeZone: Swift.String,
+                openingHours: Swift.String? = nil,
+                openState: Components.Schemas.OpenState,
+                imageURL: Swift.String? = nil,
+                website: Swift.String? = nil,
+                externalIds: Components.Schemas.Place.ExternalIdsPayload,
+                distanceMeters: Swift.Double? = nil,
+                createdAt: Foundation.Date,
+                updatedAt: Foundation.Date
+            ) {
+                self.id = id
+                self.name = name
+                self.category = category
+                self.location = location
+                self.address = address
+                self.cityKey = cityKey
+                self.regionKey = regionKey
+                self.timeZone = timeZone
+                self.openingHours = openingHours
+                self.openState = openState
+                self.imageURL = imageURL
+                self.website = website
+                self.externalIds = externalIds
+                self.distanceMeters = distanceMeters
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case category
+                case location
+                case address
+                case cityKey
+                case regionKey
+                case timeZone
+                case openingHours
+                case openState
+                case imageURL
+                case website
+                case externalIds
+                case distanceMeters
+                case createdAt
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlaceInput`.
+        public struct PlaceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/category`.
+            public var category: Components.Schemas.PlaceCategory
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/location`.
+            public var location: Components.Schemas.GeoPoint
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/street`.
+            public var street: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/postalCode`.
+            public var postalCode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/openingHours`.
+            public var openingHours: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/imageURL`.
+            public var imageURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceInput/website`.
+            public var website: Swift.String?
+            /// Creates a new `PlaceInput`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - category:
+            ///   - location:
+            ///   - street:
+            ///   - postalCode:
+            ///   - openingHours:
+            ///   - imageURL:
+            ///   - website:
+            public init(
+                name: Swift.String,
+                category: Components.Schemas.PlaceCategory,
+                location: Components.Schemas.GeoPoint,
+                street: Swift.String? = nil,
+                postalCode: Swift.String? = nil,
+                openingHours: Swift.String? = nil,
+                imageURL: Swift.String? = nil,
+                website: Swift.String? = nil
+            ) {
+                self.name = name
+                self.category = category
+                self.location = location
+                self.street = street
+                self.postalCode = postalCode
+                self.openingHours = openingHours
+                self.imageURL = imageURL
+                self.website = website
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case category
+                case location
+                case street
+                case postalCode
+                case openingHours
+                case imageURL
+                case website
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.category = try container.decode(
+                    Components.Schemas.PlaceCategory.self,
+                    forKey: .category
+                )
+                self.location = try container.decode(
+                    Components.Schemas.GeoPoint.self,
+                    forKey: .location
+                )
+                self.street = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .street
+                )
+                self.postalCode = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .postalCode
+                )
+                self.openingHours = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .openingHours
+                )
+                self.imageURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .imageURL
+                )
+                self.website = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .website
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "category",
+                    "location",
+                    "street",
+                    "postalCode",
+                    "openingHours",
+                    "imageURL",
+                    "website"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlacePatch`.
+        public struct PlacePatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/category`.
+            public var category: Components.Schemas.PlaceCategory?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/location`.
+            public var location: Components.Schemas.GeoPoint?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/street`.
+            public var street: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/postalCode`.
+            public var postalCode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/openingHours`.
+            public var openingHours: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/imageURL`.
+            public var imageURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlacePatch/website`.
+            public var website: Swift.String?
+            /// Creates a new `PlacePatch`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - category:
+            ///   - location:
+            ///   - street:
+            ///   - postalCode:
+            ///   - openingHours:
+            ///   - imageURL:
+            ///   - website:
+            public init(
+                name: Swift.String? = nil,
+                category: Components.Schemas.PlaceCategory? = nil,
+                location: Components.Schemas.GeoPoint? = nil,
+                street: Swift.String? = nil,
+                postalCode: Swift.String? = nil,
+                openingHours: Swift.String? = nil,
+                imageURL: Swift.String? = nil,
+                website: Swift.String? = nil
+            ) {
+                self.name = name
+                self.category = category
+                self.location = location
+                self.street = street
+                self.postalCode = postalCode
+                self.openingHours = openingHours
+                self.imageURL = imageURL
+                self.website = website
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case category
+                case location
+                case street
+                case postalCode
+                case openingHours
+                case imageURL
+                case website
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.category = try container.decodeIfPresent(
+                    Components.Schemas.PlaceCategory.self,
+                    forKey: .category
+                )
+                self.location = try container.decodeIfPresent(
+                    Components.Schemas.GeoPoint.self,
+                    forKey: .location
+                )
+                self.street = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .street
+                )
+                self.postalCode = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .postalCode
+                )
+                self.openingHours = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .openingHours
+                )
+                self.imageURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .imageURL
+                )
+                self.website = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .website
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "category",
+                    "location",
+                    "street",
+                    "postalCode",
+                    "openingHours",
+                    "imageURL",
+                    "website"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlacePage`.
+        public struct PlacePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlacePage/items`.
+            public var items: [Components.Schemas.Place]
+            /// - Remark: Generated from `#/components/schemas/PlacePage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `PlacePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Place],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Category`.
+        public struct Category: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Category/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Category/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Category/children`.
+            public var children: [Components.Schemas.Category]
+            /// Creates a new `Category`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - children:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                children: [Components.Schemas.Category]
+            ) {
+                self.id = id
+                self.name = name
+                self.children = children
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case children
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CategoryTree`.
+        public struct CategoryTree: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CategoryTree/items`.
+            public var items: [Components.Schemas.Category]
+            /// Creates a new `CategoryTree`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.Category]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CategoryRef`.
+        public struct CategoryRef: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CategoryRef/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CategoryRef/name`.
+            public var name: Swift.String
+            /// Creates a new `CategoryRef`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            public init(
+                id: Swift.String,
+                name: Swift.String
+            ) {
+                self.id = id
+                self.name = name
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventKind`.
+        @frozen public enum EventKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case show = "show"
+            case party = "party"
+        }
+        /// - Remark: Generated from `#/components/schemas/EventStatus`.
+        @frozen public enum EventStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case scheduled = "scheduled"
+            case onsale = "onsale"
+            case offsale = "offsale"
+            case cancelled = "cancelled"
+            case postponed = "postponed"
+            case rescheduled = "rescheduled"
+        }
+        /// - Remark: Generated from `#/components/schemas/AttendanceStatus`.
+        @frozen public enum AttendanceStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case going = "going"
+            case interested = "interested"
+            case following = "following"
+        }
+        /// - Remark: Generated from `#/components/schemas/AttendanceCounts`.
+        public struct AttendanceCounts: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttendanceCounts/going`.
+            public var going: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AttendanceCounts/interested`.
+            public var interested: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AttendanceCounts/following`.
+            public var following: Swift.Int
+            /// Creates a new `AttendanceCounts`.
+            ///
+            /// - Parameters:
+            ///   - going:
+            ///   - interested:
+            ///   - following:
+            public init(
+                going: Swift.Int,
+                interested: Swift.Int,
+                following: Swift.Int
+            ) {
+                self.going = going
+                self.interested = interested
+                self.following = following
+            }
+            public enum CodingKeys: String, CodingKey {
+                case going
+                case interested
+                case following
+            }
+        }
+        /// A change to an event's place, start or status, by an edit or a re-import.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EventChange`.
+        public struct EventChange: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventChange/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EventChange/field`.
+            @frozen public enum FieldPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case place = "place"
+                case start = "start"
+                case status = "status"
+            }
+            /// - Remark: Generated from `#/components/schemas/EventChange/field`.
+            public var field: Components.Schemas.EventChange.FieldPayload
+            /// - Remark: Generated from `#/components/schemas/EventChange/oldValue`.
+            public var oldValue: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventChange/newValue`.
+            public var newValue: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventChange/changedAt`.
+            public var changedAt: Foundation.Date
+            /// Creates a new `EventChange`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - field:
+            ///   - oldValue:
+            ///   - newValue:
+            ///   - changedAt:
+            public init(
+                id: Swift.String,
+                field: Components.Schemas.EventChange.FieldPayload,
+                oldValue: Swift.String? = nil,
+                newValue: Swift.String? = nil,
+                changedAt: Foundation.Date
+            ) {
+                self.id = id
+                self.field = field
+                self.oldValue = oldValue
+                self.newValue = newValue
+                self.changedAt = changedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case field
+                case oldValue
+                case newValue
+                case changedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ArtistSummary`.
+        public struct ArtistSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ArtistSummary/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ArtistSummary/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ArtistSummary/imageURL`.
+            public var imageURL: Swift.String?
+            /// Creates a new `ArtistSummary`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - imageURL:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                imageURL: Swift.String? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.imageURL = imageURL
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case imageURL
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Event`.
+        public struct Event: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Event/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Event/kind`.
+            public var kind: Components.Schemas.EventKind
+            /// - Remark: Generated from `#/components/schemas/Event/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Event/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/status`.
+            public var status: Components.Schemas.EventStatus
+            /// - Remark: Generated from `#/components/schemas/Event/start`.
+            public var start: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Event/end`.
+            public var end: Foundation.Date?
+            /// The date on the venue's calendar.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/localDate`.
+            public var localDate: Swift.String
+            /// `HH:MM` on the venue's clock; absent when not announced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/localTime`.
+            public var localTime: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Event/place`.
+            public var place: Components.Schemas.Place
+            /// - Remark: Generated from `#/components/schemas/Event/category`.
+            public var category: Components.Schemas.CategoryRef?
+            /// - Remark: Generated from `#/components/schemas/Event/performers`.
+            public var performers: [Components.Schemas.ArtistSummary]
+            /// - Remark: Generated from `#/components/schemas/Event/minPrice`.
+            public var minPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Event/maxPrice`.
+            public var maxPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Event/currency`.
+            public var currency: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/ticketURL`.
+            public var ticketURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/onSaleAt`.
+            public var onSaleAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Event/organizerId`.
+            public var organizerId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/counts`.
+            public var counts: Components.Schemas.AttendanceCounts
+            /// - Remark: Generated from `#/components/schemas/Event/myStatus`.
+            public var myStatus: Components.Schemas.AttendanceStatus?
+            /// - Remark: Generated from `#/components/schemas/Event/changes`.
+            public var changes: [Components.Schemas.EventChange]?
+            /// - Remark: Generated from `#/components/schemas/Event/distanceMeters`.
+            public var distanceMeters: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Event/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Event/updatedAt`.
+            public var updatedAt: Foundation.Date
+            /// Creates a new `Event`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - kind:
+            ///   - name:
+            ///   - description:
+            ///   - status:
+            ///   - start:
+            ///   - end:
+            ///   - localDate: The date on the venue's calendar.
+            ///   - localTime: `HH:MM` on the venue's clock; absent when not announced.
+            ///   - timeZone:
+            ///   - place:
+            ///   - category:
+            ///   - performers:
+            ///   - minPrice:
+            ///   - maxPrice:
+            ///   - currency:
+            ///   - ticketURL:
+            ///   - onSaleAt:
+            ///   - organizerId:
+            ///   - counts:
+            ///   - myStatus:
+            ///   - changes:
+            ///   - distanceMeters:
+            ///   - createdAt:
+            ///   - updatedAt:
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.EventKind,
+                name: Swift.String,
+                description: Swift.String? = nil,
+                status: Components.Schemas.EventStatus,
+                start: Foundation.Date,
+                end: Foundation.Date? = nil,
+                localDate: Swift.String,
+                localTime: Swift.String? = nil,
+                timeZone: Swift.String,
+                place: Components.Schemas.Place,
+                category: Components.Schemas.CategoryRef? = nil,
+                performers: [Components.Schemas.ArtistSummary],
+                minPrice: Swift.Double? = nil,
+                maxPrice: Swift.Double? = nil,
+                currency: Swift.String? = nil,
+                ticketURL: Swift.String? = nil,
+                onSaleAt: Foundation.Date? = nil,
+                organizerId: Swift.String? = nil,
+                counts: Components.Schemas.AttendanceCounts,
+                myStatus: Components.Schemas.AttendanceStatus? = nil,
+                changes: [Components.Schemas.EventChange]? = nil,
+                distanceMeters: Swift.Double? = nil,
+                createdAt: Foundation.Date,
+                updatedAt: Foundation.Date
+            ) {
+                self.id = id
+                self.kind = kind
+                self.name = name
+                self.description = description
+                self.status = status
+                self.start = start
+                self.end = end
+                self.localDate = localDate
+                self.localTime = localTime
+                self.timeZone = timeZone
+                self.place = place
+                self.category = category
+                self.performers = performers
+                self.minPrice = minPrice
+                self.maxPrice = maxPrice
+                self.currency = currency
+                self.ticketURL = ticketURL
+                self.onSaleAt = onSaleAt
+                self.organizerId = organizerId
+                self.counts = counts
+                self.myStatus = myStatus
+                self.changes = changes
+                self.distanceMeters = distanceMeters
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case name
+                case description
+                case status
+                case start
+                case end
+                case localDate
+                case localTime
+                case timeZone
+                case place
+                case category
+                case performers
+                case minPrice
+                case maxPrice
+                case currency
+                case ticketURL
+                case onSaleAt
+                case organizerId
+                case counts
+                case myStatus
+                case changes
+                case distanceMeters
+                case createdAt
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventPage`.
+        public struct EventPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventPage/items`.
+            public var items: [Components.Schemas.Event]
+            /// - Remark: Generated from `#/components/schemas/EventPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `EventPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Event],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventInput`.
+        public struct EventInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventInput/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EventInput/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventInput/placeId`.
+            public var placeId: Swift.String
+            /// The date at the place, YYYY-MM-DD.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventInput/localDate`.
+            public var localDate: Swift.String
+            /// `HH:MM` at the place.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventInput/localTime`.
+            public var localTime: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EventInput/durationMinutes`.
+            public var durationMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/EventInput/categoryId`.
+            public var categoryId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventInput/minPrice`.
+            public var minPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/EventInput/maxPrice`.
+            public var maxPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/EventInput/currency`.
+            public var currency: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventInput/ticketURL`.
+            public var ticketURL: Swift.String?
+            /// Creates a new `EventInput`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - description:
+            ///   - placeId:
+            ///   - localDate: The date at the place, YYYY-MM-DD.
+            ///   - localTime: `HH:MM` at the place.
+            ///   - durationMinutes:
+            ///   - categoryId:
+            ///   - minPrice:
+            ///   - maxPrice:
+            ///   - currency:
+            ///   - ticketURL:
+            public init(
+                name: Swift.String,
+                description: Swift.String? = nil,
+                placeId: Swift.String,
+                localDate: Swift.String,
+                localTime: Swift.String,
+                durationMinutes: Swift.Int? = nil,
+                categoryId: Swift.String? = nil,
+                minPrice: Swift.Double? = nil,
+                maxPrice: Swift.Double? = nil,
+                currency: Swift.String? = nil,
+                ticketURL: Swift.String? = nil
+            ) {
+                self.name = name
+                self.description = description
+                self.placeId = placeId
+                self.localDate = localDate
+                self.localTime = localTime
+                self.durationMinutes = durationMinutes
+                self.categoryId = categoryId
+                self.minPrice = minPrice
+                self.maxPrice = maxPrice
+                self.currency = currency
+                self.ticketURL = ticketURL
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case description
+                case placeId
+                case localDate
+                case localTime
+                case durationMinutes
+                case categoryId
+                case minPrice
+                case maxPrice
+                case currency
+                case ticketURL
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.placeId = try container.decode(
+                    Swift.String.self,
+                    forKey: .placeId
+                )
+                self.localDate = try container.decode(
+                    Swift.String.self,
+                    forKey: .localDate
+                )
+                self.localTime = try container.decode(
+                    Swift.String.self,
+                    forKey: .localTime
+                )
+                self.durationMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationMinutes
+                )
+                self.categoryId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .categoryId
+                )
+                self.minPrice = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .minPrice
+                )
+                self.maxPrice = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .maxPrice
+                )
+                self.currency = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .currency
+                )
+                self.ticketURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .ticketURL
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "description",
+                    "placeId",
+                    "localDate",
+                    "localTime",
+                    "durationMinutes",
+                    "categoryId",
+                    "minPrice",
+                    "maxPrice",
+                    "currency",
+                    "ticketURL"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventPatch`.
+        public struct EventPatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventPatch/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/placeId`.
+            public var placeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/localDate`.
+            public var localDate: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/localTime`.
+            public var localTime: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/durationMinutes`.
+            public var durationMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case scheduled = "scheduled"
+                case postponed = "postponed"
+                case rescheduled = "rescheduled"
+            }
+            /// - Remark: Generated from `#/components/schemas/EventPatch/status`.
+            public var status: Components.Schemas.EventPatch.StatusPayload?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/categoryId`.
+            public var categoryId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/minPrice`.
+            public var minPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/maxPrice`.
+            public var maxPrice: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/currency`.
+            public var currency: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EventPatch/ticketURL`.
+            public var ticketURL: Swift.String?
+            /// Creates a new `EventPatch`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - description:
+            ///   - placeId:
+            ///   - localDate:
+            ///   - localTime:
+            ///   - durationMinutes:
+            ///   - status:
+            ///   - categoryId:
+            ///   - minPrice:
+            ///   - maxPrice:
+            ///   - currency:
+            ///   - ticketURL:
+            public init(
+                name: Swift.String? = nil,
+                description: Swift.String? = nil,
+                placeId: Swift.String? = nil,
+                localDate: Swift.String? = nil,
+                localTime: Swift.String? = nil,
+                durationMinutes: Swift.Int? = nil,
+                status: Components.Schemas.EventPatch.StatusPayload? = nil,
+                categoryId: Swift.String? = nil,
+                minPrice: Swift.Double? = nil,
+                maxPrice: Swift.Double? = nil,
+                currency: Swift.String? = nil,
+                ticketURL: Swift.String? = nil
+            ) {
+                self.name = name
+                self.description = description
+                self.placeId = placeId
+                self.localDate = localDate
+                self.localTime = localTime
+                self.durationMinutes = durationMinutes
+                self.status = status
+                self.categoryId = categoryId
+                self.minPrice = minPrice
+                self.maxPrice = maxPrice
+                self.currency = currency
+                self.ticketURL = ticketURL
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case description
+                case placeId
+                case localDate
+                case localTime
+                case durationMinutes
+                case status
+                case categoryId
+                case minPrice
+                case maxPrice
+                case currency
+                case ticketURL
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.placeId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .placeId
+                )
+                self.localDate = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .localDate
+                )
+                self.localTime = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .localTime
+                )
+                self.durationMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationMinutes
+                )
+                self.status = try container.decodeIfPresent(
+                    Components.Schemas.EventPatch.StatusPayload.self,
+                    forKey: .status
+                )
+                self.categoryId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .categoryId
+                )
+                self.minPrice = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .minPrice
+                )
+                self.maxPrice = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .maxPrice
+                )
+                self.currency = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .currency
+                )
+                self.ticketURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .ticketURL
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "description",
+                    "placeId",
+                    "localDate",
+                    "localTime",
+                    "durationMinutes",
+                    "status",
+                    "categoryId",
+                    "minPrice",
+                    "maxPrice",
+                    "currency",
+                    "ticketURL"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AttendanceInput`.
+        public struct AttendanceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttendanceInput/status`.
+            public var status: Components.Schemas.AttendanceStatus
+            /// Creates a new `AttendanceInput`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            public init(status: Components.Schemas.AttendanceStatus) {
+                self.status = status
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.status = try container.decode(
+                    Components.Schemas.AttendanceStatus.self,
+                    forKey: .status
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "status"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Attendance`.
+        public struct Attendance: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Attendance/eventId`.
+            public var eventId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Attendance/status`.
+            public var status: Components.Schemas.AttendanceStatus
+            /// - Remark: Generated from `#/components/schemas/Attendance/counts`.
+            public var counts: Components.Schemas.AttendanceCounts
+            /// Creates a new `Attendance`.
+            ///
+            /// - Parameters:
+            ///   - eventId:
+            ///   - status:
+            ///   - counts:
+            public init(
+                eventId: Swift.String,
+                status: Components.Schemas.AttendanceStatus,
+                counts: Components.Schemas.AttendanceCounts
+            ) {
+                self.eventId = eventId
+                self.status = status
+                self.counts = counts
+            }
+            public enum CodingKeys: String, CodingKey {
+                case eventId
+                case status
+                case counts
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Attendee`.
+        public struct Attendee: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Attendee/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/Attendee/status`.
+            public var status: Components.Schemas.AttendanceStatus
+            /// - Remark: Generated from `#/components/schemas/Attendee/since`.
+            public var since: Foundation.Date
+            /// Creates a new `Attendee`.
+            ///
+            /// - Parameters:
+            ///   - user:
+            ///   - status:
+            ///   - since:
+            public init(
+                user: Components.Schemas.PublicProfile,
+                status: Components.Schemas.AttendanceStatus,
+                since: Foundation.Date
+            ) {
+                self.user = user
+                self.status = status
+                self.since = since
+            }
+            public enum CodingKeys: String, CodingKey {
+                case user
+                case status
+                case since
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AttendeePage`.
+        public struct AttendeePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttendeePage/items`.
+            public var items: [Components.Schemas.Attendee]
+            /// - Remark: Generated from `#/components/schemas/AttendeePage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `AttendeePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Attendee],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Artist`.
+        public struct Artist: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Artist/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Artist/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Artist/category`.
+            public var category: Components.Schemas.CategoryRef?
+            /// - Remark: Generated from `#/components/schemas/Artist/imageURL`.
+            public var imageURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Artist/url`.
+            public var url: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Artist/favoritesCount`.
+            public var favoritesCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Artist/upcomingCount`.
+            public var upcomingCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Artist/isFavorite`.
+            public var isFavorite: Swift.Bool?
+            /// Creates a new `Artist`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - category:
+            ///   - imageURL:
+            ///   - url:
+            ///   - favoritesCount:
+            ///   - upcomingCount:
+            ///   - isFavorite:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                category: Components.Schemas.CategoryRef? = nil,
+                imageURL: Swift.String? = nil,
+                url: Swift.String? = nil,
+                favoritesCount: Swift.Int,
+                upcomingCount: Swift.Int,
+                isFavorite: Swift.Bool? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.category = category
+                self.imageURL = imageURL
+                self.url = url
+                self.favoritesCount = favoritesCount
+                self.upcomingCount = upcomingCount
+                self.isFavorite = isFavorite
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case category
+                case imageURL
+                case url
+                case favoritesCount
+                case upcomingCount
+                case isFavorite
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ArtistPage`.
+        public struct ArtistPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ArtistPage/items`.
+            public var items: [Components.Schemas.Artist]
+            /// - Remark: Generated from `#/components/schemas/ArtistPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `ArtistPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Artist],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ArtistList`.
+        public struct ArtistList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ArtistList/items`.
+            public var items: [Components.Schemas.Artist]
+            /// Creates a new `ArtistList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.Artist]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SimilarArtist`.
+        public struct SimilarArtist: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SimilarArtist/artist`.
+            public var artist: Components.Schemas.ArtistSummary
+            /// - Remark: Generated from `#/components/schemas/SimilarArtist/score`.
+            public var score: Swift.Double
+            /// Creates a new `SimilarArtist`.
+            ///
+            /// - Parameters:
+            ///   - artist:
+            ///   - score:
+            public init(
+                artist: Components.Schemas.ArtistSummary,
+                score: Swift.Double
+            ) {
+                self.artist = artist
+                self.score = score
+            }
+            public enum CodingKeys: String, CodingKey {
+                case artist
+                case score
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ArtistDetail`.
+        public struct ArtistDetail: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ArtistDetail/artist`.
+            public var artist: Components.Schemas.Artist
+            /// - Remark: Generated from `#/components/schemas/ArtistDetail/upcomingEvents`.
+            public var upcomingEvents: [Components.Schemas.Event]
+            /// - Remark: Generated from `#/components/schemas/ArtistDetail/similar`.
+            public var similar: [Components.Schemas.SimilarArtist]
+            /// Creates a new `ArtistDetail`.
+            ///
+            /// - Parameters:
+            ///   - artist:
+            ///   - upcomingEvents:
+            ///   - similar:
+            public init(
+                artist: Components.Schemas.Artist,
+                upcomingEvents: [Components.Schemas.Event],
+                similar: [Components.Schemas.SimilarArtist]
+            ) {
+                self.artist = artist
+                self.upcomingEvents = upcomingEvents
+                self.similar = similar
+            }
+            public enum CodingKeys: String, CodingKey {
+                case artist
+                case upcomingEvents
+                case similar
+            }
+        }
     }
 }

@@ -96,6 +96,133 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/users/{username}`.
     /// - Remark: Generated from `#/paths//v1/users/{username}/get(getUser)`.
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output
+    /// Cities whose name or alternate name matches (case- and diacritic-insensitive), exact matches first, by population.
+    ///
+    /// - Remark: HTTP `GET /v1/geocode`.
+    /// - Remark: Generated from `#/paths//v1/geocode/get(geocode)`.
+    func geocode(_ input: Operations.Geocode.Input) async throws -> Operations.Geocode.Output
+    /// The nearest city to a point, with its city and region keys and time zone.
+    ///
+    /// - Remark: HTTP `GET /v1/geocode/reverse`.
+    /// - Remark: Generated from `#/paths//v1/geocode/reverse/get(reverseGeocode)`.
+    func reverseGeocode(_ input: Operations.ReverseGeocode.Input) async throws -> Operations.ReverseGeocode.Output
+    /// Places near a point (by distance), in a bounding box, or matching text.
+    ///
+    /// `near=lat,lon` with `radius` (metres, default 2000, max 100000) sorts by distance and gives
+    /// each place its `distanceMeters`. `bbox=minLon,minLat,maxLon,maxLat` (minLon > maxLon crosses
+    /// the antimeridian) is for maps. Without either, places are sorted by name.
+    /// `openNow`/`openTonight` keep only places whose opening hours say so; unknown hours never pass.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/places`.
+    /// - Remark: Generated from `#/paths//v1/places/get(listPlaces)`.
+    func listPlaces(_ input: Operations.ListPlaces.Input) async throws -> Operations.ListPlaces.Output
+    /// Add a place (moderators and admins). City, region and time zone come from the gazetteer.
+    ///
+    /// - Remark: HTTP `POST /v1/places`.
+    /// - Remark: Generated from `#/paths//v1/places/post(createPlace)`.
+    func createPlace(_ input: Operations.CreatePlace.Input) async throws -> Operations.CreatePlace.Output
+    /// One place.
+    ///
+    /// - Remark: HTTP `GET /v1/places/{placeId}`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/get(getPlace)`.
+    func getPlace(_ input: Operations.GetPlace.Input) async throws -> Operations.GetPlace.Output
+    /// Change a place (moderators and admins); only the fields sent change.
+    ///
+    /// - Remark: HTTP `PATCH /v1/places/{placeId}`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/patch(updatePlace)`.
+    func updatePlace(_ input: Operations.UpdatePlace.Input) async throws -> Operations.UpdatePlace.Output
+    /// The event category tree.
+    ///
+    /// - Remark: HTTP `GET /v1/categories`.
+    /// - Remark: Generated from `#/paths//v1/categories/get(listCategories)`.
+    func listCategories(_ input: Operations.ListCategories.Input) async throws -> Operations.ListCategories.Output
+    /// Events by place, time, category, artist, keyword, budget and status.
+    ///
+    /// `when=tonight` is from now until 06:00 the next morning in each event's own time zone;
+    /// `weekend` from Friday 18:00 (or now) to Monday 06:00; `YYYY-MM-DD..YYYY-MM-DD` from the
+    /// first day's midnight to 06:00 after the last day. Without `when`, upcoming events.
+    /// `sort=distance` needs `near`; `sort=relevance` needs `q`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/get(listEvents)`.
+    func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output
+    /// Create a party at a place; the caller organises it.
+    ///
+    /// - Remark: HTTP `POST /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/post(createEvent)`.
+    func createEvent(_ input: Operations.CreateEvent.Input) async throws -> Operations.CreateEvent.Output
+    /// One event with its place, performers, change records and the caller's attendance.
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/get(getEvent)`.
+    func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output
+    /// Change an event (its organiser; moderators for any). Place, start and status changes are recorded.
+    ///
+    /// - Remark: HTTP `PATCH /v1/events/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/patch(updateEvent)`.
+    func updateEvent(_ input: Operations.UpdateEvent.Input) async throws -> Operations.UpdateEvent.Output
+    /// Cancel an event (its organiser; moderators for any). Recorded as a status change.
+    ///
+    /// - Remark: HTTP `POST /v1/events/{eventId}/cancel`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/cancel/post(cancelEvent)`.
+    func cancelEvent(_ input: Operations.CancelEvent.Input) async throws -> Operations.CancelEvent.Output
+    /// Who attends (the organiser and moderators only).
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}/attendees`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendees/get(listAttendees)`.
+    func listAttendees(_ input: Operations.ListAttendees.Input) async throws -> Operations.ListAttendees.Output
+    /// Say you are going, interested or following.
+    ///
+    /// - Remark: HTTP `PUT /v1/events/{eventId}/attendance`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendance/put(setAttendance)`.
+    func setAttendance(_ input: Operations.SetAttendance.Input) async throws -> Operations.SetAttendance.Output
+    /// Stop attending or following.
+    ///
+    /// - Remark: HTTP `DELETE /v1/events/{eventId}/attendance`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendance/delete(deleteAttendance)`.
+    func deleteAttendance(_ input: Operations.DeleteAttendance.Input) async throws -> Operations.DeleteAttendance.Output
+    /// Events the caller attends, follows or organises, upcoming first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/events`.
+    /// - Remark: Generated from `#/paths//v1/me/events/get(listMyEvents)`.
+    func listMyEvents(_ input: Operations.ListMyEvents.Input) async throws -> Operations.ListMyEvents.Output
+    /// Artists of a category (and its descendants), most popular first.
+    ///
+    /// - Remark: HTTP `GET /v1/artists`.
+    /// - Remark: Generated from `#/paths//v1/artists/get(listArtists)`.
+    func listArtists(_ input: Operations.ListArtists.Input) async throws -> Operations.ListArtists.Output
+    /// Search as you type; any word's prefix, case- and diacritic-insensitive, most popular first.
+    ///
+    /// - Remark: HTTP `GET /v1/artists/suggest`.
+    /// - Remark: Generated from `#/paths//v1/artists/suggest/get(suggestArtists)`.
+    func suggestArtists(_ input: Operations.SuggestArtists.Input) async throws -> Operations.SuggestArtists.Output
+    /// An artist with upcoming events and similar artists (affinity).
+    ///
+    /// - Remark: HTTP `GET /v1/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/artists/{artistId}/get(getArtist)`.
+    func getArtist(_ input: Operations.GetArtist.Input) async throws -> Operations.GetArtist.Output
+    /// The caller's favourite artists, most recently added first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/favorites/artists`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/get(listFavoriteArtists)`.
+    func listFavoriteArtists(_ input: Operations.ListFavoriteArtists.Input) async throws -> Operations.ListFavoriteArtists.Output
+    /// Add a favourite artist (idempotent).
+    ///
+    /// - Remark: HTTP `PUT /v1/me/favorites/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/{artistId}/put(addFavoriteArtist)`.
+    func addFavoriteArtist(_ input: Operations.AddFavoriteArtist.Input) async throws -> Operations.AddFavoriteArtist.Output
+    /// Remove a favourite artist (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/favorites/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/{artistId}/delete(removeFavoriteArtist)`.
+    func removeFavoriteArtist(_ input: Operations.RemoveFavoriteArtist.Input) async throws -> Operations.RemoveFavoriteArtist.Output
+    /// Upcoming events of the caller's favourite artists, by date.
+    ///
+    /// - Remark: HTTP `GET /v1/me/feed/favorites`.
+    /// - Remark: Generated from `#/paths//v1/me/feed/favorites/get(favoritesFeed)`.
+    func favoritesFeed(_ input: Operations.FavoritesFeed.Input) async throws -> Operations.FavoritesFeed.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -242,6 +369,319 @@ extension APIProtocol {
     ) async throws -> Operations.GetUser.Output {
         try await getUser(Operations.GetUser.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// Cities whose name or alternate name matches (case- and diacritic-insensitive), exact matches first, by population.
+    ///
+    /// - Remark: HTTP `GET /v1/geocode`.
+    /// - Remark: Generated from `#/paths//v1/geocode/get(geocode)`.
+    public func geocode(
+        query: Operations.Geocode.Input.Query,
+        headers: Operations.Geocode.Input.Headers = .init()
+    ) async throws -> Operations.Geocode.Output {
+        try await geocode(Operations.Geocode.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The nearest city to a point, with its city and region keys and time zone.
+    ///
+    /// - Remark: HTTP `GET /v1/geocode/reverse`.
+    /// - Remark: Generated from `#/paths//v1/geocode/reverse/get(reverseGeocode)`.
+    public func reverseGeocode(
+        query: Operations.ReverseGeocode.Input.Query,
+        headers: Operations.ReverseGeocode.Input.Headers = .init()
+    ) async throws -> Operations.ReverseGeocode.Output {
+        try await reverseGeocode(Operations.ReverseGeocode.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Places near a point (by distance), in a bounding box, or matching text.
+    ///
+    /// `near=lat,lon` with `radius` (metres, default 2000, max 100000) sorts by distance and gives
+    /// each place its `distanceMeters`. `bbox=minLon,minLat,maxLon,maxLat` (minLon > maxLon crosses
+    /// the antimeridian) is for maps. Without either, places are sorted by name.
+    /// `openNow`/`openTonight` keep only places whose opening hours say so; unknown hours never pass.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/places`.
+    /// - Remark: Generated from `#/paths//v1/places/get(listPlaces)`.
+    public func listPlaces(
+        query: Operations.ListPlaces.Input.Query = .init(),
+        headers: Operations.ListPlaces.Input.Headers = .init()
+    ) async throws -> Operations.ListPlaces.Output {
+        try await listPlaces(Operations.ListPlaces.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Add a place (moderators and admins). City, region and time zone come from the gazetteer.
+    ///
+    /// - Remark: HTTP `POST /v1/places`.
+    /// - Remark: Generated from `#/paths//v1/places/post(createPlace)`.
+    public func createPlace(
+        headers: Operations.CreatePlace.Input.Headers = .init(),
+        body: Operations.CreatePlace.Input.Body
+    ) async throws -> Operations.CreatePlace.Output {
+        try await createPlace(Operations.CreatePlace.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One place.
+    ///
+    /// - Remark: HTTP `GET /v1/places/{placeId}`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/get(getPlace)`.
+    public func getPlace(
+        path: Operations.GetPlace.Input.Path,
+        headers: Operations.GetPlace.Input.Headers = .init()
+    ) async throws -> Operations.GetPlace.Output {
+        try await getPlace(Operations.GetPlace.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Change a place (moderators and admins); only the fields sent change.
+    ///
+    /// - Remark: HTTP `PATCH /v1/places/{placeId}`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/patch(updatePlace)`.
+    public func updatePlace(
+        path: Operations.UpdatePlace.Input.Path,
+        headers: Operations.UpdatePlace.Input.Headers = .init(),
+        body: Operations.UpdatePlace.Input.Body
+    ) async throws -> Operations.UpdatePlace.Output {
+        try await updatePlace(Operations.UpdatePlace.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The event category tree.
+    ///
+    /// - Remark: HTTP `GET /v1/categories`.
+    /// - Remark: Generated from `#/paths//v1/categories/get(listCategories)`.
+    public func listCategories(headers: Operations.ListCategories.Input.Headers = .init()) async throws -> Operations.ListCategories.Output {
+        try await listCategories(Operations.ListCategories.Input(headers: headers))
+    }
+    /// Events by place, time, category, artist, keyword, budget and status.
+    ///
+    /// `when=tonight` is from now until 06:00 the next morning in each event's own time zone;
+    /// `weekend` from Friday 18:00 (or now) to Monday 06:00; `YYYY-MM-DD..YYYY-MM-DD` from the
+    /// first day's midnight to 06:00 after the last day. Without `when`, upcoming events.
+    /// `sort=distance` needs `near`; `sort=relevance` needs `q`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/get(listEvents)`.
+    public func listEvents(
+        query: Operations.ListEvents.Input.Query = .init(),
+        headers: Operations.ListEvents.Input.Headers = .init()
+    ) async throws -> Operations.ListEvents.Output {
+        try await listEvents(Operations.ListEvents.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Create a party at a place; the caller organises it.
+    ///
+    /// - Remark: HTTP `POST /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/post(createEvent)`.
+    public func createEvent(
+        headers: Operations.CreateEvent.Input.Headers = .init(),
+        body: Operations.CreateEvent.Input.Body
+    ) async throws -> Operations.CreateEvent.Output {
+        try await createEvent(Operations.CreateEvent.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One event with its place, performers, change records and the caller's attendance.
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/get(getEvent)`.
+    public func getEvent(
+        path: Operations.GetEvent.Input.Path,
+        headers: Operations.GetEvent.Input.Headers = .init()
+    ) async throws -> Operations.GetEvent.Output {
+        try await getEvent(Operations.GetEvent.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Change an event (its organiser; moderators for any). Place, start and status changes are recorded.
+    ///
+    /// - Remark: HTTP `PATCH /v1/events/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/patch(updateEvent)`.
+    public func updateEvent(
+        path: Operations.UpdateEvent.Input.Path,
+        headers: Operations.UpdateEvent.Input.Headers = .init(),
+        body: Operations.UpdateEvent.Input.Body
+    ) async throws -> Operations.UpdateEvent.Output {
+        try await updateEvent(Operations.UpdateEvent.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Cancel an event (its organiser; moderators for any). Recorded as a status change.
+    ///
+    /// - Remark: HTTP `POST /v1/events/{eventId}/cancel`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/cancel/post(cancelEvent)`.
+    public func cancelEvent(
+        path: Operations.CancelEvent.Input.Path,
+        headers: Operations.CancelEvent.Input.Headers = .init()
+    ) async throws -> Operations.CancelEvent.Output {
+        try await cancelEvent(Operations.CancelEvent.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Who attends (the organiser and moderators only).
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}/attendees`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendees/get(listAttendees)`.
+    public func listAttendees(
+        path: Operations.ListAttendees.Input.Path,
+        query: Operations.ListAttendees.Input.Query = .init(),
+        headers: Operations.ListAttendees.Input.Headers = .init()
+    ) async throws -> Operations.ListAttendees.Output {
+        try await listAttendees(Operations.ListAttendees.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Say you are going, interested or following.
+    ///
+    /// - Remark: HTTP `PUT /v1/events/{eventId}/attendance`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendance/put(setAttendance)`.
+    public func setAttendance(
+        path: Operations.SetAttendance.Input.Path,
+        headers: Operations.SetAttendance.Input.Headers = .init(),
+        body: Operations.SetAttendance.Input.Body
+    ) async throws -> Operations.SetAttendance.Output {
+        try await setAttendance(Operations.SetAttendance.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Stop attending or following.
+    ///
+    /// - Remark: HTTP `DELETE /v1/events/{eventId}/attendance`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/attendance/delete(deleteAttendance)`.
+    public func deleteAttendance(
+        path: Operations.DeleteAttendance.Input.Path,
+        headers: Operations.DeleteAttendance.Input.Headers = .init()
+    ) async throws -> Operations.DeleteAttendance.Output {
+        try await deleteAttendance(Operations.DeleteAttendance.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Events the caller attends, follows or organises, upcoming first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/events`.
+    /// - Remark: Generated from `#/paths//v1/me/events/get(listMyEvents)`.
+    public func listMyEvents(
+        query: Operations.ListMyEvents.Input.Query = .init(),
+        headers: Operations.ListMyEvents.Input.Headers = .init()
+    ) async throws -> Operations.ListMyEvents.Output {
+        try await listMyEvents(Operations.ListMyEvents.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Artists of a category (and its descendants), most popular first.
+    ///
+    /// - Remark: HTTP `GET /v1/artists`.
+    /// - Remark: Generated from `#/paths//v1/artists/get(listArtists)`.
+    public func listArtists(
+        query: Operations.ListArtists.Input.Query,
+        headers: Operations.ListArtists.Input.Headers = .init()
+    ) async throws -> Operations.ListArtists.Output {
+        try await listArtists(Operations.ListArtists.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Search as you type; any word's prefix, case- and diacritic-insensitive, most popular first.
+    ///
+    /// - Remark: HTTP `GET /v1/artists/suggest`.
+    /// - Remark: Generated from `#/paths//v1/artists/suggest/get(suggestArtists)`.
+    public func suggestArtists(
+        query: Operations.SuggestArtists.Input.Query,
+        headers: Operations.SuggestArtists.Input.Headers = .init()
+    ) async throws -> Operations.SuggestArtists.Output {
+        try await suggestArtists(Operations.SuggestArtists.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// An artist with upcoming events and similar artists (affinity).
+    ///
+    /// - Remark: HTTP `GET /v1/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/artists/{artistId}/get(getArtist)`.
+    public func getArtist(
+        path: Operations.GetArtist.Input.Path,
+        headers: Operations.GetArtist.Input.Headers = .init()
+    ) async throws -> Operations.GetArtist.Output {
+        try await getArtist(Operations.GetArtist.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The caller's favourite artists, most recently added first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/favorites/artists`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/get(listFavoriteArtists)`.
+    public func listFavoriteArtists(
+        query: Operations.ListFavoriteArtists.Input.Query = .init(),
+        headers: Operations.ListFavoriteArtists.Input.Headers = .init()
+    ) async throws -> Operations.ListFavoriteArtists.Output {
+        try await listFavoriteArtists(Operations.ListFavoriteArtists.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Add a favourite artist (idempotent).
+    ///
+    /// - Remark: HTTP `PUT /v1/me/favorites/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/{artistId}/put(addFavoriteArtist)`.
+    public func addFavoriteArtist(
+        path: Operations.AddFavoriteArtist.Input.Path,
+        headers: Operations.AddFavoriteArtist.Input.Headers = .init()
+    ) async throws -> Operations.AddFavoriteArtist.Output {
+        try await addFavoriteArtist(Operations.AddFavoriteArtist.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Remove a favourite artist (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/favorites/artists/{artistId}`.
+    /// - Remark: Generated from `#/paths//v1/me/favorites/artists/{artistId}/delete(removeFavoriteArtist)`.
+    public func removeFavoriteArtist(
+        path: Operations.RemoveFavoriteArtist.Input.Path,
+        headers: Operations.RemoveFavoriteArtist.Input.Headers = .init()
+    ) async throws -> Operations.RemoveFavoriteArtist.Output {
+        try await removeFavoriteArtist(Operations.RemoveFavoriteArtist.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Upcoming events of the caller's favourite artists, by date.
+    ///
+    /// - Remark: HTTP `GET /v1/me/feed/favorites`.
+    /// - Remark: Generated from `#/paths//v1/me/feed/favorites/get(favoritesFeed)`.
+    public func favoritesFeed(
+        query: Operations.FavoritesFeed.Input.Query = .init(),
+        headers: Operations.FavoritesFeed.Input.Headers = .init()
+    ) async throws -> Operations.FavoritesFeed.Output {
+        try await favoritesFeed(Operations.FavoritesFeed.Input(
+            query: query,
             headers: headers
         ))
     }

@@ -8,6 +8,10 @@ import TonightAPI
 struct APIHandlers: APIProtocol {
     let accounts: AccountService
     let users: any UserRepository
+    let geo: GeoService
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

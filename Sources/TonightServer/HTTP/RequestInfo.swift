@@ -80,4 +80,13 @@ extension RequestInfo {
         if principal.isAnonymous { throw APIError.anonymousReadOnly }
         return principal
     }
+
+    /// The caller if it is a moderator or admin: 401 without a token, 403 otherwise.
+    static func requireModerator() throws -> Principal {
+        let principal = try requireMember()
+        guard principal.role >= .moderator else {
+            throw APIError.forbidden("Only moderators and admins can do this.", code: "moderators_only")
+        }
+        return principal
+    }
 }

@@ -17,6 +17,9 @@ enum Migrations {
         CreateLogins(),
         CreateIdempotencyKeys(),
         CreateJobs(),
+        CreatePlaces(),
+        CreateCatalog(),
+        CreateEvents(),
     ]
 }
 

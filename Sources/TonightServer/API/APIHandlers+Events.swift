@@ -1,0 +1,282 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+extension APIHandlers {
+    var assembler: EventAssembler { EventAssembler(events: events, places: places, catalog: catalog) }
+
+    func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
+        try await answer {
+            let q = input.query
+            let limit = try Paging.limit(q.limit)
+            let now = Date()
+            var issues: [FieldIssue] = []
+            var query = EventQuery(from: Clock.millis(now))
+            if let near = q.near {
+                switch GeoPoint.parse(near, field: "near") {
+                case .success(let point): query.near = point
+                case .failure(let issue): issues.append(issue)
+                }
+            }
+            if let radius = q.radius {
+                if (1...100_000).contains(radius) { query.radius = Double(radius) } else {
+                    issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
+                }
+            }
+            query.cityKey = q.city
+            var when: When?
+            if let text = q.when {
+                switch When.parse(text) {
+                case .success(let parsed): when = parsed
+                case .failure(let issue): issues.append(issue)
+                }
+            }
+            if let price = q.maxPrice {
+                if price.isFinite && price >= 0 { query.maxPrice = price } else {
+                    issues.append(.init(field: "maxPrice", code: "out_of_range", message: "Use a price of 0 or more."))
+                }
+            }
+            var words: [Substring] = []
+            if let text = q.q {
+                if TextRules.isClean(text) {
+                    words = SearchText.words(text)
+                    if !words.isEmpty { query.text = words.joined(separator: " ") }
+                } else {
+                    issues.append(.init(field: "q", code: "invalid", message: "No control characters."))
+                }
+            }
+            let sort = q.sort ?? .start
+            if sort == .distance && query.near == nil {
+                issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
+            }
+            if sort == .relevance && words.isEmpty {
+                issues.append(.init(field: "sort", code: "needs_q", message: "Sorting by relevance needs q."))
+            }
+            guard issues.isEmpty else { throw APIError.validation(issues) }
+            if let category = q.category {
+                query.categoryIDs = CategoryTree.descendants(of: category, in: try await catalog.categories())
+            }
+            if let artist = q.artist { query.artistIDs = [artist] }
+            query.status = q.status?.rawValue
+            query.kind = q.kind?.rawValue
+            if let when {
+                let broad = EventWindows.broad(when, now: now)
+                query.from = Clock.millis(broad.start)
+                query.to = Clock.millis(broad.end)
+            }
+            let keep: (EventRecord) -> Bool = { record in
+                guard let when else { return true }
+                return EventWindows.contains(record, when: when, now: now)
+            }
+            let caller = RequestInfo.current?.principal?.userID
+            if sort == .start {
+                query.after = try Paging.keyset(q.cursor).map { (startAt: $0.0, id: $0.1) }
+                let (records, next) = try await keysetPage(query, limit: limit, keep: keep)
+                let items = try await assembler.assemble(records, callerID: caller, distanceFrom: query.near, now: now)
+                return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+            }
+            let offset = try Paging.offset(q.cursor)
+            query.limit = 2000
+            var ranked = try await events.search(query).filter(keep)
+            let placesByID = try await places.find(ids: ranked.map(\.placeID))
+            if sort == .distance, let center = query.near {
+                let distance = { (e: EventRecord) in placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity }
+                ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
+            } else {
+                let performers = try await events.performers(of: ranked.map(\.id))
+                let artists = try await catalog.artists(ids: performers.values.flatMap { $0 })
+                let score = { (e: EventRecord) -> Int in
+                    EventRelevance.score(
+                        words: words, name: e.name, placeName: placesByID[e.placeID]?.name ?? "",
+                        performers: (performers[e.id] ?? []).compactMap { artists[$0]?.name })
+                }
+                let scores = Dictionary(ranked.map { ($0.id, score($0)) }, uniquingKeysWith: { a, _ in a })
+                ranked.sort { (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id) }
+            }
+            let page = Paging.page(ranked, offset: offset, limit: limit)
+            let items = try await assembler.assemble(page.items, callerID: caller, distanceFrom: query.near, now: now)
+            return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
+        }
+    }
+
+    /// Fills a page in start order, asking for more rows while the exact filter drops some.
+    func keysetPage(_ base: EventQuery, limit: Int, keep: (EventRecord) -> Bool) async throws
+        -> ([EventRecord], String?)
+    {
+        var query = base
+        query.limit = max(50, limit * 2)
+        var kept: [EventRecord] = []
+        while true {
+            let batch = try await events.search(query)
+            for record in batch where keep(record) {
+                kept.append(record)
+                if kept.count == limit + 1 { break }
+            }
+            if kept.count > limit || batch.count < query.limit { break }
+            guard let last = batch.last else { break }
+            query.after = (last.startAt, last.id)
+        }
+        if kept.count > limit {
+            let page = Array(kept.prefix(limit))
+            return (page, Paging.keysetCursor(page[limit - 1].startAt, page[limit - 1].id))
+        }
+        return (kept, nil)
+    }
+
+    func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output {
+        try await answer {
+            let event = try await findEvent(input.path.eventId)
+            let caller = RequestInfo.current?.principal?.userID
+            guard let item = try await assembler.assemble([event], callerID: caller, withChanges: true).first else {
+                throw APIError.notFound("No such event.")
+            }
+            return .ok(.init(body: .json(item)))
+        }
+    }
+
+    func createEvent(_ input: Operations.CreateEvent.Input) async throws -> Operations.CreateEvent.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            let now = Clock.millis()
+            var event = EventRecord(
+                id: Identifier.make(), kind: "party", name: "", placeID: "", startAt: 0, localDate: "", timeZone: "UTC",
+                status: EventStatus.scheduled.rawValue, organizerID: caller.userID, createdAt: now, updatedAt: now)
+            let patch = Components.Schemas.EventPatch(
+                name: body.name, description: body.description, placeId: body.placeId, localDate: body.localDate,
+                localTime: body.localTime, durationMinutes: body.durationMinutes, categoryId: body.categoryId,
+                minPrice: body.minPrice, maxPrice: body.maxPrice, currency: body.currency, ticketURL: body.ticketURL)
+            try await EventEdit(places: places, catalog: catalog).apply(patch, to: &event, creating: true)
+            try await events.insert(event, performers: [])
+            let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
+            return .created(.init(body: .json(item[0])))
+        }
+    }
+
+    func updateEvent(_ input: Operations.UpdateEvent.Input) async throws -> Operations.UpdateEvent.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            guard case .json(let patch) = input.body else { throw APIError.badRequest("Send JSON.") }
+            var event = try await findEvent(input.path.eventId)
+            try Self.requireOrganizer(caller, of: event)
+            let old = event
+            try await EventEdit(places: places, catalog: catalog).apply(patch, to: &event, creating: false)
+            event.updatedAt = Clock.millis()
+            try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
+            let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
+            return .ok(.init(body: .json(item[0])))
+        }
+    }
+
+    func cancelEvent(_ input: Operations.CancelEvent.Input) async throws -> Operations.CancelEvent.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            var event = try await findEvent(input.path.eventId)
+            try Self.requireOrganizer(caller, of: event)
+            if event.status != EventStatus.cancelled.rawValue {
+                let old = event
+                event.status = EventStatus.cancelled.rawValue
+                event.updatedAt = Clock.millis()
+                try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
+            }
+            let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
+            return .ok(.init(body: .json(item[0])))
+        }
+    }
+
+    func listAttendees(_ input: Operations.ListAttendees.Input) async throws -> Operations.ListAttendees.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            let limit = try Paging.limit(input.query.limit)
+            let after = try Paging.keyset(input.query.cursor)
+            let event = try await findEvent(input.path.eventId)
+            try Self.requireOrganizer(caller, of: event)
+            let rows = try await events.attendees(
+                of: event.id, status: input.query.status?.rawValue, after: after, limit: limit + 1)
+            let page = Array(rows.prefix(limit))
+            var items: [Components.Schemas.Attendee] = []
+            for row in page {
+                guard let user = try await users.find(id: row.userID) else { continue }
+                items.append(
+                    .init(
+                        user: .init(
+                            id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
+                            ageGroup: user.ageGroup(), homeCity: user.homeCity, createdAt: Clock.date(user.createdAt)),
+                        status: .init(rawValue: row.status) ?? .following, since: Clock.date(row.since)))
+            }
+            let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.since, $0.userID) } : nil
+            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        }
+    }
+
+    func setAttendance(_ input: Operations.SetAttendance.Input) async throws -> Operations.SetAttendance.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            let event = try await findEvent(input.path.eventId)
+            if event.status == EventStatus.cancelled.rawValue && body.status != .following {
+                throw APIError.conflict("This event is cancelled; you can only follow it.", code: "event_cancelled")
+            }
+            guard
+                let updated = try await events.setAttendance(
+                    eventID: event.id, userID: caller.userID, status: body.status.rawValue, now: Clock.millis())
+            else { throw APIError.notFound("No such event.") }
+            return .ok(
+                .init(
+                    body: .json(
+                        .init(
+                            eventId: event.id, status: body.status,
+                            counts: .init(
+                                going: Int(updated.goingCount), interested: Int(updated.interestedCount),
+                                following: Int(updated.followingCount))))))
+        }
+    }
+
+    func deleteAttendance(_ input: Operations.DeleteAttendance.Input) async throws
+        -> Operations.DeleteAttendance.Output
+    {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            guard
+                try await events.setAttendance(
+                    eventID: input.path.eventId, userID: caller.userID, status: nil, now: Clock.millis()) != nil
+            else { throw APIError.notFound("No such event.") }
+            return .noContent(.init())
+        }
+    }
+
+    func listMyEvents(_ input: Operations.ListMyEvents.Input) async throws -> Operations.ListMyEvents.Output {
+        try await answer {
+            let caller = try RequestInfo.requireCaller()
+            let limit = try Paging.limit(input.query.limit)
+            let after = try Paging.keyset(input.query.cursor)
+            let now = Clock.millis()
+            let past = input.query.past == true
+            let records = try await events.events(
+                of: caller.userID, status: input.query.status?.rawValue, from: past ? nil : now,
+                until: past ? now : nil, after: after, limit: limit + 1)
+            let page = Array(records.prefix(limit))
+            let items = try await assembler.assemble(page, callerID: caller.userID)
+            let next = records.count > limit ? page.last.map { Paging.keysetCursor($0.startAt, $0.id) } : nil
+            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        }
+    }
+
+    func listCategories(_ input: Operations.ListCategories.Input) async throws -> Operations.ListCategories.Output {
+        try await answer {
+            .ok(.init(body: .json(.init(items: CategoryTree.nested(try await catalog.categories())))))
+        }
+    }
+
+    func findEvent(_ id: String) async throws -> EventRecord {
+        guard let event = try await events.find(id: id) else { throw APIError.notFound("No such event.") }
+        return event
+    }
+
+    /// Organisers change their own parties; moderators change anything, including imported shows.
+    static func requireOrganizer(_ caller: Principal, of event: EventRecord) throws {
+        guard caller.role >= .moderator || (event.organizerID == caller.userID && event.organizerID != nil) else {
+            throw APIError.forbidden("Only the organiser or a moderator can do this.", code: "not_organizer")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import TonightCore
+
+/// Page sizes and opaque cursors shared by every list.
+///
+/// A cursor is base64url text the client passes back unchanged: either an offset into a ranked
+/// list (`o:<n>`) or a keyset position (`k:<number>:<id>`) for lists ordered by time.
+enum Paging {
+    /// `limit` validated to 1–100, 20 when absent.
+    static func limit(_ value: Int?) throws -> Int {
+        guard let value else { return 20 }
+        guard (1...100).contains(value) else {
+            throw APIError.validation([.init(field: "limit", code: "out_of_range", message: "Use a limit from 1 to 100.")])
+        }
+        return value
+    }
+
+    static func encode(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ cursor: String) throws -> String {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
+            throw badCursor
+        }
+        return text
+    }
+
+    static let badCursor = APIError.validation([
+        .init(field: "cursor", code: "invalid", message: "This cursor was not made by this list.")
+    ])
+
+    /// The offset a cursor stands for (0 without one).
+    static func offset(_ cursor: String?) throws -> Int {
+        guard let cursor else { return 0 }
+        let text = try decode(cursor)
+        guard text.hasPrefix("o:"), let offset = Int(text.dropFirst(2)), offset >= 0, offset < 1_000_000 else {
+            throw badCursor
+        }
+        return offset
+    }
+
+    static func offsetCursor(_ offset: Int) -> String { encode("o:\(offset)") }
+
+    /// The keyset position a cursor stands for.
+    static func keyset(_ cursor: String?) throws -> (Int64, String)? {
+        guard let cursor else { return nil }
+        let parts = try decode(cursor).split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "k", let number = Int64(parts[1]) else { throw badCursor }
+        return (number, String(parts[2]))
+    }
+
+    static func keysetCursor(_ number: Int64, _ id: String) -> String { encode("k:\(number):\(id)") }
+
+    /// A page of `items` starting at `offset`, with the next cursor when more remain.
+    static func page<T>(_ items: [T], offset: Int, limit: Int) -> (items: [T], next: String?) {
+        guard offset < items.count else { return ([], nil) }
+        let end = min(items.count, offset + limit)
+        return (Array(items[offset..<end]), end < items.count ? offsetCursor(end) : nil)
+    }
+}

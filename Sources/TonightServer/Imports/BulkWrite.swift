@@ -1,0 +1,43 @@
+import SQLKit
+
+/// Multi-row `INSERT … ON CONFLICT DO UPDATE`, chunked under both databases' bind limits.
+enum BulkWrite {
+    static func upsert(
+        _ table: String, columns: [String], rows: [[any Encodable & Sendable]], key: [String], on db: any SQLDatabase
+    ) async throws {
+        guard !rows.isEmpty else { return }
+        let perStatement = max(1, 30_000 / columns.count)
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + perStatement)
+            let builder = db.insert(into: table).columns(columns)
+            for row in rows[start..<end] { builder.values(row) }
+            let updated = columns.filter { !key.contains($0) }
+            if updated.isEmpty {
+                builder.ignoringConflicts(with: key)
+            } else {
+                builder.onConflict(with: key) { conflict in
+                    var conflict = conflict
+                    for column in updated { conflict = conflict.set(excludedValueOf: column) }
+                    return conflict
+                }
+            }
+            try await builder.run()
+            start = end
+        }
+    }
+
+    /// `DELETE FROM table WHERE column IN (…)`, chunked.
+    static func delete(from table: String, where column: String, in values: [String], on db: any SQLDatabase)
+        async throws
+    {
+        var start = 0
+        while start < values.count {
+            let end = min(values.count, start + 10_000)
+            try await db.raw(
+                "DELETE FROM \(ident: table) WHERE \(ident: column) IN (\(binds: Array(values[start..<end])))"
+            ).run()
+            start = end
+        }
+    }
+}

@@ -1,0 +1,436 @@
+import Foundation
+import SQLKit
+import TonightCore
+
+/// What an import did, per kind of record, with the first rejects.
+public struct ImportSummary: Sendable {
+    /// Tallies by kind: `categories`, `artists`, `places`, `events`, `affinity`, `cities`.
+    public var tallies: [String: ImportTally] = [:]
+    /// The first rejects (at most ``ImportSummary/keptRejects``), in file order.
+    public var rejects: [ImportReject] = []
+    /// Every reject, counted.
+    public var rejectedCount = 0
+    /// Events whose place, start or status changed.
+    public var changes = 0
+    static let keptRejects = 20
+
+    mutating func reject(_ reject: ImportReject) {
+        rejectedCount += 1
+        if rejects.count < Self.keptRejects { rejects.append(reject) }
+    }
+
+    mutating func count(_ kind: String, _ change: (inout ImportTally) -> Void) {
+        change(&tallies[kind, default: ImportTally()])
+    }
+}
+
+/// Writes imported records in batches: each batch reads the rows it may replace, compares, and
+/// writes only what is new or changed, so a re-import of the same file changes nothing and counts
+/// every record as unchanged. Event place, start and status changes become change records.
+///
+/// Rows are keyed `source:id` (`feed:735647`), so the ids of one source never meet another's and
+/// references resolve without a lookup. Records may refer to ids later in the file: an event whose
+/// place or performers are not known yet waits until the end of the file.
+public actor ImportWriter {
+    let source: String
+    let dryRun: Bool
+    let database: Database
+    let geo: GeoService
+    let batchSize: Int
+    public private(set) var summary = ImportSummary()
+
+    private var categories: [ImportedCategory] = []
+    private var artists: [ImportedArtist] = []
+    private var venues: [(ImportedVenue, String)] = []
+    private var events: [(ImportedEvent, String)] = []
+    private var waiting: [(ImportedEvent, String)] = []
+    /// Place id → time zone of every place of this source known so far.
+    private var placeZones: [String: String] = [:]
+    private var knownArtists = Set<String>()
+
+    /// Creates a writer for records of `source` (`feed`, `discovery`, `ics`, `osm`).
+    public init(services: AppServices, source: String, dryRun: Bool, batchSize: Int = 1000) {
+        self.source = source
+        self.dryRun = dryRun
+        self.database = services.database
+        self.geo = services.geo
+        self.batchSize = batchSize
+    }
+
+    /// Loads the ids this source already has, so references to earlier imports resolve.
+    public func prepare() async throws {
+        let prefix = source + ":%"
+        for row in try await database.sql.raw(
+            "SELECT id, time_zone FROM places WHERE id LIKE \(bind: prefix)"
+        ).all() {
+            placeZones[try row.decode(column: "id", as: String.self)] = try row.decode(
+                column: "time_zone", as: String.self)
+        }
+        for row in try await database.sql.raw("SELECT id FROM artists WHERE id LIKE \(bind: prefix)").all() {
+            knownArtists.insert(try row.decode(column: "id", as: String.self))
+        }
+    }
+
+    func key(_ id: String) -> String { source + ":" + id }
+
+    /// Takes one record; writes when a batch is full.
+    public func add(_ record: ImportRecord, position: String) async throws {
+        switch record {
+        case .category(let category):
+            categories.append(category)
+        case .artist(let artist):
+            artists.append(artist)
+        case .venue(let venue):
+            try addVenue(venue, position: position)
+        case .event(var event):
+            if let venue = event.venue {
+                try addVenue(venue, position: position)
+                event.venueId = venue.id
+            }
+            for artist in event.performers {
+                artists.append(artist)
+                }
+            if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
+            events.append((event, position))
+        }
+        if categories.count + artists.count + venues.count + events.count >= batchSize {
+            try await flush()
+        }
+    }
+
+    /// Records a rejected record.
+    public func reject(_ reject: ImportReject) {
+        summary.reject(reject)
+    }
+
+    private func addVenue(_ venue: ImportedVenue, position: String) throws {
+        venues.append((venue, position))
+    }
+
+    /// Writes what is buffered, resolves waiting events, and returns the summary.
+    public func finish() async throws -> ImportSummary {
+        try await flush()
+        let retry = waiting
+        waiting = []
+        for (event, position) in retry {
+            if placeZones[key(event.venueId ?? "")] == nil {
+                summary.reject(.init(position: position, reason: "unknown venue \(event.venueId ?? "")"))
+            } else {
+                events.append((event, position))
+            }
+        }
+        try await flush(final: true)
+        if !dryRun {
+            try await database.sql.raw(
+                """
+                UPDATE artists SET popularity = (SELECT COUNT(*) FROM event_performers ep WHERE ep.artist_id = artists.id)
+                WHERE id LIKE \(bind: source + ":%")
+                """
+            ).run()
+        }
+        return summary
+    }
+
+    private func flush(final: Bool = false) async throws {
+        let now = Clock.millis()
+        let batch = (categories, artists, venues, events)
+        categories = []
+        artists = []
+        venues = []
+        events = []
+        let placeRows = try resolvePlaces(batch.2)
+        if dryRun {
+            try await write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: database.sql)
+        } else {
+            try await database.transaction { db in
+                try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
+            }
+        }
+    }
+
+    /// Venues as place rows: coordinates from the record or the gazetteer, city keys and zone from
+    /// the nearest city. A venue with neither coordinates nor a known city is rejected.
+    private func resolvePlaces(_ venues: [(ImportedVenue, String)]) throws -> [PlaceRecord] {
+        var rows: [String: PlaceRecord] = [:]
+        for (venue, position) in venues {
+            var location = venue.location
+            if location == nil, let city = venue.city {
+                location = geo.gazetteer.search(city, country: venue.country ?? "US", limit: 1).first?.location
+            }
+            guard let location, let locality = geo.locality(of: location) else {
+                summary.reject(.init(position: position, reason: "venue \(venue.id) has no coordinates and no known city"))
+                continue
+            }
+            let id = key(venue.id)
+            rows[id] = PlaceRecord(
+                id: id, name: venue.name, category: venue.category ?? PlaceCategory.eventsVenue.rawValue,
+                latitude: location.latitude, longitude: location.longitude, street: venue.street,
+                postalCode: venue.postalCode, city: venue.city ?? locality.city, region: venue.state ?? locality.region,
+                country: venue.country ?? locality.country, cityKey: locality.cityKey, regionKey: locality.regionKey,
+                timeZone: locality.timeZone, openingHours: venue.openingHours, imageURL: venue.imageURL,
+                website: venue.url, source: source, sourceID: venue.id, createdAt: 0, updatedAt: 0)
+            placeZones[id] = locality.timeZone
+        }
+        return Array(rows.values)
+    }
+
+    private func write(
+        _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ places: [PlaceRecord],
+        _ events: [(ImportedEvent, String)], now: Int64, final: Bool, on db: any SQLDatabase
+    ) async throws {
+        try await writeCategories(categories, now: now, on: db)
+        try await writeArtists(artists, now: now, on: db)
+        try await writePlaces(places, now: now, on: db)
+        try await writeEvents(events, now: now, final: final, on: db)
+    }
+
+    /// The last record with each id wins (a later record replaces an earlier one).
+    private func lastByID<T>(_ items: [T], id: (T) -> String) -> [String: T] {
+        var result: [String: T] = [:]
+        for item in items { result[id(item)] = item }
+        return result
+    }
+
+    private func writeCategories(_ items: [ImportedCategory], now: Int64, on db: any SQLDatabase) async throws {
+        let byID = lastByID(items) { key($0.id) }
+        guard !byID.isEmpty else { return }
+        var existing: [String: (String, String?)] = [:]
+        for row in try await db.raw(
+            "SELECT id, name, parent_id FROM categories WHERE id IN (\(binds: Array(byID.keys)))"
+        ).all() {
+            existing[try row.decode(column: "id", as: String.self)] = (
+                try row.decode(column: "name", as: String.self), try row.decode(column: "parent_id", as: String?.self)
+            )
+        }
+        var rows: [[any Encodable & Sendable]] = []
+        for (id, category) in byID {
+            let parent = category.parentId.map(key)
+            if let old = existing[id] {
+                if old.0 == category.name && old.1 == parent {
+                    summary.count("categories") { $0.unchanged += 1 }
+                    continue
+                }
+                summary.count("categories") { $0.updated += 1 }
+            } else {
+                summary.count("categories") { $0.inserted += 1 }
+            }
+            rows.append([id, category.name, parent, source, category.id, now])
+        }
+        if !dryRun {
+            try await BulkWrite.upsert(
+                "categories", columns: ["id", "name", "parent_id", "source", "source_id", "updated_at"], rows: rows,
+                key: ["id"], on: db)
+        }
+    }
+
+    private func writeArtists(_ items: [ImportedArtist], now: Int64, on db: any SQLDatabase) async throws {
+        let byID = lastByID(items) { key($0.id) }
+        guard !byID.isEmpty else { return }
+        var existing: [String: ArtistRecord] = [:]
+        for row in try await db.raw(
+            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN (\(binds: Array(byID.keys)))"
+        ).all() {
+            let artist = try SQLCatalogRepository.decode(row)
+            existing[artist.id] = artist
+        }
+        var rows: [[any Encodable & Sendable]] = []
+        var renamed: [String] = []
+        var words: [[any Encodable & Sendable]] = []
+        for (id, artist) in byID {
+            let category = artist.categoryId.map(key)
+            var created = now
+            if let old = existing[id] {
+                if old.name == artist.name && old.categoryID == category && old.imageURL == artist.imageURL
+                    && old.url == artist.url
+                {
+                    summary.count("artists") { $0.unchanged += 1 }
+                    knownArtists.insert(id)
+                    continue
+                }
+                summary.count("artists") { $0.updated += 1 }
+                created = old.createdAt
+                if old.name != artist.name { renamed.append(id) }
+            } else {
+                summary.count("artists") { $0.inserted += 1 }
+            }
+            knownArtists.insert(id)
+            let folded = SearchText.fold(artist.name)
+            rows.append([
+                id, artist.name, folded, category, artist.imageURL, artist.url, source, artist.id, created, now,
+            ])
+            if existing[id] == nil || renamed.last == id {
+                for word in Set(folded.split(separator: " ")) { words.append([String(word), id]) }
+            }
+        }
+        guard !dryRun else { return }
+        try await BulkWrite.upsert(
+            "artists",
+            columns: [
+                "id", "name", "name_folded", "category_id", "image_url", "url", "source", "source_id", "created_at",
+                "updated_at",
+            ], rows: rows, key: ["id"], on: db)
+        try await BulkWrite.delete(from: "artist_words", where: "artist_id", in: renamed, on: db)
+        try await BulkWrite.upsert("artist_words", columns: ["word", "artist_id"], rows: words, key: ["word", "artist_id"], on: db)
+    }
+
+    private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {
+        guard !places.isEmpty else { return }
+        let existing = try await SQLPlaceRepository(db: db).find(ids: places.map(\.id))
+        var rows: [[any Encodable & Sendable]] = []
+        for var place in places {
+            if let old = existing[place.id] {
+                place.createdAt = old.createdAt
+                place.updatedAt = old.updatedAt
+                place.createdBy = old.createdBy
+                if old == place {
+                    summary.count("places") { $0.unchanged += 1 }
+                    continue
+                }
+                summary.count("places") { $0.updated += 1 }
+            } else {
+                summary.count("places") { $0.inserted += 1 }
+                place.createdAt = now
+            }
+            place.updatedAt = now
+            rows.append([
+                place.id, place.name, SearchText.fold(place.name), place.category, place.latitude, place.longitude,
+                PlaceGrid.cell(of: place.location), place.street, place.postalCode, place.city, place.region,
+                place.country, place.cityKey, place.regionKey, place.timeZone, place.openingHours, place.imageURL,
+                place.website, place.source, place.sourceID, place.createdAt, place.updatedAt,
+            ])
+        }
+        guard !dryRun else { return }
+        try await BulkWrite.upsert(
+            "places",
+            columns: [
+                "id", "name", "name_folded", "category", "latitude", "longitude", "cell", "street", "postal_code",
+                "city", "region", "country", "city_key", "region_key", "time_zone", "opening_hours", "image_url",
+                "website", "source", "source_id", "created_at", "updated_at",
+            ], rows: rows, key: ["id"], on: db)
+    }
+
+    private func writeEvents(_ items: [(ImportedEvent, String)], now: Int64, final: Bool, on db: any SQLDatabase)
+        async throws
+    {
+        var ready: [String: (EventRecord, [String])] = [:]
+        for (event, position) in items {
+            let placeID = key(event.venueId ?? "")
+            guard let zoneID = placeZones[placeID] else {
+                if final {
+                    summary.reject(.init(position: position, reason: "unknown venue \(event.venueId ?? "")"))
+                } else {
+                    waiting.append((event, position))
+                }
+                continue
+            }
+            let performers = event.performerIds.map(key)
+            if let missing = performers.first(where: { !knownArtists.contains($0) }) {
+                if final {
+                    summary.reject(.init(position: position, reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
+                } else {
+                    waiting.append((event, position))
+                }
+                continue
+            }
+            let record = ImportedEventMapping.record(
+                event, id: key(event.id), placeID: placeID, zone: zoneID, source: source,
+                categoryKey: event.categoryId.map(key), now: now)
+            ready[record.id] = (record, performers)
+        }
+        guard !ready.isEmpty else { return }
+        let ids = Array(ready.keys)
+        var existing: [String: EventRecord] = [:]
+        for row in try await db.raw(
+            "SELECT \(unsafeRaw: SQLEventRepository.selectList) FROM events e WHERE e.id IN (\(binds: ids))"
+        ).all() {
+            let event = try SQLEventRepository.decode(row)
+            existing[event.id] = event
+        }
+        let oldPerformers = try await SQLEventRepository(db: db, database: database).performers(of: Array(existing.keys))
+        var rows: [[any Encodable & Sendable]] = []
+        var performerRows: [[any Encodable & Sendable]] = []
+        var replaced: [String] = []
+        var changes: [EventChangeRecord] = []
+        for (id, (var event, performers)) in ready {
+            if let old = existing[id] {
+                event.createdAt = old.createdAt
+                event.updatedAt = old.updatedAt
+                event.goingCount = old.goingCount
+                event.interestedCount = old.interestedCount
+                event.followingCount = old.followingCount
+                event.organizerID = old.organizerID
+                if old == event && (oldPerformers[id] ?? []) == performers {
+                    summary.count("events") { $0.unchanged += 1 }
+                    continue
+                }
+                summary.count("events") { $0.updated += 1 }
+                let found = EventChanges.between(old, event, origin: "import", now: now)
+                if !found.isEmpty { summary.changes += 1 }
+                changes += found
+                replaced.append(id)
+            } else {
+                summary.count("events") { $0.inserted += 1 }
+                event.createdAt = now
+            }
+            event.updatedAt = now
+            rows.append([
+                event.id, event.kind, event.name, SearchText.fold(event.name), event.description, event.placeID,
+                event.startAt, event.endAt, event.localDate, event.localTime, event.timeZone, event.status,
+                event.categoryID, event.minPrice, event.maxPrice, event.currency, event.ticketURL, event.onSaleAt,
+                event.source, event.sourceID, event.createdAt, event.updatedAt,
+            ])
+            var seen = Set<String>()
+            for (position, artist) in performers.enumerated() where seen.insert(artist).inserted {
+                performerRows.append([event.id, artist, position])
+            }
+        }
+        guard !dryRun else { return }
+        try await BulkWrite.upsert(
+            "events",
+            columns: [
+                "id", "kind", "name", "name_folded", "description", "place_id", "start_at", "end_at", "local_date",
+                "local_time", "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url",
+                "onsale_at", "source", "source_id", "created_at", "updated_at",
+            ], rows: rows, key: ["id"], on: db)
+        try await BulkWrite.delete(from: "event_performers", where: "event_id", in: replaced, on: db)
+        try await BulkWrite.upsert(
+            "event_performers", columns: ["event_id", "artist_id", "position"], rows: performerRows,
+            key: ["event_id", "artist_id"], on: db)
+        for change in changes { try await SQLEventRepository.insert(change, on: db) }
+    }
+}
+
+/// Maps an imported event onto an event row in its place's time zone.
+enum ImportedEventMapping {
+    static func record(
+        _ event: ImportedEvent, id: String, placeID: String, zone zoneID: String, source: String, categoryKey: String?,
+        now: Int64
+    ) -> EventRecord {
+        let zone = TimeZone(identifier: zoneID) ?? .gmt
+        let (startAt, date, time) = resolve(event.start, zone: zone)
+        let end = event.end.map { resolve($0, zone: zone).0 }
+        return EventRecord(
+            id: id, kind: "show", name: event.name, description: event.description, placeID: placeID, startAt: startAt,
+            endAt: end.flatMap { $0 > startAt ? $0 : nil }, localDate: date.description, localTime: time?.description,
+            timeZone: zoneID, status: event.status.rawValue, categoryID: categoryKey,
+            minPrice: event.minPrice.map { NSDecimalNumber(decimal: $0).doubleValue },
+            maxPrice: event.maxPrice.map { NSDecimalNumber(decimal: $0).doubleValue }, currency: event.currency,
+            ticketURL: event.url, onSaleAt: event.onSaleDate.map(Clock.millis), organizerID: nil, source: source,
+            sourceID: event.id, createdAt: now, updatedAt: now)
+    }
+
+    /// The instant, local date and local time (nil when not announced) of an imported time.
+    static func resolve(_ time: ImportedTime, zone placeZone: TimeZone) -> (Int64, CalendarDate, LocalTime?) {
+        switch time {
+        case .local(let date, let clock, let zoneID):
+            let zone = zoneID.flatMap(TimeZone.init(identifier:)) ?? placeZone
+            let instant = LocalClock.instant(date: date, time: clock ?? .midnight, timeZone: zone)
+            return (Clock.millis(instant), date, clock)
+        case .instant(let instant):
+            return (
+                Clock.millis(instant), LocalClock.localDate(of: instant, in: placeZone),
+                LocalClock.localTime(of: instant, in: placeZone)
+            )
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+import TonightCore
+
+/// Where a point is: the nearest gazetteer city, its keys and time zone.
+struct Locality: Sendable, Equatable {
+    var city: String
+    var region: String
+    var country: String
+    var cityKey: String
+    var regionKey: String
+    var timeZone: String
+}
+
+/// The geo layer: the bundled GeoNames gazetteer plus cities imported into the database.
+struct GeoService: Sendable {
+    let gazetteer: Gazetteer
+
+    /// The gazetteer shipped with Tonight, read once per process.
+    static let bundled: Gazetteer = {
+        guard let cities = Bundle.module.url(forResource: "cities", withExtension: "tsv", subdirectory: "gazetteer"),
+            let admin1 = Bundle.module.url(forResource: "admin1", withExtension: "tsv", subdirectory: "gazetteer"),
+            let citiesData = try? Data(contentsOf: cities), let admin1Data = try? Data(contentsOf: admin1),
+            let gazetteer = try? Gazetteer(cities: [UInt8](citiesData), admin1: [UInt8](admin1Data))
+        else { fatalError("The bundled gazetteer resource is missing or damaged.") }
+        return gazetteer
+    }()
+
+    /// The bundled gazetteer merged with the cities of `tonight import geonames`.
+    static func load(cities: any CityRepository, logger: Logger) async throws -> GeoService {
+        let extra = try await cities.all()
+        if !extra.isEmpty { logger.info("gazetteer extended", metadata: ["cities": "\(extra.count)"]) }
+        return GeoService(gazetteer: extra.isEmpty ? bundled : bundled.merging(extra))
+    }
+
+    /// The locality of `point` (nil only if the gazetteer were empty).
+    func locality(of point: GeoPoint) -> Locality? {
+        guard let (city, _) = gazetteer.nearest(to: point) else { return nil }
+        return Locality(
+            city: city.name, region: city.regionName, country: city.countryCode, cityKey: city.key,
+            regionKey: city.regionKey, timeZone: city.timeZone)
+    }
+}

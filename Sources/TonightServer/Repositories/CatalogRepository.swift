@@ -1,0 +1,189 @@
+import SQLKit
+import TonightCore
+
+/// A row of `categories`.
+struct CategoryRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var parentID: String?
+}
+
+/// A row of `artists`.
+struct ArtistRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var categoryID: String?
+    var imageURL: String?
+    var url: String?
+    /// Performances known to Tonight (set by imports): the popularity signal for search.
+    var popularity: Int64 = 0
+    var favoritesCount: Int64 = 0
+    var source: String?
+    var sourceID: String?
+    var createdAt: Int64
+    var updatedAt: Int64
+}
+
+/// Storage of categories, artists, affinity and favourite artists.
+protocol CatalogRepository: Sendable {
+    func categories() async throws -> [CategoryRecord]
+    func artist(id: String) async throws -> ArtistRecord?
+    func artists(ids: [String]) async throws -> [String: ArtistRecord]
+    /// Artists with a word starting with every folded word of `query`'s first word… ranked by popularity.
+    func suggest(prefix: String, otherWords: [String], limit: Int) async throws -> [ArtistRecord]
+    func artists(inCategories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord]
+    func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)]
+    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int]
+    func addFavorite(userID: String, artistID: String, now: Int64) async throws
+    func removeFavorite(userID: String, artistID: String) async throws
+    func favorites(userID: String, offset: Int, limit: Int) async throws -> [ArtistRecord]
+    func favoriteIDs(userID: String, among: [String]) async throws -> Set<String>
+}
+
+/// ``CatalogRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLCatalogRepository: CatalogRepository {
+    let db: any SQLDatabase
+    let database: Database
+
+    static let columns =
+        "a.id, a.name, a.category_id, a.image_url, a.url, a.popularity, a.favorites_count, a.source, a.source_id, a.created_at, a.updated_at"
+
+    func categories() async throws -> [CategoryRecord] {
+        try await db.raw("SELECT id, name, parent_id FROM categories ORDER BY name, id").all().map { row in
+            CategoryRecord(
+                id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+                parentID: try row.decode(column: "parent_id", as: String?.self))
+        }
+    }
+
+    func artist(id: String) async throws -> ArtistRecord? {
+        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM artists a WHERE a.id = \(bind: id)").first()
+            .map(Self.decode)
+    }
+
+    func artists(ids: [String]) async throws -> [String: ArtistRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM artists a WHERE a.id IN (\(binds: Array(Set(ids))))"
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
+    }
+
+    func suggest(prefix: String, otherWords: [String], limit: Int) async throws -> [ArtistRecord] {
+        var conditions: [SQLQueryString] = [
+            "w.word >= \(bind: prefix) AND w.word < \(bind: prefix + "\u{FFFF}")"
+        ]
+        for word in otherWords {
+            conditions.append(
+                """
+                a.id IN (SELECT artist_id FROM artist_words WHERE word >= \(bind: word)
+                         AND word < \(bind: word + "\u{FFFF}"))
+                """)
+        }
+        let sql: SQLQueryString =
+            "SELECT DISTINCT \(unsafeRaw: Self.columns) FROM artist_words w JOIN artists a ON a.id = w.artist_id WHERE "
+            + conditions.joined(separator: " AND ")
+            + " ORDER BY a.popularity DESC, a.favorites_count DESC, a.name, a.id LIMIT \(literal: limit)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func artists(inCategories categories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord] {
+        try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM artists a WHERE a.category_id IN (\(binds: categories))
+            ORDER BY a.popularity DESC, a.name, a.id LIMIT \(literal: limit) OFFSET \(literal: offset)
+            """
+        ).all().map(Self.decode)
+    }
+
+    func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)] {
+        try await db.raw(
+            """
+            SELECT similar_id, score FROM affinity WHERE artist_id = \(bind: artistID)
+            ORDER BY score DESC, similar_id LIMIT \(literal: limit)
+            """
+        ).all().map {
+            (try $0.decode(column: "similar_id", as: String.self), try $0.decode(column: "score", as: Double.self))
+        }
+    }
+
+    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int] {
+        guard !artistIDs.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            """
+            SELECT ep.artist_id, COUNT(*) AS n FROM event_performers ep JOIN events e ON e.id = ep.event_id
+            WHERE ep.artist_id IN (\(binds: artistIDs)) AND e.start_at >= \(bind: from) GROUP BY ep.artist_id
+            """
+        ).all()
+        var result: [String: Int] = [:]
+        for row in rows {
+            result[try row.decode(column: "artist_id", as: String.self)] = try row.decode(column: "n", as: Int.self)
+        }
+        return result
+    }
+
+    func addFavorite(userID: String, artistID: String, now: Int64) async throws {
+        try await database.transaction { db in
+            let inserted = try await db.raw(
+                """
+                INSERT INTO favorite_artists (user_id, artist_id, created_at)
+                VALUES (\(bind: userID), \(bind: artistID), \(bind: now))
+                ON CONFLICT (user_id, artist_id) DO NOTHING RETURNING artist_id
+                """
+            ).first()
+            if inserted != nil {
+                try await db.raw(
+                    "UPDATE artists SET favorites_count = favorites_count + 1 WHERE id = \(bind: artistID)"
+                ).run()
+            }
+        }
+    }
+
+    func removeFavorite(userID: String, artistID: String) async throws {
+        try await database.transaction { db in
+            let deleted = try await db.raw(
+                """
+                DELETE FROM favorite_artists WHERE user_id = \(bind: userID) AND artist_id = \(bind: artistID)
+                RETURNING artist_id
+                """
+            ).first()
+            if deleted != nil {
+                try await db.raw(
+                    "UPDATE artists SET favorites_count = favorites_count - 1 WHERE id = \(bind: artistID)"
+                ).run()
+            }
+        }
+    }
+
+    func favorites(userID: String, offset: Int, limit: Int) async throws -> [ArtistRecord] {
+        try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM favorite_artists f JOIN artists a ON a.id = f.artist_id
+            WHERE f.user_id = \(bind: userID) ORDER BY f.created_at DESC, a.id LIMIT \(literal: limit) OFFSET \(literal: offset)
+            """
+        ).all().map(Self.decode)
+    }
+
+    func favoriteIDs(userID: String, among ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await db.raw(
+            "SELECT artist_id FROM favorite_artists WHERE user_id = \(bind: userID) AND artist_id IN (\(binds: ids))"
+        ).all()
+        return Set(try rows.map { try $0.decode(column: "artist_id", as: String.self) })
+    }
+
+    static func decode(_ row: any SQLRow) throws -> ArtistRecord {
+        ArtistRecord(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            categoryID: try row.decode(column: "category_id", as: String?.self),
+            imageURL: try row.decode(column: "image_url", as: String?.self),
+            url: try row.decode(column: "url", as: String?.self),
+            popularity: try row.decode(column: "popularity", as: Int64.self),
+            favoritesCount: try row.decode(column: "favorites_count", as: Int64.self),
+            source: try row.decode(column: "source", as: String?.self),
+            sourceID: try row.decode(column: "source_id", as: String?.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+}

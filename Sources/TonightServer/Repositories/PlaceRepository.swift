@@ -1,0 +1,181 @@
+import SQLKit
+import TonightCore
+
+/// A row of `places`.
+struct PlaceRecord: Sendable, Equatable {
+    var id: String
+    var name: String
+    var category: String
+    var latitude: Double
+    var longitude: Double
+    var street: String?
+    var postalCode: String?
+    var city: String?
+    var region: String?
+    var country: String?
+    var cityKey: String?
+    var regionKey: String?
+    var timeZone: String
+    var openingHours: String?
+    var imageURL: String?
+    var website: String?
+    var source: String?
+    var sourceID: String?
+    var createdBy: String?
+    var createdAt: Int64
+    var updatedAt: Int64
+
+    var location: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
+}
+
+/// Which places a list query wants. Geo filters narrow in SQL; distance and opening hours are
+/// checked exactly by the caller.
+struct PlaceQuery: Sendable {
+    var near: GeoPoint?
+    var radius: Double = 2000
+    var bbox: BoundingBox?
+    var text: String?
+    var category: String?
+    var cityKey: String?
+    /// At most this many rows come back (the caller pages over them).
+    var cap: Int = 5000
+}
+
+/// Storage of places.
+protocol PlaceRepository: Sendable {
+    func insert(_ place: PlaceRecord) async throws
+    func update(_ place: PlaceRecord) async throws
+    func find(id: String) async throws -> PlaceRecord?
+    func find(ids: [String]) async throws -> [String: PlaceRecord]
+    func find(source: String, sourceID: String) async throws -> PlaceRecord?
+    /// Candidates for `query`; near queries return every place in the covering grid cells.
+    func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord]
+}
+
+/// ``PlaceRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLPlaceRepository: PlaceRepository {
+    let db: any SQLDatabase
+
+    static let columns =
+        "id, name, category, latitude, longitude, street, postal_code, city, region, country, city_key, region_key, time_zone, opening_hours, image_url, website, source, source_id, created_by, created_at, updated_at"
+
+    func insert(_ place: PlaceRecord) async throws {
+        try await db.raw(
+            """
+            INSERT INTO places (\(unsafeRaw: Self.columns), name_folded, cell) VALUES (
+                \(bind: place.id), \(bind: place.name), \(bind: place.category), \(bind: place.latitude),
+                \(bind: place.longitude), \(bind: place.street), \(bind: place.postalCode), \(bind: place.city),
+                \(bind: place.region), \(bind: place.country), \(bind: place.cityKey), \(bind: place.regionKey),
+                \(bind: place.timeZone), \(bind: place.openingHours), \(bind: place.imageURL), \(bind: place.website),
+                \(bind: place.source), \(bind: place.sourceID), \(bind: place.createdBy), \(bind: place.createdAt),
+                \(bind: place.updatedAt), \(bind: SearchText.fold(place.name)), \(bind: PlaceGrid.cell(of: place.location)))
+            """
+        ).run()
+    }
+
+    func update(_ place: PlaceRecord) async throws {
+        try await db.raw(
+            """
+            UPDATE places SET name = \(bind: place.name), name_folded = \(bind: SearchText.fold(place.name)),
+                category = \(bind: place.category), latitude = \(bind: place.latitude),
+                longitude = \(bind: place.longitude), cell = \(bind: PlaceGrid.cell(of: place.location)),
+                street = \(bind: place.street), postal_code = \(bind: place.postalCode), city = \(bind: place.city),
+                region = \(bind: place.region), country = \(bind: place.country), city_key = \(bind: place.cityKey),
+                region_key = \(bind: place.regionKey), time_zone = \(bind: place.timeZone),
+                opening_hours = \(bind: place.openingHours), image_url = \(bind: place.imageURL),
+                website = \(bind: place.website), updated_at = \(bind: place.updatedAt)
+            WHERE id = \(bind: place.id)
+            """
+        ).run()
+    }
+
+    func find(id: String) async throws -> PlaceRecord? {
+        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM places WHERE id = \(bind: id)").first()
+            .map(Self.decode)
+    }
+
+    func find(ids: [String]) async throws -> [String: PlaceRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM places WHERE id IN (\(binds: Array(Set(ids))))"
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
+    }
+
+    func find(source: String, sourceID: String) async throws -> PlaceRecord? {
+        try await db.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM places WHERE source = \(bind: source) AND source_id = \(bind: sourceID)"
+        ).first().map(Self.decode)
+    }
+
+    func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord] {
+        var conditions: [SQLQueryString] = []
+        if let near = query.near {
+            conditions.append(Self.nearCondition(near, radius: query.radius))
+        }
+        if let box = query.bbox {
+            conditions.append(Self.boxCondition(box))
+        }
+        if let text = query.text, !text.isEmpty {
+            conditions.append("name_folded LIKE \(bind: "%" + Self.likeEscaped(text) + "%") ESCAPE '\\'")
+        }
+        if let category = query.category { conditions.append("category = \(bind: category)") }
+        if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
+        let whereClause = conditions.isEmpty ? SQLQueryString("") : " WHERE " + conditions.joined(separator: " AND ")
+        let order: SQLQueryString = query.near == nil ? " ORDER BY name_folded, id" : ""
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.columns) FROM places" + whereClause + order + " LIMIT \(literal: query.cap)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    /// Cell ranges for small circles; a latitude band and longitude spans for large ones.
+    static func nearCondition(_ center: GeoPoint, radius: Double, table: String = "") -> SQLQueryString {
+        let t = table.isEmpty ? "" : table + "."
+        if let ranges = PlaceGrid.cellRanges(around: center, radius: radius) {
+            return "(" + ranges.map { "\(unsafeRaw: t)cell BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }.joined(separator: " OR ") + ")"
+        }
+        let band = PlaceGrid.latitudeBand(around: center, radius: radius)
+        let spans = PlaceGrid.longitudeSpans(around: center, radius: radius, band: band)
+        let lon = spans.map { "\(unsafeRaw: t)longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }.joined(separator: " OR ")
+        return "(\(unsafeRaw: t)latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound) AND (" + lon + "))"
+    }
+
+    static func boxCondition(_ box: BoundingBox) -> SQLQueryString {
+        let lat: SQLQueryString = "latitude BETWEEN \(bind: box.minLatitude) AND \(bind: box.maxLatitude)"
+        if box.minLongitude <= box.maxLongitude {
+            return "(" + lat + " AND longitude BETWEEN \(bind: box.minLongitude) AND \(bind: box.maxLongitude))"
+        }
+        return "(" + lat + " AND (longitude >= \(bind: box.minLongitude) OR longitude <= \(bind: box.maxLongitude)))"
+    }
+
+    /// `text` with LIKE's wildcards escaped by a backslash.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    static func decode(_ row: any SQLRow) throws -> PlaceRecord {
+        PlaceRecord(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            category: try row.decode(column: "category", as: String.self),
+            latitude: try row.decode(column: "latitude", as: Double.self),
+            longitude: try row.decode(column: "longitude", as: Double.self),
+            street: try row.decode(column: "street", as: String?.self),
+            postalCode: try row.decode(column: "postal_code", as: String?.self),
+            city: try row.decode(column: "city", as: String?.self),
+            region: try row.decode(column: "region", as: String?.self),
+            country: try row.decode(column: "country", as: String?.self),
+            cityKey: try row.decode(column: "city_key", as: String?.self),
+            regionKey: try row.decode(column: "region_key", as: String?.self),
+            timeZone: try row.decode(column: "time_zone", as: String.self),
+            openingHours: try row.decode(column: "opening_hours", as: String?.self),
+            imageURL: try row.decode(column: "image_url", as: String?.self),
+            website: try row.decode(column: "website", as: String?.self),
+            source: try row.decode(column: "source", as: String?.self),
+            sourceID: try row.decode(column: "source_id", as: String?.self),
+            createdBy: try row.decode(column: "created_by", as: String?.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+}
