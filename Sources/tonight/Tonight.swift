@@ -9,7 +9,7 @@ import TonightServer
 struct Tonight: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tonight: the self-hostable backend for \"where do we go tonight\" apps.",
-        subcommands: [Serve.self, Migrate.self, Admin.self, Version.self])
+        subcommands: [Serve.self, Migrate.self, Import.self, Admin.self, Version.self])
 }
 
 /// Options every command that opens the database shares. Values given here override the

@@ -43,7 +43,8 @@ public struct GeoNamesParser: Sendable {
             defer { try? file.close() }
             let reader = LineReader(maximumLength: Self.maximumLineLength) {
                 do {
-                    return try file.read(upToCount: 1 << 16).map(Array.init)
+                    guard let chunk = try file.read(upToCount: 1 << 16), !chunk.isEmpty else { return nil }
+                    return Array(chunk)
                 } catch {
                     throw ImportError.unreadable("\(path): \(error.localizedDescription)")
                 }
@@ -61,7 +62,7 @@ public struct GeoNamesParser: Sendable {
                 let reason = "line longer than \(Self.maximumLineLength) bytes"
                 return try reject(ImportReject(position: position, reason: reason))
             }
-            let fields = TabFields(line)
+            let fields = Fields(line)
             guard fields.count == Self.columns else {
                 return try reject(
                     ImportReject(position: position, reason: "expected \(Self.columns) columns, found \(fields.count)"))
@@ -78,82 +79,85 @@ public struct GeoNamesParser: Sendable {
     }
 }
 
-/// Splits UTF-8 text into lines, reading chunks from a source so that memory stays bounded. Empty lines and
-/// lines starting with `#` are skipped; a trailing `\r` is dropped.
-final class LineReader {
-    private let next: () throws -> [UInt8]?
-    private let maximumLength: Int
+extension GeoNamesParser {
+    /// Splits UTF-8 text into lines, reading chunks from a source so that memory stays bounded. Empty lines and
+    /// lines starting with `#` are skipped; a trailing `\r` is dropped, and so is a byte order mark at the start.
+    final class LineReader {
+        private let next: () throws -> [UInt8]?
+        private let maximumLength: Int
 
-    /// Lines of text that arrives in chunks; `next` returns nil at the end.
-    init(maximumLength: Int, next: @escaping () throws -> [UInt8]?) {
-        self.maximumLength = maximumLength
-        self.next = next
-    }
-
-    /// Lines of text held in memory.
-    convenience init(bytes: [UInt8], maximumLength: Int) {
-        var pending: [UInt8]? = bytes
-        self.init(maximumLength: maximumLength) {
-            defer { pending = nil }
-            return pending
-        }
-    }
-
-    /// Calls `body` with each line's 1-based number and bytes, or nil for a line longer than the maximum.
-    func forEachLine(_ body: (Int, ArraySlice<UInt8>?) throws -> Void) throws {
-        var buffer: [UInt8] = []
-        var start = 0
-        var number = 0
-        var skippingLongLine = false
-
-        func emit(_ line: ArraySlice<UInt8>) throws {
-            number += 1
-            var line = line
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.isEmpty || line.first == UInt8(ascii: "#") { return }
-            try body(number, line.count > maximumLength ? nil : line)
+        /// Lines of text that arrives in chunks; `next` returns nil at the end.
+        init(maximumLength: Int, next: @escaping () throws -> [UInt8]?) {
+            self.maximumLength = maximumLength
+            self.next = next
         }
 
-        while let chunk = try next() {
-            if start > 0 {
-                buffer.removeSubrange(0..<start)
-                start = 0
+        /// Lines of text held in memory.
+        convenience init(bytes: [UInt8], maximumLength: Int) {
+            var pending: [UInt8]? = bytes
+            self.init(maximumLength: maximumLength) {
+                defer { pending = nil }
+                return pending
             }
-            buffer.append(contentsOf: chunk)
-            while let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                if skippingLongLine {
-                    skippingLongLine = false
-                } else {
-                    try emit(buffer[start..<end])
-                }
-                start = end + 1
-            }
-            if buffer.count - start > maximumLength, !skippingLongLine {
+        }
+
+        /// Calls `body` with each line's 1-based number and bytes, or nil for a line longer than the maximum.
+        func forEachLine(_ body: (Int, ArraySlice<UInt8>?) throws -> Void) throws {
+            var buffer: [UInt8] = []
+            var start = 0
+            var number = 0
+            var skippingLongLine = false
+
+            func emit(_ line: ArraySlice<UInt8>) throws {
                 number += 1
-                try body(number, nil)
-                skippingLongLine = true
+                var line = line
+                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
+                if line.isEmpty || line.first == UInt8(ascii: "#") { return }
+                try body(number, line.count > maximumLength ? nil : line)
             }
-            if skippingLongLine {
-                buffer.removeAll(keepingCapacity: true)
-                start = 0
+
+            while let chunk = try next() {
+                if start > 0 {
+                    buffer.removeSubrange(0..<start)
+                    start = 0
+                }
+                buffer.append(contentsOf: chunk)
+                while let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    if skippingLongLine {
+                        skippingLongLine = false
+                    } else {
+                        try emit(buffer[start..<end])
+                    }
+                    start = end + 1
+                }
+                if buffer.count - start > maximumLength, !skippingLongLine {
+                    number += 1
+                    try body(number, nil)
+                    skippingLongLine = true
+                }
+                if skippingLongLine {
+                    buffer.removeAll(keepingCapacity: true)
+                    start = 0
+                }
             }
-        }
-        if start < buffer.count, !skippingLongLine {
-            try emit(buffer[start...])
+            if start < buffer.count, !skippingLongLine {
+                try emit(buffer[start...])
+            }
         }
     }
-}
 
-/// The tab-separated fields of one line, decoded as UTF-8 (invalid bytes become U+FFFD).
-struct TabFields {
-    private let fields: [String]
+    /// The tab-separated fields of one line, decoded as UTF-8 (invalid bytes become U+FFFD).
+    struct Fields {
+        private let fields: [String]
 
-    init(_ line: ArraySlice<UInt8>) {
-        fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
+        init(_ line: ArraySlice<UInt8>) {
+            fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
         }
-    }
 
-    var count: Int { fields.count }
-    subscript(index: Int) -> String { fields[index] }
+        var count: Int { fields.count }
+        subscript(index: Int) -> String { fields[index] }
+    }
 }

@@ -91,13 +91,18 @@ extension City {
     }
 
     private static func trimmed(_ text: some StringProtocol) -> String {
-        text.trimmingCharacters(in: .whitespaces)
+        guard let first = text.first, let last = text.last, first.isWhitespace || last.isWhitespace else {
+            return String(text)
+        }
+        return text.trimmingCharacters(in: .whitespaces)
     }
-}
 
-/// Why a line did not make a city.
-struct ParseFailure: Error, ExpressibleByStringInterpolation {
-    let reason: String
-    init(stringLiteral value: String) { reason = value }
-    init(stringInterpolation: DefaultStringInterpolation) { reason = String(stringInterpolation: stringInterpolation) }
+    /// Why a line did not make a city.
+    struct ParseFailure: Error, ExpressibleByStringInterpolation {
+        let reason: String
+        init(stringLiteral value: String) { reason = value }
+        init(stringInterpolation: DefaultStringInterpolation) {
+            reason = String(stringInterpolation: stringInterpolation)
+        }
+    }
 }

@@ -28,8 +28,8 @@ public struct Gazetteer: Sendable {
     /// Throws ``ImportError/malformed(position:reason:)`` for the first line that does not fit.
     public init(cities: [UInt8], admin1: [UInt8]) throws {
         var regions: [String: Region] = [:]
-        try LineReader(bytes: admin1, maximumLength: .max).forEachLine { number, line in
-            let fields = TabFields(line ?? [])
+        try GeoNamesParser.LineReader(bytes: admin1, maximumLength: .max).forEachLine { number, line in
+            let fields = GeoNamesParser.Fields(line ?? [])
             guard fields.count == 4 else {
                 let reason = "expected 4 columns, found \(fields.count)"
                 throw ImportError.malformed(position: "admin1.tsv line \(number)", reason: reason)
@@ -37,8 +37,8 @@ public struct Gazetteer: Sendable {
             regions[Self.regionCode(fields[0], fields[1])] = Region(name: fields[2], timeZone: fields[3])
         }
         var list: [City] = []
-        try LineReader(bytes: cities, maximumLength: .max).forEachLine { number, line in
-            let fields = TabFields(line ?? [])
+        try GeoNamesParser.LineReader(bytes: cities, maximumLength: .max).forEachLine { number, line in
+            let fields = GeoNamesParser.Fields(line ?? [])
             let position = "cities.tsv line \(number)"
             guard fields.count == 10 else {
                 throw ImportError.malformed(position: position, reason: "expected 10 columns, found \(fields.count)")
@@ -112,6 +112,7 @@ public struct Gazetteer: Sendable {
     /// group most populous first. `country` (ISO 3166-1 alpha-2) keeps only that country's cities.
     public func search(_ query: String, country: String? = nil, limit: Int = 10) -> [City] {
         let key = Self.fold(query)
+        let limit = min(limit, cities.count)
         guard limit > 0, !key.isEmpty else { return [] }
         let country = country?.uppercased()
         let found = names.matches(Array(key.utf8), limit: limit) { country == nil || cities[$0].countryCode == country }
@@ -121,6 +122,11 @@ public struct Gazetteer: Sendable {
     /// The city nearest to `point` by great-circle distance (``GeoPoint/distance(to:)``, metres), however far;
     /// nil only for an empty gazetteer or a point with a non-finite coordinate. Of equally near cities the most
     /// populous wins.
+    /// Every city within `radius` metres of `point`, nearest first.
+    public func cities(within radius: Double, of point: GeoPoint) -> [(city: City, distance: Double)] {
+        grid.within(radius, of: point).map { (cities[$0.index], $0.distance) }
+    }
+
     public func nearest(to point: GeoPoint) -> (city: City, distance: Double)? {
         grid.nearest(to: point).map { (cities[$0.index], $0.distance) }
     }
@@ -343,6 +349,24 @@ private struct CityGrid: Sendable {
                 }
             }
         }
+    }
+
+    /// Every city within `radius` metres of `point`, with its distance, nearest first.
+    func within(_ radius: Double, of point: GeoPoint) -> [(index: Int, distance: Double)] {
+        guard !members.isEmpty, point.latitude.isFinite, point.longitude.isFinite else { return [] }
+        let box = covering(point, radius: radius * (1 + 1e-9) + 1, around: nil)
+        var found: [(index: Int, distance: Double)] = []
+        for row in box.rows {
+            for column in box.columns {
+                let cell = row * Self.columns + Self.wrap(column)
+                for slot in Int(starts[cell])..<Int(starts[cell + 1]) {
+                    let city = Int(members[slot])
+                    let distance = point.distance(to: points[city])
+                    if distance <= radius { found.append((city, distance)) }
+                }
+            }
+        }
+        return found.sorted { ($0.distance, $0.index) < ($1.distance, $1.index) }
     }
 
     /// The cells holding every point within `radius` metres of `point`, grown to contain `seen`.

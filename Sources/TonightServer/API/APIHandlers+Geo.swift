@@ -29,11 +29,12 @@ extension APIHandlers {
             let issues = GeoPoint.issues(latitude: input.query.lat, longitude: input.query.lon)
             guard issues.isEmpty else { throw APIError.validation(issues) }
             let point = GeoPoint(latitude: input.query.lat, longitude: input.query.lon)
-            guard let (city, distance) = geo.gazetteer.nearest(to: point) else {
+            // The same city every venue and post at this point is filed under (see GeoService.city(of:)).
+            guard let city = geo.city(of: point) else {
                 throw APIError(status: 503, code: "gazetteer_empty", detail: "No cities are known.")
             }
             var answer = Components.Schemas.City(city)
-            answer.distanceMeters = distance
+            answer.distanceMeters = (point.distance(to: city.location) * 10).rounded() / 10
             return .ok(.init(body: .json(answer)))
         }
     }

@@ -33,9 +33,19 @@ struct GeoService: Sendable {
         return GeoService(gazetteer: extra.isEmpty ? bundled : bundled.merging(extra))
     }
 
+    /// The city a point belongs to: the nearest gazetteer city, unless a city at least ten times as
+    /// populous is within 8 km more than that. GeoNames lists city sections ("Downtown Halifax",
+    /// "Halifax South End") as cities of their own; a venue in one belongs to the city's hub.
+    func city(of point: GeoPoint) -> City? {
+        guard let (nearest, distance) = gazetteer.nearest(to: point) else { return nil }
+        let hub = gazetteer.cities(within: distance + 8000, of: point)
+            .first { $0.city.population >= 10 * max(1, nearest.population) }
+        return hub?.city ?? nearest
+    }
+
     /// The locality of `point` (nil only if the gazetteer were empty).
     func locality(of point: GeoPoint) -> Locality? {
-        guard let (city, _) = gazetteer.nearest(to: point) else { return nil }
+        guard let city = city(of: point) else { return nil }
         return Locality(
             city: city.name, region: city.regionName, country: city.countryCode, cityKey: city.key,
             regionKey: city.regionKey, timeZone: city.timeZone)

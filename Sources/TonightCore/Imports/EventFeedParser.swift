@@ -1,0 +1,511 @@
+import Foundation
+
+/// Reads the event feed XML described in `FORMATS.md` (`<feed>` with `categories`, `artists`, `venues` and
+/// `events` sections) and maps each record onto the shared import model, in document order.
+///
+/// Mapping and decisions beyond `FORMATS.md`:
+/// - Text is trimmed of ASCII whitespace; an empty optional field counts as absent.
+/// - Required: `id` and `name`; events also `venue_id` and `date`. A record missing one, with a malformed value,
+///   a field given twice, or an unknown entity reference (never expanded) anywhere inside it is rejected with its
+///   position (`line 120, event 45 (id 0B00…)`) and a reason; parsing goes on with the next record.
+/// - URLs (`url`, `image_url`) must be absolute `http`/`https`.
+/// - Venues: `zip` → `postalCode`; `country` is two letters (upper-cased), default `US`; `latitude` and
+///   `longitude` come both or neither and must be in range; `category` stays nil.
+/// - Events: `time` is optional (absent, empty, `TBA` or `TBD` → nil, i.e. to be announced) and the start is
+///   ``ImportedTime/local(date:time:timeZone:)`` without a zone (the venue's applies). `status` is one of
+///   ``EventStatus``'s values (case-insensitive); an absent status means ``EventStatus/scheduled`` (the event is
+///   on; the feed said nothing about ticket sales). Performers may be empty. Prices are decimals ≥ 0 with
+///   `min_price` ≤ `max_price`; `currency` is three letters (upper-cased), default `USD`.
+/// - Elements and attributes the feed does not define are ignored; records may reference ids defined later.
+///   Duplicate ids are emitted as they come (the importer keeps the later one).
+///
+/// Whole-document problems (not well-formed, a DTD, a root other than `<feed>`, unreadable file) throw
+/// ``ImportError``.
+public struct EventFeedParser: Sendable {
+    private enum Source: Sendable {
+        case path(String)
+        case bytes([UInt8])
+    }
+
+    private let source: Source
+    private let chunkSize: Int
+
+    /// A parser for the feed file at `path`, read `chunkSize` bytes at a time.
+    public init(path: String, chunkSize: Int = XMLPullParser.defaultChunkSize) {
+        source = .path(path)
+        self.chunkSize = chunkSize
+    }
+
+    /// A parser for a feed held in memory (tests, small uploads).
+    public init(bytes: [UInt8], chunkSize: Int = XMLPullParser.defaultChunkSize) {
+        source = .bytes(bytes)
+        self.chunkSize = chunkSize
+    }
+
+    /// Reads the whole feed, calling `record` for each valid record and `reject` for each rejected one,
+    /// in document order.
+    /// - Throws: ``ImportError`` for the document as a whole, or whatever a callback throws.
+    public func parse(_ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void) throws {
+        let xml: XMLPullParser
+        switch source {
+        case .path(let path): xml = try XMLPullParser(path: path, chunkSize: chunkSize)
+        case .bytes(let bytes): xml = XMLPullParser(bytes: bytes, chunkSize: chunkSize)
+        }
+        var reader = FeedReader(xml: xml)
+        try reader.run(record, reject)
+    }
+}
+
+/// The fields a feed record may have, in the order their names are interned (so a name's id is its field).
+private enum FeedField: Int, CaseIterable {
+    case id, name, parentId, categoryId, imageURL, url, street, city, state, zip, country, latitude, longitude
+    case venueId, performers, artistId, date, time, status, onsaleDate, minPrice, maxPrice, currency
+
+    var tag: String {
+        switch self {
+        case .id: "id"
+        case .name: "name"
+        case .parentId: "parent_id"
+        case .categoryId: "category_id"
+        case .imageURL: "image_url"
+        case .url: "url"
+        case .street: "street"
+        case .city: "city"
+        case .state: "state"
+        case .zip: "zip"
+        case .country: "country"
+        case .latitude: "latitude"
+        case .longitude: "longitude"
+        case .venueId: "venue_id"
+        case .performers: "performers"
+        case .artistId: "artist_id"
+        case .date: "date"
+        case .time: "time"
+        case .status: "status"
+        case .onsaleDate: "onsale_date"
+        case .minPrice: "min_price"
+        case .maxPrice: "max_price"
+        case .currency: "currency"
+        }
+    }
+}
+
+private enum FeedRecordKind: Int, CaseIterable {
+    case category, artist, venue, event
+
+    var tag: String { ["category", "artist", "venue", "event"][rawValue] }
+    var section: String { ["categories", "artists", "venues", "events"][rawValue] }
+}
+
+/// A record being read, with its problem (the first one found) if any.
+private struct FeedRecordProblem: Error {
+    var reason: String
+}
+
+private struct FeedReader {
+    let xml: XMLPullParser
+    let feedName: XMLName
+    let sectionNames: [XMLName]
+    let recordNames: [XMLName]
+    let fieldCount = FeedField.allCases.count
+
+    // Where we are.
+    var section: FeedRecordKind?
+    var kind: FeedRecordKind?
+    var field: FeedField?
+    var fieldDepth = 0
+    var ordinals = [0, 0, 0, 0]
+
+    // The record being read.
+    var recordLine = 0
+    var values: [String?]
+    var performers: [String] = []
+    var problem: String?
+
+    // Feeds repeat the same few hundred dates and times: parse each spelling once.
+    var dates: [String: CalendarDate] = [:]
+    var times: [String: LocalTime] = [:]
+
+    init(xml: XMLPullParser) {
+        self.xml = xml
+        // Field names first, so that a field's name id is its raw value.
+        for field in FeedField.allCases {
+            let name = xml.name(field.tag)
+            precondition(Int(name.id) == field.rawValue, "field names must be interned first")
+        }
+        feedName = xml.name("feed")
+        sectionNames = FeedRecordKind.allCases.map { xml.name($0.section) }
+        recordNames = FeedRecordKind.allCases.map { xml.name($0.tag) }
+        values = Array(repeating: nil, count: fieldCount)
+    }
+
+    mutating func run(_ record: (ImportRecord) throws -> Void, _ reject: (ImportReject) throws -> Void) throws {
+        while true {
+            switch try xml.next() {
+            case .startElement(let name):
+                try start(name)
+            case .text:
+                if kind != nil { text() }
+            case .endElement:
+                if let kind, xml.depth == 2 {
+                    self.kind = nil
+                    try finish(kind, record, reject)
+                } else if let field, xml.depth == fieldDepth - 1 {
+                    // A field ends; an <artist_id> ends back inside <performers>.
+                    self.field = field == .artistId ? .performers : nil
+                    fieldDepth -= 1
+                } else if xml.depth == 1 {
+                    section = nil
+                }
+            case .endOfDocument:
+                return
+            }
+        }
+    }
+
+    private mutating func start(_ name: XMLName) throws {
+        let depth = xml.depth
+        if kind != nil, let error = xml.referenceError { note(error) }
+        switch depth {
+        case 1:
+            guard name == feedName else {
+                throw ImportError.malformed(
+                    position: xml.position, reason: "the root element is <\(xml.string(for: name))>, not <feed>")
+            }
+        case 2:
+            section = sectionNames.firstIndex(of: name).map { FeedRecordKind(rawValue: $0)! }
+        case 3:
+            guard let section, name == recordNames[section.rawValue] else { return }
+            kind = section
+            ordinals[section.rawValue] += 1
+            recordLine = xml.eventLine
+            for k in 0..<fieldCount { values[k] = nil }
+            performers.removeAll(keepingCapacity: true)
+            problem = xml.referenceError
+        case 4 where kind != nil:
+            guard Int(name.id) < fieldCount, let f = FeedField(rawValue: Int(name.id)) else { return }
+            if f == .performers {
+                field = .performers
+            } else if f == .artistId {
+                return
+            } else {
+                if values[f.rawValue] != nil { note("<\(f.tag)> given twice") }
+                values[f.rawValue] = ""
+                field = f
+            }
+            fieldDepth = depth
+        case 5 where kind == .event && field == .performers:
+            guard Int(name.id) == FeedField.artistId.rawValue else { return }
+            performers.append("")
+            field = .artistId
+            fieldDepth = depth
+        default:
+            break
+        }
+    }
+
+    private mutating func text() {
+        if let error = xml.referenceError { note(error) }
+        guard let field, xml.depth == fieldDepth else { return }
+        let piece = xml.text
+        if field == .artistId {
+            performers[performers.count - 1] += piece
+        } else if field != .performers {
+            values[field.rawValue]! += piece
+        }
+    }
+
+    /// Notes a problem with the record being read (the first one is reported).
+    private mutating func note(_ reason: String) {
+        if problem == nil { problem = reason }
+    }
+
+    private mutating func finish(
+        _ kind: FeedRecordKind, _ record: (ImportRecord) throws -> Void, _ reject: (ImportReject) throws -> Void
+    ) throws {
+        field = nil
+        let id = value(.id)
+        do {
+            if let problem { throw FeedRecordProblem(reason: problem) }
+            guard let id else { throw FeedRecordProblem(reason: "missing <id>") }
+            if id.utf8.count > 255 { throw FeedRecordProblem(reason: "<id> longer than 255 bytes") }
+            guard let name = value(.name) else { throw FeedRecordProblem(reason: "missing <name>") }
+            switch kind {
+            case .category:
+                try record(.category(ImportedCategory(id: id, name: name, parentId: value(.parentId))))
+            case .artist:
+                try record(
+                    .artist(
+                        ImportedArtist(
+                            id: id, name: name, categoryId: value(.categoryId), imageURL: try url(.imageURL),
+                            url: try url(.url))))
+            case .venue:
+                try record(.venue(try venue(id: id, name: name)))
+            case .event:
+                try record(.event(try event(id: id, name: name)))
+            }
+        } catch let problem as FeedRecordProblem {
+            var position = "line \(recordLine), \(kind.tag) \(ordinals[kind.rawValue])"
+            if let id { position += " (id \(id.count > 24 ? String(id.prefix(24)) + "…" : id))" }
+            try reject(ImportReject(position: position, reason: problem.reason))
+        }
+    }
+
+    /// The trimmed value of a field, nil when absent or empty.
+    private func value(_ field: FeedField) -> String? {
+        guard let raw = values[field.rawValue] else { return nil }
+        let trimmed = FeedValues.trimmed(raw)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    private func url(_ field: FeedField) throws -> String? {
+        guard let text = value(field) else { return nil }
+        guard FeedValues.isWebURL(text) else {
+            throw FeedRecordProblem(reason: "<\(field.tag)> is not an absolute http(s) URL: \(FeedValues.quoted(text))")
+        }
+        return text
+    }
+
+    private func venue(id: String, name: String) throws -> ImportedVenue {
+        var country = "US"
+        if let text = value(.country) {
+            guard text.utf8.count == 2, text.utf8.allSatisfy(FeedValues.isASCIILetter) else {
+                throw FeedRecordProblem(
+                    reason: "<country> is not a two-letter ISO 3166 code: \(FeedValues.quoted(text))")
+            }
+            country = text.uppercased()
+        }
+        var location: GeoPoint?
+        switch (value(.latitude), value(.longitude)) {
+        case (nil, nil):
+            break
+        case (let lat?, let lon?):
+            guard let latitude = FeedValues.decimalDouble(lat) else {
+                throw FeedRecordProblem(reason: "<latitude> is not a number: \(FeedValues.quoted(lat))")
+            }
+            guard let longitude = FeedValues.decimalDouble(lon) else {
+                throw FeedRecordProblem(reason: "<longitude> is not a number: \(FeedValues.quoted(lon))")
+            }
+            let issues = GeoPoint.issues(
+                latitude: latitude, longitude: longitude, latitudeField: "latitude", longitudeField: "longitude")
+            if let issue = issues.first { throw FeedRecordProblem(reason: "<\(issue.field)>: \(issue.message)") }
+            location = GeoPoint(latitude: latitude, longitude: longitude)
+        default:
+            throw FeedRecordProblem(reason: "<latitude> and <longitude> must be given together")
+        }
+        return ImportedVenue(
+            id: id, name: name, street: value(.street), city: value(.city), state: value(.state),
+            postalCode: value(.zip), country: country, location: location, imageURL: try url(.imageURL),
+            url: try url(.url))
+    }
+
+    private mutating func event(id: String, name: String) throws -> ImportedEvent {
+        guard let venueId = value(.venueId) else { throw FeedRecordProblem(reason: "missing <venue_id>") }
+        guard let dateText = value(.date) else { throw FeedRecordProblem(reason: "missing <date>") }
+        guard let date = dates[dateText] ?? CalendarDate(dateText) else {
+            throw FeedRecordProblem(reason: "<date> is not a date (YYYY-MM-DD): \(FeedValues.quoted(dateText))")
+        }
+        if dates.count < 100_000 { dates[dateText] = date }
+        var time: LocalTime?
+        if let text = value(.time), !["TBA", "TBD"].contains(text.uppercased()) {
+            guard let parsed = times[text] ?? LocalTime(text) else {
+                throw FeedRecordProblem(reason: "<time> is not a time (HH:MM or HH:MM:SS): \(FeedValues.quoted(text))")
+            }
+            time = parsed
+            if times.count < 100_000 { times[text] = parsed }
+        }
+        var status = EventStatus.scheduled
+        if let text = value(.status) {
+            guard let parsed = EventStatus(rawValue: text.lowercased()) else {
+                throw FeedRecordProblem(reason: "unknown <status>: \(FeedValues.quoted(text))")
+            }
+            status = parsed
+        }
+        var onSaleDate: Date?
+        if let text = value(.onsaleDate) {
+            guard let parsed = FeedValues.rfc3339(text) else {
+                throw FeedRecordProblem(reason: "<onsale_date> is not an RFC 3339 time: \(FeedValues.quoted(text))")
+            }
+            onSaleDate = parsed
+        }
+        let performerIds = try performers.enumerated().map { index, performer in
+            let trimmed = FeedValues.trimmed(performer)
+            if trimmed.isEmpty { throw FeedRecordProblem(reason: "empty <artist_id> (performer \(index + 1))") }
+            return trimmed
+        }
+        let minPrice = try price(.minPrice), maxPrice = try price(.maxPrice)
+        if let minPrice, let maxPrice, minPrice > maxPrice {
+            throw FeedRecordProblem(reason: "<min_price> \(minPrice) is above <max_price> \(maxPrice)")
+        }
+        var currency = "USD"
+        if let text = value(.currency) {
+            guard text.utf8.count == 3, text.utf8.allSatisfy(FeedValues.isASCIILetter) else {
+                throw FeedRecordProblem(
+                    reason: "<currency> is not a three-letter ISO 4217 code: \(FeedValues.quoted(text))")
+            }
+            currency = text.uppercased()
+        }
+        return ImportedEvent(
+            id: id, name: name, venueId: venueId, categoryId: value(.categoryId), performerIds: performerIds,
+            start: .local(date: date, time: time, timeZone: nil), status: status, onSaleDate: onSaleDate,
+            url: try url(.url), minPrice: minPrice, maxPrice: maxPrice, currency: currency)
+    }
+
+    private func price(_ field: FeedField) throws -> Decimal? {
+        guard let text = value(field) else { return nil }
+        if text.hasPrefix("-") { throw FeedRecordProblem(reason: "<\(field.tag)> is negative: \(text)") }
+        guard let price = FeedValues.decimal(text) else {
+            throw FeedRecordProblem(reason: "<\(field.tag)> is not a decimal amount: \(FeedValues.quoted(text))")
+        }
+        return price
+    }
+}
+
+/// Byte-level value checks shared by the XML import parsers (feed, OpenStreetMap).
+enum FeedValues {
+    @inline(__always)
+    static func isASCIISpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+
+    @inline(__always)
+    static func isASCIILetter(_ b: UInt8) -> Bool { (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
+
+    @inline(__always)
+    static func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) }
+
+    /// `text` without leading and trailing ASCII whitespace (the same string when there is none).
+    static func trimmed(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last, isASCIISpace(first) || isASCIISpace(last) else {
+            return text
+        }
+        guard let start = utf8.firstIndex(where: { !isASCIISpace($0) }) else { return "" }
+        let end = utf8.lastIndex(where: { !isASCIISpace($0) })!
+        return String(text[start...end])
+    }
+
+    /// A value for a message: quoted, at most 60 characters.
+    static func quoted(_ text: String) -> String {
+        text.count > 60 ? "\"\(text.prefix(60))…\"" : "\"\(text)\""
+    }
+
+    /// Whether `text` is an absolute `http` or `https` URL with a host and no spaces or control characters.
+    static func isWebURL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { b in
+            guard b.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return false }
+            let lower = { (k: Int) in k < b.count ? b[k] | 0x20 : 0 }  // ASCII letters to lower case
+            guard lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 else { return false }  // http
+            var k = lower(4) == 0x73 ? 5 : 4  // s
+            guard k + 3 <= b.count, b[k] == 0x3A, b[k + 1] == 0x2F, b[k + 2] == 0x2F else { return false }  // ://
+            k += 3
+            var hostStart = k
+            while k < b.count && b[k] != 0x2F && b[k] != 0x3F && b[k] != 0x23 {
+                if b[k] == 0x40 { hostStart = k + 1 }  // after user@
+                k += 1
+            }
+            return k > hostStart && b[hostStart] != 0x3A
+        }
+    }
+
+    /// A plain decimal number (`-12.5`, `34`; no exponent, no hex, no `nan`).
+    static func decimalDouble(_ text: String) -> Double? {
+        var digits = 0, dots = 0
+        for (k, b) in text.utf8.enumerated() {
+            if isDigit(b) {
+                digits += 1
+            } else if b == 0x2E {
+                dots += 1
+            } else if !((b == 0x2D || b == 0x2B) && k == 0) {
+                return nil
+            }
+        }
+        guard digits > 0, dots <= 1, digits <= 30 else { return nil }
+        return Double(text)
+    }
+
+    /// An unsigned decimal amount (`45`, `125.50`), at most 18 significant digits.
+    static func decimal(_ text: String) -> Decimal? {
+        var significand: UInt64 = 0, digits = 0, fraction = 0, dot = false
+        for b in text.utf8 {
+            if isDigit(b) {
+                digits += 1
+                if dot { fraction += 1 }
+                significand = significand &* 10 &+ UInt64(b - 0x30)
+            } else if b == 0x2E && !dot {
+                dot = true
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0, digits <= 18, !(dot && fraction == 0), text.utf8.first != 0x2E else { return nil }
+        return Decimal(sign: .plus, exponent: -fraction, significand: Decimal(significand))
+    }
+
+    /// An RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` (`t`, `z` and a space also accepted).
+    static func rfc3339(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        guard b.count >= 20 else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var n = 0
+            for k in from..<(from + count) {
+                guard isDigit(b[k]) else { return nil }
+                n = n * 10 + Int(b[k] - 0x30)
+            }
+            return n
+        }
+        guard b[4] == 0x2D, b[7] == 0x2D, [0x54, 0x74, 0x20].contains(b[10]), b[13] == 0x3A, b[16] == 0x3A,
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        var k = 19
+        var fraction = 0.0
+        if b[k] == 0x2E {
+            k += 1
+            var scale = 0.1
+            let start = k
+            while k < b.count && isDigit(b[k]) {
+                fraction += Double(b[k] - 0x30) * scale
+                scale /= 10
+                k += 1
+            }
+            guard k > start, k - start <= 9 else { return nil }
+        }
+        var offset = 0
+        guard k < b.count else { return nil }
+        if b[k] == 0x5A || b[k] == 0x7A {
+            k += 1
+        } else if b[k] == 0x2B || b[k] == 0x2D {
+            guard b.count == k + 6, b[k + 3] == 0x3A, let oh = number(k + 1, 2), let om = number(k + 4, 2),
+                oh <= 23, om <= 59
+            else { return nil }
+            offset = (oh * 3600 + om * 60) * (b[k] == 0x2D ? -1 : 1)
+            k += 6
+        } else {
+            return nil
+        }
+        guard k == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

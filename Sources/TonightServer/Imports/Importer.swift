@@ -1,0 +1,207 @@
+import Foundation
+import SQLKit
+import TonightCore
+
+/// The import formats `tonight import` reads.
+public enum ImportKind: String, Sendable, CaseIterable {
+    case feed, affinity, discovery, ics, osm, geonames
+
+    /// The `source` that keys the rows this format creates (`feed:735647`).
+    var source: String {
+        switch self {
+        case .feed, .affinity: "feed"
+        case .discovery: "tm"
+        case .ics: "ics"
+        case .osm: "osm"
+        case .geonames: "geonames"
+        }
+    }
+}
+
+/// One item a parser produced, in file order.
+enum Parsed<Record: Sendable>: Sendable {
+    case record(Record)
+    case reject(ImportReject)
+}
+
+/// Runs an import: parses on its own thread, writes in batches, returns the summary.
+public enum Importer {
+    /// Imports `path` as `kind`. `progress` is called after each batch with the records seen so far.
+    public static func run(
+        _ kind: ImportKind, path: String, dryRun: Bool, services: AppServices,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> ImportSummary {
+        switch kind {
+        case .affinity:
+            return try await importAffinity(path: path, dryRun: dryRun, services: services, progress: progress)
+        case .geonames:
+            return try await importCities(path: path, dryRun: dryRun, services: services, progress: progress)
+        case .feed, .discovery, .ics, .osm:
+            if kind == .feed || kind == .osm { try MarkupDeclarationScan.check(path: path) }
+            let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun)
+            try await writer.prepare()
+            let pipe = ParserPipe<Parsed<ImportRecord>>()
+            pipe.start { emit in
+                let handle: (ImportRecord) -> Void = { emit(.record($0)) }
+                let reject: (ImportReject) -> Void = { emit(.reject($0)) }
+                switch kind {
+                case .feed: try EventFeedParser(path: path).parse(handle, reject: reject)
+                case .discovery: try DiscoveryParser(path: path).parse(handle, reject: reject)
+                case .ics: try ICalendarParser(path: path).parse(handle, reject: reject)
+                default: try OSMParser(path: path).parse(handle, reject: reject)
+                }
+            }
+            var seen = 0
+            while let batch = try await pipe.next() {
+                for item in batch {
+                    switch item {
+                    case .record(let record): try await writer.add(record, position: position(of: record))
+                    case .reject(let reject): await writer.reject(reject)
+                    }
+                }
+                seen += batch.count
+                progress(seen)
+            }
+            return try await writer.finish()
+        }
+    }
+
+    static func position(of record: ImportRecord) -> String {
+        switch record {
+        case .category(let category): "category \(category.id)"
+        case .artist(let artist): "artist \(artist.id)"
+        case .venue(let venue): "venue \(venue.id)"
+        case .event(let event): "event \(event.id)"
+        }
+    }
+
+    /// GeoNames cities are stored apart and merged into the gazetteer when the server starts.
+    static func importCities(
+        path: String, dryRun: Bool, services: AppServices, progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> ImportSummary {
+        let pipe = ParserPipe<Parsed<City>>()
+        pipe.start { emit in
+            try GeoNamesParser(path: path).parse({ emit(.record($0)) }, reject: { emit(.reject($0)) })
+        }
+        var summary = ImportSummary()
+        var seen = 0
+        while let batch = try await pipe.next() {
+            var cities: [City] = []
+            for item in batch {
+                switch item {
+                case .record(let city): cities.append(city)
+                case .reject(let reject): summary.reject(reject)
+                }
+            }
+            let tally: ImportTally
+            if dryRun {
+                tally = ImportTally()
+            } else {
+                let batch = cities
+                tally = try await services.database.transaction { db in
+                    try await SQLCityRepository(db: db).upsert(batch, now: Clock.millis())
+                }
+            }
+            summary.tallies["cities", default: ImportTally()] = summary.tallies["cities", default: ImportTally()] + tally
+            seen += batch.count
+            progress(seen)
+        }
+        return summary
+    }
+
+    /// Affinity lines name an artist (matched to artists by folded name) and list the feed's ids of
+    /// similar artists with scores. A line whose artist is unknown is rejected; unknown similar ids
+    /// are reported and skipped. Every artist with the line's name gets the line's scores.
+    static func importAffinity(
+        path: String, dryRun: Bool, services: AppServices, progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> ImportSummary {
+        let pipe = ParserPipe<Parsed<AffinityEntry>>(batchSize: 1000)
+        pipe.start { emit in
+            try AffinityParser(path: path).parse({ emit(.record($0)) }, reject: { emit(.reject($0)) })
+        }
+        var summary = ImportSummary()
+        var seen = 0
+        let prefix = ImportKind.affinity.source + ":"
+        while let batch = try await pipe.next() {
+            var entries: [AffinityEntry] = []
+            for item in batch {
+                switch item {
+                case .record(let entry): entries.append(entry)
+                case .reject(let reject): summary.reject(reject)
+                }
+            }
+            let db = services.database.sql
+            let names = Array(Set(entries.map { SearchText.fold($0.artistName) }))
+            var byName: [String: [String]] = [:]
+            if !names.isEmpty {
+                for row in try await db.raw(
+                    "SELECT id, name_folded FROM artists WHERE name_folded IN (\(binds: names))"
+                ).all() {
+                    byName[try row.decode(column: "name_folded", as: String.self), default: []]
+                        .append(try row.decode(column: "id", as: String.self))
+                }
+            }
+            let similarIDs = Array(Set(entries.flatMap { $0.recommendations.map { prefix + $0.artistId } }))
+            var known = Set<String>()
+            if !similarIDs.isEmpty {
+                for row in try await db.raw("SELECT id FROM artists WHERE id IN (\(binds: similarIDs))").all() {
+                    known.insert(try row.decode(column: "id", as: String.self))
+                }
+            }
+            var pairs: [String: (String, String, Double)] = [:]
+            for entry in entries {
+                guard let artists = byName[SearchText.fold(entry.artistName)] else {
+                    summary.reject(.init(position: "line \(entry.line)", reason: "unknown artist \(entry.artistName)"))
+                    continue
+                }
+                for recommendation in entry.recommendations {
+                    let similar = prefix + recommendation.artistId
+                    guard known.contains(similar) else {
+                        summary.reject(
+                            .init(position: "line \(entry.line)", reason: "unknown artist id \(recommendation.artistId)"))
+                        continue
+                    }
+                    for artist in artists where artist != similar {
+                        pairs[artist + "\u{1F}" + similar] = (artist, similar, recommendation.score)
+                    }
+                }
+            }
+            var existing: [String: Double] = [:]
+            let artistIDs = Array(Set(pairs.values.map(\.0)))
+            if !artistIDs.isEmpty {
+                for row in try await db.raw(
+                    "SELECT artist_id, similar_id, score FROM affinity WHERE artist_id IN (\(binds: artistIDs))"
+                ).all() {
+                    let key =
+                        try row.decode(column: "artist_id", as: String.self) + "\u{1F}"
+                        + row.decode(column: "similar_id", as: String.self)
+                    existing[key] = try row.decode(column: "score", as: Double.self)
+                }
+            }
+            var rows: [[any Encodable & Sendable]] = []
+            for (key, pair) in pairs {
+                if let old = existing[key] {
+                    if abs(old - pair.2) < 1e-12 {
+                        summary.count("affinity") { $0.unchanged += 1 }
+                        continue
+                    }
+                    summary.count("affinity") { $0.updated += 1 }
+                } else {
+                    summary.count("affinity") { $0.inserted += 1 }
+                }
+                rows.append([pair.0, pair.1, pair.2])
+            }
+            if !dryRun {
+                let write = rows
+                try await services.database.transaction { db in
+                    try await BulkWrite.upsert(
+                        "affinity", columns: ["artist_id", "similar_id", "score"], rows: write,
+                        key: ["artist_id", "similar_id"], on: db)
+                }
+            }
+            seen += batch.count
+            progress(seen)
+        }
+        return summary
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+import TonightCore
+
+@testable import TonightServer
+
+/// Writes `text` to a temporary file and returns its path.
+func temporaryFile(_ text: String, suffix: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonight-\(UUID().uuidString)\(suffix)")
+        .path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+/// A small event feed in the FORMATS.md layout. The event comes before its venue (a forward
+/// reference), one event has no time (TBA), one refers to a venue that never appears.
+func sampleFeed(date: String = "2031-03-14", time: String = "20:00", venue: String = "V1") -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <feed generated="2031-03-01T06:00:00Z">
+      <categories>
+        <category><id>10000</id><name>Music</name></category>
+        <category><id>10001</id><name>Rock &amp; Pop</name><parent_id>10000</parent_id></category>
+      </categories>
+      <events>
+        <event>
+          <id>E1</id><name>Sigur Rós — Live</name><venue_id>\(venue)</venue_id><category_id>10001</category_id>
+          <performers><artist_id>735647</artist_id><artist_id>1011</artist_id></performers>
+          <date>\(date)</date><time>\(time)</time><status>onsale</status>
+          <url>https://tickets.example/event/E1</url><min_price>45.00</min_price><max_price>125.50</max_price>
+        </event>
+        <event>
+          <id>E2</id><name>Rosalía</name><venue_id>V2</venue_id><category_id>10001</category_id>
+          <performers><artist_id>2231</artist_id></performers><date>2031-03-15</date><status>onsale</status>
+        </event>
+        <event><id>E3</id><name>Ghost show</name><venue_id>NOPE</venue_id><date>2031-03-15</date></event>
+        <event><id>E4</id><name>No venue</name><date>2031-03-15</date></event>
+      </events>
+      <artists>
+        <artist><id>735647</id><name>Sigur Rós</name><category_id>10001</category_id></artist>
+        <artist><id>1011</id><name>Jónsi</name><category_id>10001</category_id></artist>
+        <artist><id>2231</id><name>Rosalía</name><category_id>10001</category_id></artist>
+        <artist><id>4410</id><name>Rosa Quiet</name></artist>
+      </artists>
+      <venues>
+        <venue><id>V1</id><name>The Wiltern</name><street>3790 Wilshire Blvd</street><city>Los Angeles</city>
+          <state>CA</state><zip>90010</zip><country>US</country><latitude>34.0617</latitude><longitude>-118.3085</longitude></venue>
+        <venue><id>V2</id><name>Palau Sant Jordi</name><city>Barcelona</city><country>ES</country></venue>
+        <venue><id>V3</id><name>Hollywood Bowl</name><city>Los Angeles</city><country>US</country>
+          <latitude>34.1122</latitude><longitude>-118.3391</longitude></venue>
+      </venues>
+    </feed>
+    """
+}
+
+@Suite("Imports")
+struct ImportTests {
+    @Test("feed: forward references, geocoded venues, rejects; re-import is unchanged", arguments: Backend.available)
+    func feed(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let path = try temporaryFile(sampleFeed(), suffix: ".xml")
+            let first = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            #expect(first.tallies["categories"]?.inserted == 2)
+            #expect(first.tallies["artists"]?.inserted == 4)
+            #expect(first.tallies["places"]?.inserted == 3)
+            #expect(first.tallies["events"]?.inserted == 2)
+            #expect(first.rejectedCount == 2)
+            #expect(first.rejects.contains { $0.reason.contains("unknown venue NOPE") })
+
+            let again = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            #expect(again.tallies["events"]?.unchanged == 2)
+            #expect(again.tallies["artists"]?.unchanged == 4)
+            #expect(again.tallies["places"]?.unchanged == 3)
+            #expect(again.tallies.values.allSatisfy { $0.inserted == 0 && $0.updated == 0 })
+
+            let event = try await client.send(.get, "/v1/events/feed:E1")
+            #expect(event.status == .ok)
+            // 20:00 in Los Angeles on 14 March 2031 (daylight time since 9 March) is 03:00 UTC.
+            #expect(event.json["start"] as? String == "2031-03-15T03:00:00Z")
+            #expect((event.json["performers"] as? [JSON])?.compactMap { $0["name"] as? String } == ["Sigur Rós", "Jónsi"])
+            #expect((event.json["category"] as? JSON)?["name"] as? String == "Rock & Pop")
+            #expect(event.json["maxPrice"] as? Double == 125.5)
+            let tba = try await client.send(.get, "/v1/events/feed:E2")
+            #expect(tba.json["localTime"] == nil)
+            #expect((tba.json["place"] as? JSON)?["timeZone"] as? String == "Europe/Madrid")
+
+            let tree = try await client.send(.get, "/v1/categories")
+            let root = (tree.json["items"] as? [JSON])?.first ?? [:]
+            #expect(root["name"] as? String == "Music")
+            #expect((root["children"] as? [JSON])?.first?["name"] as? String == "Rock & Pop")
+        }
+    }
+
+    @Test("a changed venue, date or time is an update with change records", arguments: Backend.available)
+    func changes(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let path = try temporaryFile(sampleFeed(), suffix: ".xml")
+            _ = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            let moved = try temporaryFile(sampleFeed(date: "2031-03-21", time: "21:00", venue: "V3"), suffix: ".xml")
+            let dry = try await Importer.run(.feed, path: moved, dryRun: true, services: services)
+            #expect(dry.tallies["events"]?.updated == 1)
+            let unchanged = try await client.send(.get, "/v1/events/feed:E1").json["changes"] as? [JSON]
+            #expect(unchanged?.isEmpty == true)
+            let summary = try await Importer.run(.feed, path: moved, dryRun: false, services: services)
+            #expect(summary.tallies["events"]?.updated == 1)
+            #expect(summary.tallies["events"]?.unchanged == 1)
+            #expect(summary.changes == 1)
+            let event = try await client.send(.get, "/v1/events/feed:E1").json
+            let fields = (event["changes"] as? [JSON] ?? []).compactMap { $0["field"] as? String }
+            #expect(Set(fields) == ["place", "start"])
+            #expect((event["place"] as? JSON)?["name"] as? String == "Hollywood Bowl")
+            let again = try await Importer.run(.feed, path: moved, dryRun: false, services: services)
+            #expect(again.changes == 0)
+        }
+    }
+
+    @Test("hostile feeds are refused before anything is written")
+    func hostile() async throws {
+        try await withApp(.sqlite) { services, _ in
+            let laughs = """
+                <?xml version="1.0"?>
+                <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
+                <feed><artists><artist><id>1</id><name>&lol2;</name></artist></artists></feed>
+                """
+            let external = """
+                <?xml version="1.0"?>
+                <!DOCTYPE feed [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+                <feed><artists><artist><id>1</id><name>&xxe;</name></artist></artists></feed>
+                """
+            for document in [laughs, external] {
+                let path = try temporaryFile(document, suffix: ".xml")
+                await #expect(throws: ImportError.self) {
+                    try await Importer.run(.feed, path: path, dryRun: false, services: services)
+                }
+            }
+            #expect(try await rowCount("artists", in: services) == 0)
+        }
+    }
+
+    @Test("artists: suggest by any word's prefix, by popularity; affinity; favourites", arguments: Backend.available)
+    func artists(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            let affinity = try temporaryFile(
+                """
+                Sigur Rós,1011,Jónsi,0.94,2231,"Rosalía",0.5
+                "Nobody Known",1011,Jónsi,0.3
+                Jónsi,735647,Sigur Rós,1.5
+
+                Rosalía,9999,Ghost,0.2,735647,Sigur Rós,0.4
+                """, suffix: ".txt")
+            let summary = try await Importer.run(.affinity, path: affinity, dryRun: false, services: services)
+            #expect(summary.tallies["affinity"]?.inserted == 3)
+            #expect(summary.rejectedCount == 3)
+            let again = try await Importer.run(.affinity, path: affinity, dryRun: false, services: services)
+            #expect(again.tallies["affinity"]?.unchanged == 3)
+
+            func names(_ query: String) async throws -> [String] {
+                let response = try await client.send(.get, "/v1/artists/suggest?q=\(query)")
+                #expect(response.status == .ok, "\(response.text)")
+                return (response.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }
+            }
+            #expect(try await names("sig") == ["Sigur Rós"])
+            let ros = try await names("ROS")
+            #expect(Set(ros) == ["Sigur Rós", "Rosalía", "Rosa Quiet"])
+            #expect(try await names("r%C3%B3s") .contains("Sigur Rós"))
+            #expect(try await names("sigur%20r") == ["Sigur Rós"])
+            // Rosalía has an event, Rosa Quiet none: popularity ranks Rosalía first.
+            #expect(try await names("rosa") == ["Rosalía", "Rosa Quiet"])
+            #expect(try await client.send(.get, "/v1/artists/suggest?q=%20%2C").status == .badRequest)
+
+            let detail = try await client.send(.get, "/v1/artists/feed:735647").json
+            let similar = (detail["similar"] as? [JSON] ?? []).compactMap { ($0["artist"] as? JSON)?["name"] as? String }
+            #expect(similar == ["Jónsi", "Rosalía"])
+            #expect((detail["upcomingEvents"] as? [JSON])?.count == 1)
+            let byCategory = try await client.send(.get, "/v1/artists?category=feed:10000")
+            #expect((byCategory.json["items"] as? [JSON])?.count == 3)
+
+            let token = try await client.signUp("fan").accessToken
+            #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:nope", token: token).status == .notFound)
+            let favorites = try await client.send(.get, "/v1/me/favorites/artists", token: token)
+            let favorite = (favorites.json["items"] as? [JSON])?.first ?? [:]
+            #expect(favorite["isFavorite"] as? Bool == true)
+            #expect(favorite["favoritesCount"] as? Int == 1)
+            let feed = try await client.send(.get, "/v1/me/feed/favorites", token: token)
+            #expect((feed.json["items"] as? [JSON])?.compactMap { $0["id"] as? String } == ["feed:E1"])
+            #expect(try await client.send(.delete, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            let none = try await client.send(.get, "/v1/me/feed/favorites", token: token)
+            #expect((none.json["items"] as? [JSON])?.isEmpty == true)
+        }
+    }
+
+    @Test("iCalendar and Discovery files become events at places", arguments: Backend.available)
+    func otherFormats(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let ics = try temporaryFile(
+                """
+                BEGIN:VCALENDAR\r
+                VERSION:2.0\r
+                BEGIN:VEVENT\r
+                UID:gig-1@example.com\r
+                SUMMARY:Open air\r
+                  concert\r
+                DTSTART;TZID=Europe/Berlin:20310301T200000\r
+                DTEND;TZID=Europe/Berlin:20310301T230000\r
+                LOCATION:Tempodrom\\, Möckernstraße 10\\, Berlin\r
+                GEO:52.5006;13.3817\r
+                END:VEVENT\r
+                END:VCALENDAR\r
+
+                """, suffix: ".ics")
+            let summary = try await Importer.run(.ics, path: ics, dryRun: false, services: services)
+            #expect(summary.tallies["events"]?.inserted == 1, "\(summary)")
+            let events = try await client.send(.get, "/v1/events?q=open%20air").json["items"] as? [JSON] ?? []
+            #expect(events.first?["name"] as? String == "Open air concert")
+            #expect(events.first?["start"] as? String == "2031-03-01T19:00:00Z")
+            #expect((events.first?["place"] as? JSON)?["timeZone"] as? String == "Europe/Berlin")
+
+            let discovery = try temporaryFile(
+                """
+                {"events":[{"eventId":"G5v","eventName":"Arena Night","eventStartLocalDate":"2031-05-02",
+                  "eventStartLocalTime":"19:30:00","eventStatus":"onsale","minPrice":"12.50","maxPrice":"99.00",
+                  "currency":"USD","primaryEventUrl":"https://tickets.example/G5v",
+                  "venue":{"venueId":"KovZ","venueName":"Crypto Arena","venueCity":"Los Angeles","venueStateCode":"CA",
+                    "venueCountryCode":"US","venueLatitude":34.043,"venueLongitude":-118.267,
+                    "venueTimezone":"America/Los_Angeles"},
+                  "attractions":[{"attraction":{"attractionId":"K8v","attractionName":"The Band"}}]}]}
+                """, suffix: ".json")
+            let tm = try await Importer.run(.discovery, path: discovery, dryRun: false, services: services)
+            #expect(tm.tallies["events"]?.inserted == 1, "\(tm)")
+            let arena = try await client.send(.get, "/v1/events/tm:G5v").json
+            #expect(arena["start"] as? String == "2031-05-03T02:30:00Z")
+            #expect(arena["minPrice"] as? Double == 12.5)
+            #expect((arena["performers"] as? [JSON])?.first?["name"] as? String == "The Band")
+        }
+    }
+
+    @Test("GeoNames cities extend the gazetteer from the next start")
+    func geonames() async throws {
+        var config = try await testConfig(.sqlite)
+        config.logLevel = .error
+        let services = try await AppServices.make(config: config)
+        let line = [
+            "9999001", "Tonightville", "Tonightville", "Tnv", "10.5", "-20.5", "P", "PPL", "ZZ", "", "01", "", "", "",
+            "50000", "", "10", "Atlantic/Azores", "2025-01-01",
+        ].joined(separator: "\t")
+        let path = try temporaryFile(line + "\nbad line\n", suffix: ".txt")
+        let summary = try await Importer.run(.geonames, path: path, dryRun: false, services: services)
+        #expect(summary.tallies["cities"]?.inserted == 1)
+        #expect(summary.rejectedCount == 1)
+        try await services.database.shutdown()
+        let restarted = try await AppServices.make(config: config)
+        let app = try await buildApplication(config, services: restarted)
+        try await app.test(.router) { client in
+            let found = try await client.send(.get, "/v1/geocode?q=tnv")
+            #expect((found.json["items"] as? [JSON])?.first?["name"] as? String == "Tonightville")
+            let reverse = try await client.send(.get, "/v1/geocode/reverse?lat=10.5&lon=-20.5")
+            #expect(reverse.json["timeZone"] as? String == "Atlantic/Azores")
+        }
+    }
+}
