@@ -70,6 +70,9 @@ struct EventEdit {
                 issues.append(.init(field: "categoryId", code: "not_found", message: "No such category."))
             }
         }
+        if let minutes = patch.durationMinutes, !(1...10080).contains(minutes) {
+            issues.append(.init(field: "durationMinutes", code: "out_of_range", message: "Use 1 to 10080 minutes."))
+        }
         if let status = patch.status { event.status = status.rawValue }
         guard issues.isEmpty, let place, let date, let time else { throw APIError.validation(issues) }
 

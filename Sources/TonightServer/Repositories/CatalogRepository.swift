@@ -71,13 +71,13 @@ struct SQLCatalogRepository: CatalogRepository {
 
     func suggest(prefix: String, otherWords: [String], limit: Int) async throws -> [ArtistRecord] {
         var conditions: [SQLQueryString] = [
-            "w.word >= \(bind: prefix) AND w.word < \(bind: prefix + "\u{FFFF}")"
+            "w.word >= \(bind: prefix) AND w.word < \(bind: prefix + "\u{10FFFF}")"
         ]
         for word in otherWords {
             conditions.append(
                 """
                 a.id IN (SELECT artist_id FROM artist_words WHERE word >= \(bind: word)
-                         AND word < \(bind: word + "\u{FFFF}"))
+                         AND word < \(bind: word + "\u{10FFFF}"))
                 """)
         }
         let sql: SQLQueryString =

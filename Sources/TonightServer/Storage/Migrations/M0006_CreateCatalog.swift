@@ -1,7 +1,7 @@
 /// Event categories (a tree), artists with their search words, artist affinity and favourites.
 ///
 /// `artist_words.word` holds each folded word of an artist's name; search-as-you-type is a
-/// range scan `word >= prefix AND word < prefix+U+FFFF`, so PostgreSQL gets the column in the
+/// range scan `word >= prefix AND word < prefix+U+10FFFF`, so PostgreSQL gets the column in the
 /// "C" collation (byte order), which SQLite uses anyway.
 struct CreateCatalog: Migration {
     let name = "0006_create_catalog"
