@@ -12,3 +12,25 @@ public typealias ProfileChange = Components.Schemas.UpdateMeRequest
 public typealias ClientConfig = Components.Schemas.ClientConfig
 /// Server health.
 public typealias Health = Components.Schemas.Health
+/// A gazetteer city with its keys and time zone.
+public typealias City = Components.Schemas.City
+/// A venue.
+public typealias Place = Components.Schemas.Place
+/// Filters for ``TonightClient/places(_:)``.
+public typealias PlaceSearch = Operations.ListPlaces.Input.Query
+/// A show, party or session at a place.
+public typealias Event = Components.Schemas.Event
+/// Filters for ``TonightClient/events(_:)``.
+public typealias EventSearch = Operations.ListEvents.Input.Query
+/// A new party for ``TonightClient/createEvent(_:)``.
+public typealias EventInput = Components.Schemas.EventInput
+/// going, interested or following.
+public typealias AttendanceStatus = Components.Schemas.AttendanceStatus
+/// The caller's attendance and the event's counts.
+public typealias Attendance = Components.Schemas.Attendance
+/// A performer.
+public typealias Artist = Components.Schemas.Artist
+/// A performer with upcoming events and similar artists.
+public typealias ArtistDetail = Components.Schemas.ArtistDetail
+/// A new place for ``TonightClient/createPlace(_:)``.
+public typealias PlaceInput = Components.Schemas.PlaceInput

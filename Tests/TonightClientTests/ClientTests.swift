@@ -176,4 +176,41 @@ struct ClientTests {
             try await check.logIn(username: "xena", password: "another long passphrase")
         }
     }
+
+    @Test("places and events: geocode, create, search tonight, attend, suggest")
+    func placesAndEvents() async throws {
+        try await withServer { services, url in
+            _ = try await services.createUser(
+                username: "mod", email: "mod@example.com", password: "a long enough passphrase", role: .moderator)
+            let moderator = TonightClient(serverURL: url)
+            _ = try await moderator.logIn(username: "mod", password: "a long enough passphrase")
+            let lisbon = try await moderator.geocode("lisboa").first
+            #expect(lisbon?.countryCode == "PT")
+            let city = try await moderator.city(latitude: 38.7223, longitude: -9.1393)
+            #expect(city.timeZone == "Europe/Lisbon")
+            let place = try await moderator.createPlace(
+                .init(name: "Pensão Amor", category: .bar, location: .init(lat: 38.7071, lon: -9.1446)))
+            #expect(place.cityKey == city.key)
+
+            let guest = TonightClient(serverURL: url)
+            _ = try await guest.signUp(username: "guest", email: "guest@example.com", password: "a long enough passphrase")
+            let party = try await guest.createEvent(
+                .init(name: "Fado late", placeId: place.id, localDate: "2031-07-01", localTime: "22:00"))
+            let attendance = try await guest.attend(eventID: party.id, as: .going)
+            #expect(attendance.counts.going == 1)
+            let found = try await guest.events(.init(near: "38.7071,-9.1446", radius: 1000))
+            #expect(found.items.map(\.id) == [party.id])
+            #expect(try await guest.myEvents(status: .going).items.first?.myStatus == .going)
+            try await guest.leave(eventID: party.id)
+            #expect(try await guest.event(id: party.id).counts.going == 0)
+            let nearby = try await guest.places(.init(near: "38.7071,-9.1446"))
+            #expect(nearby.items.first?.name == "Pensão Amor")
+            do {
+                _ = try await guest.places(.init(near: "91,0"))
+                Issue.record("a bad point was accepted")
+            } catch let error as TonightError {
+                #expect(error.status == 400)
+            }
+        }
+    }
 }
