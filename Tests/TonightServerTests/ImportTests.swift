@@ -263,4 +263,40 @@ struct ImportTests {
             #expect(reverse.json["timeZone"] as? String == "Atlantic/Azores")
         }
     }
+
+    @Test("OpenStreetMap nodes and ways become places with hours; re-import is unchanged", arguments: Backend.available)
+    func osm(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let path = try temporaryFile(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <osm version="0.6">
+                  <node id="1" lat="52.5200" lon="13.4050">
+                    <tag k="amenity" v="bar"/><tag k="name" v="Kneipe Eins"/>
+                    <tag k="opening_hours" v="Mo-Su 18:00-02:00"/><tag k="addr:street" v="Torstraße"/>
+                    <tag k="addr:housenumber" v="1"/><tag k="website" v="https://eins.example"/>
+                  </node>
+                  <node id="2" lat="52.5210" lon="13.4060"/><node id="3" lat="52.5212" lon="13.4070"/>
+                  <node id="4" lat="52.5220" lon="13.4070"/>
+                  <node id="5" lat="52.5" lon="13.4"><tag k="amenity" v="bench"/></node>
+                  <node id="6" lat="52.5" lon="13.4"><tag k="amenity" v="pub"/></node>
+                  <way id="10"><nd ref="2"/><nd ref="3"/><nd ref="4"/>
+                    <tag k="leisure" v="pitch"/><tag k="name" v="Bolzplatz"/></way>
+                </osm>
+                """, suffix: ".osm")
+            let first = try await Importer.run(.osm, path: path, dryRun: false, services: services)
+            #expect(first.tallies["places"]?.inserted == 2)
+            #expect(first.rejectedCount == 1)  // the unnamed pub
+            let again = try await Importer.run(.osm, path: path, dryRun: false, services: services)
+            #expect(again.tallies["places"]?.unchanged == 2)
+            let bar = try await client.send(.get, "/v1/places/osm:node%2F1").json
+            #expect(bar["category"] as? String == "bar")
+            #expect(bar["openingHours"] as? String == "Mo-Su 18:00-02:00")
+            #expect((bar["address"] as? JSON)?["street"] as? String == "1 Torstraße")
+            #expect((bar["externalIds"] as? JSON)?["osm"] as? String == "node/1")
+            let pitch = try await client.send(.get, "/v1/places?category=pitch").json["items"] as? [JSON] ?? []
+            let location = pitch.first?["location"] as? JSON ?? [:]
+            #expect(abs((location["lat"] as? Double ?? 0) - 52.52140) < 0.0001)
+        }
+    }
 }
