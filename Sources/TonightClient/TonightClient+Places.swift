@@ -136,7 +136,8 @@ extension TonightClient {
     /// An artist with upcoming events and similar artists.
     public func artist(id: String) async throws -> ArtistDetail {
         try await call {
-            guard case .ok(let ok) = try await api.getArtist(path: .init(artistId: id)), case .json(let detail) = ok.body
+            guard case .ok(let ok) = try await api.getArtist(path: .init(artistId: id)),
+                case .json(let detail) = ok.body
             else { throw TonightError.unexpectedResponse(status: 0) }
             return detail
         }

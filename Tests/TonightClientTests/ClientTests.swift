@@ -193,7 +193,8 @@ struct ClientTests {
             #expect(place.cityKey == city.key)
 
             let guest = TonightClient(serverURL: url)
-            _ = try await guest.signUp(username: "guest", email: "guest@example.com", password: "a long enough passphrase")
+            _ = try await guest.signUp(
+                username: "guest", email: "guest@example.com", password: "a long enough passphrase")
             let party = try await guest.createEvent(
                 .init(name: "Fado late", placeId: place.id, localDate: "2031-07-01", localTime: "22:00"))
             let attendance = try await guest.attend(eventID: party.id, as: .going)

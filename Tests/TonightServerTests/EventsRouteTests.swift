@@ -16,7 +16,9 @@ func localDate(daysFromNow days: Int, zone: String) -> String {
 
 @Suite("Events and attendance")
 struct EventsRouteTests {
-    @Test("a party's start is the place's wall-clock time; validation lists every bad field", arguments: Backend.available)
+    @Test(
+        "a party's start is the place's wall-clock time; validation lists every bad field", arguments: Backend.available
+    )
     func createParty(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let mod = try await moderatorToken(services, client)
@@ -46,7 +48,9 @@ struct EventsRouteTests {
                 ], token: token)
             #expect(bad.status == .badRequest)
             #expect(
-                Set(bad.json.fieldErrors) == ["placeId", "localDate", "localTime", "maxPrice", "ticketURL", "durationMinutes"])
+                Set(bad.json.fieldErrors) == [
+                    "placeId", "localDate", "localTime", "maxPrice", "ticketURL", "durationMinutes",
+                ])
             // An otherwise valid party lasting Int.max minutes once overflowed the end time (a crash).
             let endless = try await client.send(
                 .post, "/v1/events",
@@ -58,7 +62,8 @@ struct EventsRouteTests {
             #expect(endless.json.fieldErrors == ["durationMinutes"])
             let past = try await client.send(
                 .post, "/v1/events",
-                json: ["name": "Old", "placeId": placeID, "localDate": "2001-01-01", "localTime": "20:00"], token: token)
+                json: ["name": "Old", "placeId": placeID, "localDate": "2001-01-01", "localTime": "20:00"], token: token
+            )
             #expect(past.status == .badRequest)
             #expect(try await rowCount("events", in: services) == 1)
             let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
@@ -70,7 +75,9 @@ struct EventsRouteTests {
         }
     }
 
-    @Test("edits and cancellation are recorded as changes; only the organiser or a moderator may", arguments: Backend.available)
+    @Test(
+        "edits and cancellation are recorded as changes; only the organiser or a moderator may",
+        arguments: Backend.available)
     func changes(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let mod = try await moderatorToken(services, client)
@@ -86,7 +93,9 @@ struct EventsRouteTests {
                 ], token: host
             ).json
             let id = event["id"] as? String ?? ""
-            #expect(try await client.send(.patch, "/v1/events/\(id)", json: ["name": "Mine"], token: other).status == .forbidden)
+            #expect(
+                try await client.send(.patch, "/v1/events/\(id)", json: ["name": "Mine"], token: other).status
+                    == .forbidden)
             let moved = try await client.send(
                 .patch, "/v1/events/\(id)",
                 json: ["placeId": second["id"] as? String ?? "", "localTime": "23:00", "name": "Party 2"], token: host)
@@ -99,9 +108,11 @@ struct EventsRouteTests {
             #expect(cancelled.json["status"] as? String == "cancelled")
             let again = try await client.send(.post, "/v1/events/\(id)/cancel", token: mod)
             #expect(((again.json["changes"] as? [JSON]) ?? []).count == 3)
-            let going = try await client.send(.put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: other)
+            let going = try await client.send(
+                .put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: other)
             #expect(going.status == .conflict)
-            let follow = try await client.send(.put, "/v1/events/\(id)/attendance", json: ["status": "following"], token: other)
+            let follow = try await client.send(
+                .put, "/v1/events/\(id)/attendance", json: ["status": "following"], token: other)
             #expect(follow.status == .ok)
         }
     }
@@ -112,11 +123,15 @@ struct EventsRouteTests {
             let mod = try await moderatorToken(services, client)
             let place = try await createPlace(client, token: mod, name: "Hall", lat: 48.85, lon: 2.35)
             let host = try await client.signUp("host").accessToken
-            let id = try await client.send(
-                .post, "/v1/events",
-                json: ["name": "Big", "placeId": place["id"] as? String ?? "", "localDate": "2031-01-01", "localTime": "20:00"],
-                token: host
-            ).json["id"] as? String ?? ""
+            let id =
+                try await client.send(
+                    .post, "/v1/events",
+                    json: [
+                        "name": "Big", "placeId": place["id"] as? String ?? "", "localDate": "2031-01-01",
+                        "localTime": "20:00",
+                    ],
+                    token: host
+                ).json["id"] as? String ?? ""
             var tokens: [String] = []
             for index in 0..<60 { tokens.append(try await client.signUp("racer\(index)").accessToken) }
             let all = tokens
@@ -152,7 +167,9 @@ struct EventsRouteTests {
         }
     }
 
-    @Test("search: tonight in each place's own zone, city, keyword, budget, distance and relevance", arguments: Backend.available)
+    @Test(
+        "search: tonight in each place's own zone, city, keyword, budget, distance and relevance",
+        arguments: Backend.available)
     func search(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let mod = try await moderatorToken(services, client)
@@ -162,7 +179,8 @@ struct EventsRouteTests {
             func party(_ name: String, _ place: JSON, days: Int, time: String, price: Double? = nil) async throws {
                 let zone = place["timeZone"] as? String ?? "UTC"
                 var body: JSON = [
-                    "name": name, "placeId": place["id"] as? String ?? "", "localDate": localDate(daysFromNow: days, zone: zone),
+                    "name": name, "placeId": place["id"] as? String ?? "",
+                    "localDate": localDate(daysFromNow: days, zone: zone),
                     "localTime": time,
                 ]
                 if let price { body["minPrice"] = price }
@@ -176,11 +194,12 @@ struct EventsRouteTests {
 
             // Tonight, in the place's own zone: pick a zone where it is daytime so "in an hour" is tonight.
             let zones = [(tokyo, "Asia/Tokyo"), (berlin, "Europe/Berlin")]
-            let daytime = zones.first { _, zone in
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = TimeZone(identifier: zone)!
-                return (8...20).contains(calendar.component(.hour, from: Date()))
-            } ?? zones[0]
+            let daytime =
+                zones.first { _, zone in
+                    var calendar = Calendar(identifier: .gregorian)
+                    calendar.timeZone = TimeZone(identifier: zone)!
+                    return (8...20).contains(calendar.component(.hour, from: Date()))
+                } ?? zones[0]
             var clock = Calendar(identifier: .gregorian)
             clock.timeZone = TimeZone(identifier: daytime.1)!
             let soon = clock.dateComponents([.hour, .minute], from: Date().addingTimeInterval(3600))
@@ -191,7 +210,8 @@ struct EventsRouteTests {
             #expect(!tonightNames.contains("Jazz Brunch") && !tonightNames.contains("Late Techno"))
 
             let berlinKey = berlin["cityKey"] as? String ?? ""
-            let inBerlin = try await client.send(.get, "/v1/events?city=\(berlinKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            let inBerlin = try await client.send(
+                .get, "/v1/events?city=\(berlinKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             let berlinNames = (inBerlin.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }
             #expect(Set(berlinNames).subtracting(["Soon"]) == ["Techno Night", "Jazz Brunch"])
             let budget = try await client.send(.get, "/v1/events?maxPrice=30")
@@ -203,15 +223,23 @@ struct EventsRouteTests {
             let near = try await client.send(.get, "/v1/events?near=52.5,13.4&radius=20000&sort=distance")
             let nearNames = (near.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }
             #expect(Set(nearNames).subtracting(["Soon"]) == ["Techno Night", "Jazz Brunch"])
-            let range = localDate(daysFromNow: 1, zone: "Europe/Berlin") + ".." + localDate(daysFromNow: 3, zone: "Europe/Berlin")
+            let range =
+                localDate(daysFromNow: 1, zone: "Europe/Berlin") + ".."
+                + localDate(daysFromNow: 3, zone: "Europe/Berlin")
             let dated = try await client.send(.get, "/v1/events?when=\(range)")
-            #expect(Set((dated.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }).isSuperset(of: ["Techno Night", "Jazz Brunch"]))
+            #expect(
+                Set((dated.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }).isSuperset(of: [
+                    "Techno Night", "Jazz Brunch",
+                ]))
             let paged = try await client.send(.get, "/v1/events?limit=3")
             #expect((paged.json["items"] as? [JSON])?.count == 3)
             let next = paged.json["nextCursor"] as? String ?? ""
             let rest = try await client.send(.get, "/v1/events?limit=3&cursor=\(next)")
             #expect((rest.json["items"] as? [JSON])?.count == 2)
-            for bad in ["when=someday", "when=2030-01-05..2030-01-01", "sort=distance", "sort=relevance", "maxPrice=-1", "cursor=bad"] {
+            for bad in [
+                "when=someday", "when=2030-01-05..2030-01-01", "sort=distance", "sort=relevance", "maxPrice=-1",
+                "cursor=bad",
+            ] {
                 #expect(try await client.send(.get, "/v1/events?\(bad)").status == .badRequest, "\(bad)")
             }
         }

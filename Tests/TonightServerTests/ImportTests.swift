@@ -79,7 +79,8 @@ struct ImportTests {
             #expect(event.status == .ok)
             // 20:00 in Los Angeles on 14 March 2031 (daylight time since 9 March) is 03:00 UTC.
             #expect(event.json["start"] as? String == "2031-03-15T03:00:00Z")
-            #expect((event.json["performers"] as? [JSON])?.compactMap { $0["name"] as? String } == ["Sigur Rós", "Jónsi"])
+            #expect(
+                (event.json["performers"] as? [JSON])?.compactMap { $0["name"] as? String } == ["Sigur Rós", "Jónsi"])
             #expect((event.json["category"] as? JSON)?["name"] as? String == "Rock & Pop")
             #expect(event.json["maxPrice"] as? Double == 125.5)
             let tba = try await client.send(.get, "/v1/events/feed:E2")
@@ -166,22 +167,26 @@ struct ImportTests {
             #expect(try await names("sig") == ["Sigur Rós"])
             let ros = try await names("ROS")
             #expect(Set(ros) == ["Sigur Rós", "Rosalía", "Rosa Quiet"])
-            #expect(try await names("r%C3%B3s") .contains("Sigur Rós"))
+            #expect(try await names("r%C3%B3s").contains("Sigur Rós"))
             #expect(try await names("sigur%20r") == ["Sigur Rós"])
             // Rosalía has an event, Rosa Quiet none: popularity ranks Rosalía first.
             #expect(try await names("rosa") == ["Rosalía", "Rosa Quiet"])
             #expect(try await client.send(.get, "/v1/artists/suggest?q=%20%2C").status == .badRequest)
 
             let detail = try await client.send(.get, "/v1/artists/feed:735647").json
-            let similar = (detail["similar"] as? [JSON] ?? []).compactMap { ($0["artist"] as? JSON)?["name"] as? String }
+            let similar = (detail["similar"] as? [JSON] ?? []).compactMap {
+                ($0["artist"] as? JSON)?["name"] as? String
+            }
             #expect(similar == ["Jónsi", "Rosalía"])
             #expect((detail["upcomingEvents"] as? [JSON])?.count == 1)
             let byCategory = try await client.send(.get, "/v1/artists?category=feed:10000")
             #expect((byCategory.json["items"] as? [JSON])?.count == 3)
 
             let token = try await client.signUp("fan").accessToken
-            #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
-            #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            #expect(
+                try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            #expect(
+                try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
             #expect(try await client.send(.put, "/v1/me/favorites/artists/feed:nope", token: token).status == .notFound)
             let favorites = try await client.send(.get, "/v1/me/favorites/artists", token: token)
             let favorite = (favorites.json["items"] as? [JSON])?.first ?? [:]
@@ -189,7 +194,9 @@ struct ImportTests {
             #expect(favorite["favoritesCount"] as? Int == 1)
             let feed = try await client.send(.get, "/v1/me/feed/favorites", token: token)
             #expect((feed.json["items"] as? [JSON])?.compactMap { $0["id"] as? String } == ["feed:E1"])
-            #expect(try await client.send(.delete, "/v1/me/favorites/artists/feed:735647", token: token).status == .noContent)
+            #expect(
+                try await client.send(.delete, "/v1/me/favorites/artists/feed:735647", token: token).status
+                    == .noContent)
             let none = try await client.send(.get, "/v1/me/feed/favorites", token: token)
             #expect((none.json["items"] as? [JSON])?.isEmpty == true)
         }

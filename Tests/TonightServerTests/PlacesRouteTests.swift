@@ -29,7 +29,9 @@ func createPlace(
 
 @Suite("Geocoding and places")
 struct PlacesRouteTests {
-    @Test("forward geocoding: names and alternate names, any case or accents, by population", arguments: Backend.available)
+    @Test(
+        "forward geocoding: names and alternate names, any case or accents, by population", arguments: Backend.available
+    )
     func forward(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let zurich = try await client.send(.get, "/v1/geocode?q=ZURICH")
@@ -73,7 +75,9 @@ struct PlacesRouteTests {
         }
     }
 
-    @Test("moderators create and edit places; city, region and zone come from the gazetteer", arguments: Backend.available)
+    @Test(
+        "moderators create and edit places; city, region and zone come from the gazetteer", arguments: Backend.available
+    )
     func createAndEdit(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let user = try await client.signUp("paula").accessToken
@@ -102,12 +106,16 @@ struct PlacesRouteTests {
             #expect(moved.status == .ok, "\(moved.text)")
             #expect(moved.json["timeZone"] as? String == "Europe/Berlin")
             #expect(moved.json["openState"] as? String == "open")
-            #expect(try await client.send(.patch, "/v1/places/\(id)", json: ["name": "X"], token: user).status == .forbidden)
+            #expect(
+                try await client.send(.patch, "/v1/places/\(id)", json: ["name": "X"], token: user).status == .forbidden
+            )
             #expect(try await client.send(.get, "/v1/places/nope").status == .notFound)
         }
     }
 
-    @Test("near: sorted by distance within the radius; bbox, text, category, open filters, pages", arguments: Backend.available)
+    @Test(
+        "near: sorted by distance within the radius; bbox, text, category, open filters, pages",
+        arguments: Backend.available)
     func search(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let mod = try await moderatorToken(services, client)
@@ -115,7 +123,8 @@ struct PlacesRouteTests {
             try await createPlace(client, token: mod, name: "Café Centre", lat: 44.6488, lon: -63.5752, hours: "24/7")
             try await createPlace(
                 client, token: mod, name: "North Pub", lat: 44.6588, lon: -63.5752, category: "pub", hours: "Mo-Su off")
-            try await createPlace(client, token: mod, name: "Far Club", lat: 44.6988, lon: -63.5752, category: "nightclub",
+            try await createPlace(
+                client, token: mod, name: "Far Club", lat: 44.6988, lon: -63.5752, category: "nightclub",
                 hours: "Mo-Su 20:00-04:00; PH off")
             let near = try await client.send(.get, "/v1/places?near=44.6488,-63.5752&radius=2000")
             let items = near.json["items"] as? [JSON] ?? []
@@ -126,7 +135,8 @@ struct PlacesRouteTests {
             let wide = try await client.send(.get, "/v1/places?near=44.6488,-63.5752&radius=10000&limit=2")
             #expect((wide.json["items"] as? [JSON])?.count == 2)
             let cursor = wide.json["nextCursor"] as? String ?? ""
-            let rest = try await client.send(.get, "/v1/places?near=44.6488,-63.5752&radius=10000&limit=2&cursor=\(cursor)")
+            let rest = try await client.send(
+                .get, "/v1/places?near=44.6488,-63.5752&radius=10000&limit=2&cursor=\(cursor)")
             #expect((rest.json["items"] as? [JSON])?.map { $0["name"] as? String } == ["Far Club"])
             #expect(rest.json["nextCursor"] == nil)
 
@@ -142,7 +152,9 @@ struct PlacesRouteTests {
             let far = (rest.json["items"] as? [JSON])?.first ?? [:]
             #expect(far["openState"] as? String == "unknown")
 
-            for bad in ["near=1", "near=91,0", "radius=0&near=1,1", "bbox=1,2,3", "bbox=0,10,1,5", "cursor=zzz", "limit=101"] {
+            for bad in [
+                "near=1", "near=91,0", "radius=0&near=1,1", "bbox=1,2,3", "bbox=0,10,1,5", "cursor=zzz", "limit=101",
+            ] {
                 #expect(try await client.send(.get, "/v1/places?\(bad)").status == .badRequest, "\(bad)")
             }
         }
@@ -157,9 +169,11 @@ struct PlacesRouteTests {
             try await createPlace(client, token: mod, name: "Pole A", lat: 89.9995, lon: 0)
             try await createPlace(client, token: mod, name: "Pole B", lat: 89.9995, lon: 180)
             let dateLine = try await client.send(.get, "/v1/places?near=-16.5,180&radius=500")
-            #expect(Set((dateLine.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }) == ["East", "West"])
+            #expect(
+                Set((dateLine.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }) == ["East", "West"])
             let pole = try await client.send(.get, "/v1/places?near=90,0&radius=500")
-            #expect(Set((pole.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }) == ["Pole A", "Pole B"])
+            #expect(
+                Set((pole.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }) == ["Pole A", "Pole B"])
             let box = try await client.send(.get, "/v1/places?bbox=179,-17,-179,-16")
             #expect((box.json["items"] as? [JSON])?.count == 2)
         }

@@ -11,7 +11,8 @@ public enum SearchText {
 
     /// The folded form of `text`.
     public static func fold(_ text: some StringProtocol) -> String {
-        let basic = String(text).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let basic = String(text).folding(
+            options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         var out = ""
         out.reserveCapacity(basic.utf8.count)
         var pendingSpace = false

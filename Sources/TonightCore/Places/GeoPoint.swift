@@ -23,10 +23,13 @@ public struct GeoPoint: Sendable, Hashable, Codable {
     ) -> [FieldIssue] {
         var issues: [FieldIssue] = []
         if !latitude.isFinite || !(-90...90).contains(latitude) {
-            issues.append(FieldIssue(field: latitudeField, code: "out_of_range", message: "Latitude must be between -90 and 90."))
+            issues.append(
+                FieldIssue(field: latitudeField, code: "out_of_range", message: "Latitude must be between -90 and 90."))
         }
         if !longitude.isFinite || !(-180...180).contains(longitude) {
-            issues.append(FieldIssue(field: longitudeField, code: "out_of_range", message: "Longitude must be between -180 and 180."))
+            issues.append(
+                FieldIssue(
+                    field: longitudeField, code: "out_of_range", message: "Longitude must be between -180 and 180."))
         }
         return issues
     }

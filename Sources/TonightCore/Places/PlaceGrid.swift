@@ -89,14 +89,16 @@ public struct BoundingBox: Sendable, Hashable {
         else {
             return .failure(FieldIssue(field: field, code: "invalid", message: "Use minLon,minLat,maxLon,maxLat."))
         }
-        let issues = GeoPoint.issues(latitude: minLat, longitude: minLon) + GeoPoint.issues(latitude: maxLat, longitude: maxLon)
+        let issues =
+            GeoPoint.issues(latitude: minLat, longitude: minLon) + GeoPoint.issues(latitude: maxLat, longitude: maxLon)
         if !issues.isEmpty {
             return .failure(FieldIssue(field: field, code: "out_of_range", message: "Coordinates are out of range."))
         }
         guard minLat <= maxLat else {
             return .failure(FieldIssue(field: field, code: "invalid", message: "minLat must not exceed maxLat."))
         }
-        return .success(BoundingBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon))
+        return .success(
+            BoundingBox(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon))
     }
 
     /// Whether `point` is inside (edges included).

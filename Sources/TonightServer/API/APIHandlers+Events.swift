@@ -19,7 +19,9 @@ extension APIHandlers {
                 }
             }
             if let radius = q.radius {
-                if (1...100_000).contains(radius) { query.radius = Double(radius) } else {
+                if (1...100_000).contains(radius) {
+                    query.radius = Double(radius)
+                } else {
                     issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
                 }
             }
@@ -32,7 +34,9 @@ extension APIHandlers {
                 }
             }
             if let price = q.maxPrice {
-                if price.isFinite && price >= 0 { query.maxPrice = price } else {
+                if price.isFinite && price >= 0 {
+                    query.maxPrice = price
+                } else {
                     issues.append(.init(field: "maxPrice", code: "out_of_range", message: "Use a price of 0 or more."))
                 }
             }
@@ -80,7 +84,9 @@ extension APIHandlers {
             var ranked = try await events.search(query).filter(keep)
             let placesByID = try await places.find(ids: ranked.map(\.placeID))
             if sort == .distance, let center = query.near {
-                let distance = { (e: EventRecord) in placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity }
+                let distance = { (e: EventRecord) in
+                    placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity
+                }
                 ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
             } else {
                 let performers = try await events.performers(of: ranked.map(\.id))
@@ -177,7 +183,8 @@ extension APIHandlers {
                 let old = event
                 event.status = EventStatus.cancelled.rawValue
                 event.updatedAt = Clock.millis()
-                try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
+                try await events.update(
+                    event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
             }
             let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
             return .ok(.init(body: .json(item[0])))

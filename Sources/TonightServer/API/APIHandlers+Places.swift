@@ -17,7 +17,9 @@ extension APIHandlers {
                 }
             }
             if let radius = q.radius {
-                if (1...100_000).contains(radius) { query.radius = Double(radius) } else {
+                if (1...100_000).contains(radius) {
+                    query.radius = Double(radius)
+                } else {
                     issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
                 }
             }
@@ -202,7 +204,8 @@ extension Components.Schemas.Place {
                 country: place.country),
             cityKey: place.cityKey, regionKey: place.regionKey, timeZone: place.timeZone,
             openingHours: place.openingHours, openState: state, imageURL: place.imageURL, website: place.website,
-            externalIds: .init(additionalProperties: external), distanceMeters: distance.map { ($0 * 10).rounded() / 10 },
+            externalIds: .init(additionalProperties: external),
+            distanceMeters: distance.map { ($0 * 10).rounded() / 10 },
             createdAt: Clock.date(place.createdAt), updatedAt: Clock.date(place.updatedAt))
     }
 }

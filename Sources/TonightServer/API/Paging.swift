@@ -10,7 +10,9 @@ enum Paging {
     static func limit(_ value: Int?) throws -> Int {
         guard let value else { return 20 }
         guard (1...100).contains(value) else {
-            throw APIError.validation([.init(field: "limit", code: "out_of_range", message: "Use a limit from 1 to 100.")])
+            throw APIError.validation([
+                .init(field: "limit", code: "out_of_range", message: "Use a limit from 1 to 100.")
+            ])
         }
         return value
     }

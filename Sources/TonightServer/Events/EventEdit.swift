@@ -26,7 +26,9 @@ struct EventEdit {
         var place: PlaceRecord?
         if let placeID = patch.placeId {
             place = try await places.find(id: placeID)
-            if let place { event.placeID = place.id } else {
+            if let place {
+                event.placeID = place.id
+            } else {
                 issues.append(.init(field: "placeId", code: "not_found", message: "No such place."))
             }
         } else if !event.placeID.isEmpty {
@@ -53,18 +55,28 @@ struct EventEdit {
             guard let value else { continue }
             if !value.isFinite || value < 0 || value > 1_000_000 {
                 issues.append(.init(field: field, code: "out_of_range", message: "Use 0 to 1000000."))
-            } else if field == "minPrice" { event.minPrice = value } else { event.maxPrice = value }
+            } else if field == "minPrice" {
+                event.minPrice = value
+            } else {
+                event.maxPrice = value
+            }
         }
         if let low = event.minPrice, let high = event.maxPrice, low > high {
             issues.append(.init(field: "maxPrice", code: "below_min", message: "maxPrice is below minPrice."))
         }
         if let link = patch.ticketURL {
-            if link.isEmpty { event.ticketURL = nil } else if WebLink.isValid(link) { event.ticketURL = link } else {
+            if link.isEmpty {
+                event.ticketURL = nil
+            } else if WebLink.isValid(link) {
+                event.ticketURL = link
+            } else {
                 issues.append(.init(field: "ticketURL", code: "invalid_url", message: "Use an absolute http(s) URL."))
             }
         }
         if let category = patch.categoryId {
-            if category.isEmpty { event.categoryID = nil } else if try await catalog.categories().contains(where: { $0.id == category }) {
+            if category.isEmpty {
+                event.categoryID = nil
+            } else if try await catalog.categories().contains(where: { $0.id == category }) {
                 event.categoryID = category
             } else {
                 issues.append(.init(field: "categoryId", code: "not_found", message: "No such category."))
@@ -81,7 +93,8 @@ struct EventEdit {
         let start = LocalClock.instant(date: date, time: time, timeZone: zone)
         let duration = patch.durationMinutes.map { Int64($0) * 60_000 } ?? event.endAt.map { $0 - event.startAt }
         if creating && start.timeIntervalSinceNow < -3600 {
-            throw APIError.validation([.init(field: "localDate", code: "in_past", message: "The start is in the past.")])
+            throw APIError.validation([.init(field: "localDate", code: "in_past", message: "The start is in the past.")]
+            )
         }
         event.localDate = date.description
         event.localTime = time.description

@@ -89,7 +89,7 @@ public actor ImportWriter {
             }
             for artist in event.performers {
                 artists.append(artist)
-                }
+            }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
             events.append((event, position))
         }
@@ -158,7 +158,8 @@ public actor ImportWriter {
                 location = geo.gazetteer.search(city, country: venue.country ?? "US", limit: 1).first?.location
             }
             guard let location, let locality = geo.locality(of: location) else {
-                summary.reject(.init(position: position, reason: "venue \(venue.id) has no coordinates and no known city"))
+                summary.reject(
+                    .init(position: position, reason: "venue \(venue.id) has no coordinates and no known city"))
                 continue
             }
             let id = key(venue.id)
@@ -270,7 +271,8 @@ public actor ImportWriter {
                 "updated_at",
             ], rows: rows, key: ["id"], on: db)
         try await BulkWrite.delete(from: "artist_words", where: "artist_id", in: renamed, on: db)
-        try await BulkWrite.upsert("artist_words", columns: ["word", "artist_id"], rows: words, key: ["word", "artist_id"], on: db)
+        try await BulkWrite.upsert(
+            "artist_words", columns: ["word", "artist_id"], rows: words, key: ["word", "artist_id"], on: db)
     }
 
     private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {
@@ -326,7 +328,8 @@ public actor ImportWriter {
             let performers = event.performerIds.map(key)
             if let missing = performers.first(where: { !knownArtists.contains($0) }) {
                 if final {
-                    summary.reject(.init(position: position, reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
+                    summary.reject(
+                        .init(position: position, reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
                 } else {
                     waiting.append((event, position))
                 }
@@ -346,7 +349,8 @@ public actor ImportWriter {
             let event = try SQLEventRepository.decode(row)
             existing[event.id] = event
         }
-        let oldPerformers = try await SQLEventRepository(db: db, database: database).performers(of: Array(existing.keys))
+        let oldPerformers = try await SQLEventRepository(db: db, database: database).performers(
+            of: Array(existing.keys))
         var rows: [[any Encodable & Sendable]] = []
         var performerRows: [[any Encodable & Sendable]] = []
         var replaced: [String] = []

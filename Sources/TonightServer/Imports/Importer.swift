@@ -102,7 +102,8 @@ public enum Importer {
                     try await SQLCityRepository(db: db).upsert(batch, now: Clock.millis())
                 }
             }
-            summary.tallies["cities", default: ImportTally()] = summary.tallies["cities", default: ImportTally()] + tally
+            summary.tallies["cities", default: ImportTally()] =
+                summary.tallies["cities", default: ImportTally()] + tally
             seen += batch.count
             progress(seen)
         }
@@ -158,7 +159,8 @@ public enum Importer {
                     let similar = prefix + recommendation.artistId
                     guard known.contains(similar) else {
                         summary.reject(
-                            .init(position: "line \(entry.line)", reason: "unknown artist id \(recommendation.artistId)"))
+                            .init(
+                                position: "line \(entry.line)", reason: "unknown artist id \(recommendation.artistId)"))
                         continue
                     }
                     for artist in artists where artist != similar {

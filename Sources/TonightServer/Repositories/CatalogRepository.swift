@@ -51,7 +51,8 @@ struct SQLCatalogRepository: CatalogRepository {
     func categories() async throws -> [CategoryRecord] {
         try await db.raw("SELECT id, name, parent_id FROM categories ORDER BY name, id").all().map { row in
             CategoryRecord(
-                id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+                id: try row.decode(column: "id", as: String.self),
+                name: try row.decode(column: "name", as: String.self),
                 parentID: try row.decode(column: "parent_id", as: String?.self))
         }
     }

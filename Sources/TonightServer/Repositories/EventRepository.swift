@@ -245,7 +245,8 @@ struct SQLEventRepository: EventRepository {
         ).all()
         var result: [String: String] = [:]
         for row in rows {
-            result[try row.decode(column: "event_id", as: String.self)] = try row.decode(column: "status", as: String.self)
+            result[try row.decode(column: "event_id", as: String.self)] = try row.decode(
+                column: "status", as: String.self)
         }
         return result
     }
@@ -312,7 +313,8 @@ struct SQLEventRepository: EventRepository {
         var conditions: [SQLQueryString] = []
         if let status {
             conditions.append(
-                "e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID) AND status = \(bind: status))")
+                "e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID) AND status = \(bind: status))"
+            )
         } else {
             conditions.append(
                 "(e.organizer_id = \(bind: userID) OR e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID)))"
@@ -321,7 +323,8 @@ struct SQLEventRepository: EventRepository {
         if let from { conditions.append("e.start_at >= \(bind: from)") }
         if let until { conditions.append("e.start_at < \(bind: until)") }
         if let after {
-            conditions.append("(e.start_at > \(bind: after.0) OR (e.start_at = \(bind: after.0) AND e.id > \(bind: after.1)))")
+            conditions.append(
+                "(e.start_at > \(bind: after.0) OR (e.start_at = \(bind: after.0) AND e.id > \(bind: after.1)))")
         }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE " + conditions.joined(separator: " AND ")

@@ -132,12 +132,18 @@ struct SQLPlaceRepository: PlaceRepository {
     static func nearCondition(_ center: GeoPoint, radius: Double, table: String = "") -> SQLQueryString {
         let t = table.isEmpty ? "" : table + "."
         if let ranges = PlaceGrid.cellRanges(around: center, radius: radius) {
-            return "(" + ranges.map { "\(unsafeRaw: t)cell BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }.joined(separator: " OR ") + ")"
+            return "("
+                + ranges.map {
+                    "\(unsafeRaw: t)cell BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString
+                }.joined(separator: " OR ") + ")"
         }
         let band = PlaceGrid.latitudeBand(around: center, radius: radius)
         let spans = PlaceGrid.longitudeSpans(around: center, radius: radius, band: band)
-        let lon = spans.map { "\(unsafeRaw: t)longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }.joined(separator: " OR ")
-        return "(\(unsafeRaw: t)latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound) AND (" + lon + "))"
+        let lon = spans.map {
+            "\(unsafeRaw: t)longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString
+        }.joined(separator: " OR ")
+        return "(\(unsafeRaw: t)latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound) AND (" + lon
+            + "))"
     }
 
     static func boxCondition(_ box: BoundingBox) -> SQLQueryString {

@@ -24,7 +24,8 @@ public enum MarkupDeclarationScan {
                     if !startsWith(buffer, at: index + 2, count: count, "--")
                         && !startsWith(buffer, at: index + 2, count: count, "[CDATA[")
                     {
-                        throw ImportError.hostile("markup declaration at byte \(offset + index); DTDs and entities are refused")
+                        throw ImportError.hostile(
+                            "markup declaration at byte \(offset + index); DTDs and entities are refused")
                     }
                 }
                 index += 1
