@@ -306,4 +306,24 @@ struct ImportTests {
             #expect(abs((location["lat"] as? Double ?? 0) - 52.52140) < 0.0001)
         }
     }
+
+    @Test("a show whose time is not announced counts as tonight and upcoming on its local date")
+    func timeToBeAnnounced() async throws {
+        try await withApp(.sqlite) { services, client in
+            let today = localDate(daysFromNow: 0, zone: "America/Los_Angeles")
+            let feed = """
+                <feed><venues><venue><id>V1</id><name>The Wiltern</name><city>Los Angeles</city>
+                  <latitude>34.0617</latitude><longitude>-118.3085</longitude></venue></venues>
+                <events><event><id>T1</id><name>Surprise set</name><venue_id>V1</venue_id><date>\(today)</date>
+                  <time>TBA</time></event></events></feed>
+                """
+            let summary = try await Importer.run(
+                .feed, path: try temporaryFile(feed, suffix: ".xml"), dryRun: false, services: services)
+            #expect(summary.tallies["events"]?.inserted == 1)
+            for query in ["when=tonight", "limit=5"] {
+                let found = try await client.send(.get, "/v1/events?\(query)").json["items"] as? [JSON] ?? []
+                #expect(found.compactMap { $0["id"] as? String } == ["feed:T1"], "\(query)")
+            }
+        }
+    }
 }

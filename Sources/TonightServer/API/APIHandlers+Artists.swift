@@ -38,10 +38,11 @@ extension APIHandlers {
                 throw APIError.notFound("No such artist.")
             }
             let caller = RequestInfo.current?.principal?.userID
-            var query = EventQuery(from: Clock.millis())
+            let now = Date()
+            var query = EventQuery(from: Clock.millis(now) - EventWindows.slack)
             query.artistIDs = [artist.id]
-            query.limit = 20
-            let upcoming = try await assembler.assemble(try await events.search(query), callerID: caller)
+            let (records, _) = try await keysetPage(query, limit: 20) { EventWindows.isUpcoming($0, now: now) }
+            let upcoming = try await assembler.assemble(records, callerID: caller)
             let similar = try await catalog.similar(to: artist.id, limit: 10)
             let similarArtists = try await catalog.artists(ids: similar.map(\.artistID))
             let detail = Components.Schemas.ArtistDetail(
@@ -96,12 +97,13 @@ extension APIHandlers {
         try await answer {
             let caller = try RequestInfo.requireCaller()
             let limit = try Paging.limit(input.query.limit)
-            var query = EventQuery(from: Clock.millis())
+            let now = Date()
+            var query = EventQuery(from: Clock.millis(now) - EventWindows.slack)
             query.after = try Paging.keyset(input.query.cursor).map { (startAt: $0.0, id: $0.1) }
             let favorites = try await catalog.favorites(userID: caller.userID, offset: 0, limit: 1000)
             guard !favorites.isEmpty else { return .ok(.init(body: .json(.init(items: [])))) }
             query.artistIDs = favorites.map(\.id)
-            let (records, next) = try await keysetPage(query, limit: limit, keep: { _ in true })
+            let (records, next) = try await keysetPage(query, limit: limit) { EventWindows.isUpcoming($0, now: now) }
             let items = try await assembler.assemble(records, callerID: caller.userID)
             return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
         }

@@ -12,19 +12,7 @@ extension APIHandlers {
             let now = Date()
             var issues: [FieldIssue] = []
             var query = EventQuery(from: Clock.millis(now))
-            if let near = q.near {
-                switch GeoPoint.parse(near, field: "near") {
-                case .success(let point): query.near = point
-                case .failure(let issue): issues.append(issue)
-                }
-            }
-            if let radius = q.radius {
-                if (1...100_000).contains(radius) {
-                    query.radius = Double(radius)
-                } else {
-                    issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
-                }
-            }
+            (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
             query.cityKey = q.city
             var when: When?
             if let text = q.when {
@@ -63,13 +51,16 @@ extension APIHandlers {
             if let artist = q.artist { query.artistIDs = [artist] }
             query.status = q.status?.rawValue
             query.kind = q.kind?.rawValue
+            // SQL reads a day more than asked (an event whose time is not announced starts at its
+            // local midnight); the exact check then runs in each event's own time zone.
+            query.from = Clock.millis(now) - EventWindows.slack
             if let when {
                 let broad = EventWindows.broad(when, now: now)
-                query.from = Clock.millis(broad.start)
+                query.from = Clock.millis(broad.start) - EventWindows.slack
                 query.to = Clock.millis(broad.end)
             }
             let keep: (EventRecord) -> Bool = { record in
-                guard let when else { return true }
+                guard let when else { return EventWindows.isUpcoming(record, now: now) }
                 return EventWindows.contains(record, when: when, now: now)
             }
             let caller = RequestInfo.current?.principal?.userID

@@ -10,19 +10,7 @@ extension APIHandlers {
             let offset = try Paging.offset(q.cursor)
             var issues: [FieldIssue] = []
             var query = PlaceQuery()
-            if let near = q.near {
-                switch GeoPoint.parse(near, field: "near") {
-                case .success(let point): query.near = point
-                case .failure(let issue): issues.append(issue)
-                }
-            }
-            if let radius = q.radius {
-                if (1...100_000).contains(radius) {
-                    query.radius = Double(radius)
-                } else {
-                    issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
-                }
-            }
+            (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
             if let box = q.bbox {
                 switch BoundingBox.parse(box) {
                 case .success(let bbox): query.bbox = bbox
@@ -43,9 +31,10 @@ extension APIHandlers {
             var found = try await places.candidates(query).map { place -> (PlaceRecord, Double?) in
                 (place, query.near.map { place.location.distance(to: $0) })
             }
-            if let center = query.near {
-                _ = center
-                found = found.filter { $0.1! <= query.radius }.sorted { ($0.1!, $0.0.id) < ($1.1!, $1.0.id) }
+            if query.near != nil {
+                // The grid cells cover a square around the circle: keep the circle, nearest first.
+                found = found.filter { ($0.1 ?? 0) <= query.radius }
+                    .sorted { ($0.1 ?? 0, $0.0.id) < ($1.1 ?? 0, $1.0.id) }
             }
             if q.openNow == true {
                 found = found.filter { PlaceHours.state($0.0, at: now) == .open }

@@ -1,7 +1,7 @@
 import Foundation
 import TonightCore
 
-/// Page sizes and opaque cursors shared by every list.
+/// Page sizes, opaque cursors and the other query parameters lists share.
 ///
 /// A cursor is base64url text the client passes back unchanged: either an offset into a ranked
 /// list (`o:<n>`) or a keyset position (`k:<number>:<id>`) for lists ordered by time.
@@ -62,5 +62,23 @@ enum Paging {
         guard offset < items.count else { return ([], nil) }
         let end = min(items.count, offset + limit)
         return (Array(items[offset..<end]), end < items.count ? offsetCursor(end) : nil)
+    }
+
+    /// The `near=lat,lon` and `radius` (metres, default 2000, 1–100000) query parameters; problems go
+    /// to `issues`.
+    static func near(_ near: String?, radius: Int?, issues: inout [FieldIssue]) -> (GeoPoint?, Double) {
+        var point: GeoPoint?
+        if let near {
+            switch GeoPoint.parse(near, field: "near") {
+            case .success(let parsed): point = parsed
+            case .failure(let issue): issues.append(issue)
+            }
+        }
+        guard let radius else { return (point, 2000) }
+        guard (1...100_000).contains(radius) else {
+            issues.append(.init(field: "radius", code: "out_of_range", message: "Use 1 to 100000 metres."))
+            return (point, 2000)
+        }
+        return (point, Double(radius))
     }
 }

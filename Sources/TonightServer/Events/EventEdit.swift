@@ -140,6 +140,21 @@ enum EventWindows {
         return DateInterval(start: start, end: end)
     }
 
+    /// How much earlier than a window SQL starts reading (a day and a bit: see ``contains(_:when:now:)``).
+    static let slack: Int64 = 26 * 3_600_000
+
+    /// Not over yet: it starts from now on, is running, or its time is not announced and its date is
+    /// today or later at the place.
+    static func isUpcoming(_ event: EventRecord, now: Date) -> Bool {
+        let start = Clock.date(event.startAt)
+        if event.localTime == nil, let date = CalendarDate(event.localDate) {
+            let zone = TimeZone(identifier: event.timeZone) ?? .gmt
+            return date >= LocalClock.localDate(of: now, in: zone)
+        }
+        if start >= now { return true }
+        return event.endAt.map { Clock.date($0) > now } ?? false
+    }
+
     /// Whether `event` falls in the window in its own time zone: it starts inside it or is running at
     /// its start; an event whose time is not announced counts when its date is a day of the window.
     static func contains(_ event: EventRecord, when: When, now: Date) -> Bool {
