@@ -62,13 +62,16 @@ struct Import: AsyncParsableCommand {
     }
 }
 
-/// A one-line progress display on a terminal (nothing when output is redirected).
+/// A one-line progress bar on a terminal (nothing when standard error is redirected). The bar
+/// follows the parser's read position in the file, read from `/proc/self/fdinfo` where there is
+/// one; elsewhere it shows records and their rate only.
 final class Progress: @unchecked Sendable {
     let file: String
     let size: Int
     let started = Date()
     let enabled = isatty(STDERR_FILENO) != 0
     private let lock = NSLock()
+    private var descriptor: Int?
 
     init(file: String, size: Int) {
         self.file = file
@@ -80,14 +83,37 @@ final class Progress: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let seconds = max(0.001, Date().timeIntervalSince(started))
-        let line = String(
-            format: "\r%@: %d records, %.0f/s, %.0f MB file   ", (file as NSString).lastPathComponent, records,
-            Double(records) / seconds, Double(size) / 1_048_576)
+        var line = "\r\((file as NSString).lastPathComponent) "
+        if size > 0, let offset = readOffset() {
+            let fraction = min(1, Double(offset) / Double(size))
+            let filled = Int(fraction * 30)
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled) + "] "
+            line += String(
+                format: "%3.0f%% %.0f/%.0f MB %.1f MB/s ", fraction * 100, Double(offset) / 1_048_576,
+                Double(size) / 1_048_576, Double(offset) / 1_048_576 / seconds)
+        }
+        line += String(format: "%d records (%.0f/s)   ", records, Double(records) / seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 
     func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// The read position of the descriptor this process has open on `file`, if the system says.
+    private func readOffset() -> Int? {
+        if descriptor == nil {
+            let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            descriptor = entries.compactMap(Int.init).first { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == target
+            }
+        }
+        guard let descriptor,
+            let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8),
+            let line = info.split(separator: "\n").first(where: { $0.hasPrefix("pos:") })
+        else { return nil }
+        return Int(line.dropFirst(4).trimmingCharacters(in: .whitespaces))
     }
 }

@@ -73,6 +73,25 @@ public actor ImportWriter {
 
     func key(_ id: String) -> String { source + ":" + id }
 
+    /// Takes a parser's output in file order (one actor hop per batch, not per record).
+    func add(_ items: [Parsed<ImportRecord>]) async throws {
+        for item in items {
+            switch item {
+            case .record(let record): try await add(record, position: Self.position(of: record))
+            case .reject(let reject): summary.reject(reject)
+            }
+        }
+    }
+
+    static func position(of record: ImportRecord) -> String {
+        switch record {
+        case .category(let category): "category \(category.id)"
+        case .artist(let artist): "artist \(artist.id)"
+        case .venue(let venue): "venue \(venue.id)"
+        case .event(let event): "event \(event.id)"
+        }
+    }
+
     /// Takes one record; writes when a batch is full.
     public func add(_ record: ImportRecord, position: String) async throws {
         switch record {

@@ -53,25 +53,11 @@ public enum Importer {
             }
             var seen = 0
             while let batch = try await pipe.next() {
-                for item in batch {
-                    switch item {
-                    case .record(let record): try await writer.add(record, position: position(of: record))
-                    case .reject(let reject): await writer.reject(reject)
-                    }
-                }
+                try await writer.add(batch)
                 seen += batch.count
                 progress(seen)
             }
             return try await writer.finish()
-        }
-    }
-
-    static func position(of record: ImportRecord) -> String {
-        switch record {
-        case .category(let category): "category \(category.id)"
-        case .artist(let artist): "artist \(artist.id)"
-        case .venue(let venue): "venue \(venue.id)"
-        case .event(let event): "event \(event.id)"
         }
     }
 
