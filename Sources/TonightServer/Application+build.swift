@@ -28,6 +28,7 @@ public struct AppServices: Sendable {
     let places: any PlaceRepository
     let events: any EventRepository
     let catalog: any CatalogRepository
+    let suggester: ArtistSuggester
     let cities: any CityRepository
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
@@ -60,7 +61,8 @@ public struct AppServices: Sendable {
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: SQLPlaceRepository(db: database.sql),
             events: SQLEventRepository(db: database.sql, database: database),
-            catalog: SQLCatalogRepository(db: database.sql, database: database), cities: cities)
+            catalog: SQLCatalogRepository(db: database.sql, database: database),
+            suggester: ArtistSuggester(db: database.sql), cities: cities)
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -90,7 +92,7 @@ public func buildApplication(
 
     let handlers = APIHandlers(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
-        events: services.events, catalog: services.catalog, database: services.database, config: config,
+        events: services.events, catalog: services.catalog, suggester: services.suggester, database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))

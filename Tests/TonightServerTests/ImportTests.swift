@@ -326,4 +326,16 @@ struct ImportTests {
             }
         }
     }
+
+    @Test("the suggest index picks up artists imported after it was built", arguments: Backend.available)
+    func suggestRefresh(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            let suggester = ArtistSuggester(db: services.database.sql, checkInterval: 0)
+            #expect(try await suggester.search("sig", limit: 5).isEmpty)
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            #expect(try await suggester.search("sig", limit: 5) == ["feed:735647"])
+            #expect(try await suggester.search("rosa", limit: 5) == ["feed:2231", "feed:4410"])
+        }
+    }
 }

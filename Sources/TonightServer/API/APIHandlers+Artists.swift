@@ -9,13 +9,12 @@ extension APIHandlers {
             guard TextRules.isClean(input.query.q) else {
                 throw APIError.validation([.init(field: "q", code: "invalid", message: "No control characters.")])
             }
-            let words = SearchText.words(input.query.q).prefix(5).map(String.init)
-            guard let longest = words.max(by: { $0.count < $1.count }) else {
+            guard !SearchText.words(input.query.q).isEmpty else {
                 throw APIError.validation([.init(field: "q", code: "invalid", message: "Type a letter or a digit.")])
             }
-            var others = words
-            others.remove(at: others.firstIndex(of: longest)!)
-            let found = try await catalog.suggest(prefix: longest, otherWords: others, limit: limit)
+            let ids = try await suggester.search(input.query.q, limit: limit)
+            let byID = try await catalog.artists(ids: ids)
+            let found = ids.compactMap { byID[$0] }
             return .ok(.init(body: .json(.init(items: try await artistItems(found)))))
         }
     }

@@ -12,6 +12,7 @@ struct APIHandlers: APIProtocol {
     let places: any PlaceRepository
     let events: any EventRepository
     let catalog: any CatalogRepository
+    let suggester: ArtistSuggester
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

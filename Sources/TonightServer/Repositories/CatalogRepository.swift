@@ -29,8 +29,6 @@ protocol CatalogRepository: Sendable {
     func categories() async throws -> [CategoryRecord]
     func artist(id: String) async throws -> ArtistRecord?
     func artists(ids: [String]) async throws -> [String: ArtistRecord]
-    /// Artists with a word starting with every folded word of `query`'s first word… ranked by popularity.
-    func suggest(prefix: String, otherWords: [String], limit: Int) async throws -> [ArtistRecord]
     func artists(inCategories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord]
     func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)]
     func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int]
@@ -68,24 +66,6 @@ struct SQLCatalogRepository: CatalogRepository {
             "SELECT \(unsafeRaw: Self.columns) FROM artists a WHERE a.id IN (\(binds: Array(Set(ids))))"
         ).all()
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
-    }
-
-    func suggest(prefix: String, otherWords: [String], limit: Int) async throws -> [ArtistRecord] {
-        var conditions: [SQLQueryString] = [
-            "w.word >= \(bind: prefix) AND w.word < \(bind: prefix + "\u{10FFFF}")"
-        ]
-        for word in otherWords {
-            conditions.append(
-                """
-                a.id IN (SELECT artist_id FROM artist_words WHERE word >= \(bind: word)
-                         AND word < \(bind: word + "\u{10FFFF}"))
-                """)
-        }
-        let sql: SQLQueryString =
-            "SELECT DISTINCT \(unsafeRaw: Self.columns) FROM artist_words w JOIN artists a ON a.id = w.artist_id WHERE "
-            + conditions.joined(separator: " AND ")
-            + " ORDER BY a.popularity DESC, a.favorites_count DESC, a.name, a.id LIMIT \(literal: limit)"
-        return try await db.raw(sql).all().map(Self.decode)
     }
 
     func artists(inCategories categories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord] {
