@@ -54,7 +54,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        Digits.padded(year, 4) + "-" + Digits.padded(month, 2) + "-" + Digits.padded(day, 2)
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {

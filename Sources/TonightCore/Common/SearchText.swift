@@ -11,6 +11,7 @@ public enum SearchText {
 
     /// The folded form of `text`.
     public static func fold(_ text: some StringProtocol) -> String {
+        if let ascii = foldASCII(text) { return ascii }
         let basic = String(text).folding(
             options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         var out = ""
@@ -31,5 +32,25 @@ public enum SearchText {
     /// The folded words of `text`, for prefix-of-any-word search.
     public static func words(_ text: some StringProtocol) -> [Substring] {
         fold(text).split(separator: " ")
+    }
+
+    /// The same folding for pure-ASCII text without Foundation (most names): lower-cased letters and
+    /// digits, every run of anything else one space. Nil when `text` has a non-ASCII byte.
+    static func foldASCII(_ text: some StringProtocol) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            let lower = (byte >= 65 && byte <= 90) ? byte + 32 : byte
+            if (lower >= 97 && lower <= 122) || (lower >= 48 && lower <= 57) {
+                if pendingSpace, !bytes.isEmpty { bytes.append(32) }
+                pendingSpace = false
+                bytes.append(lower)
+            } else {
+                pendingSpace = true
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -95,7 +95,9 @@ public struct LocalTime: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(hour: h, minute: m, second: parts.count == 3 ? Int(parts[2]) ?? 99 : 0)
     }
     public var secondsSinceMidnight: Int { hour * 3600 + minute * 60 + second }
-    public var description: String { String(format: "%02d:%02d:%02d", hour, minute, second) }
+    public var description: String {
+        Digits.padded(hour, 2) + ":" + Digits.padded(minute, 2) + ":" + Digits.padded(second, 2)
+    }
     public static func < (l: LocalTime, r: LocalTime) -> Bool { l.secondsSinceMidnight < r.secondsSinceMidnight }
 }
 

@@ -28,24 +28,44 @@ extension APIHandlers {
             guard issues.isEmpty else { throw APIError.validation(issues) }
 
             let now = Date()
-            var found = try await places.candidates(query).map { place -> (PlaceRecord, Double?) in
-                (place, query.near.map { place.location.distance(to: $0) })
+            let keep: (PlaceRecord) -> Bool = { place in
+                (q.openNow != true || PlaceHours.state(place, at: now) == .open)
+                    && (q.openTonight != true || PlaceHours.openTonight(place, now: now) == .open)
             }
-            if query.near != nil {
-                // The grid cells cover a square around the circle: keep the circle, nearest first.
-                found = found.filter { ($0.1 ?? 0) <= query.radius }
-                    .sorted { ($0.1 ?? 0, $0.0.id) < ($1.1 ?? 0, $1.0.id) }
+            let page: (items: [(PlaceRecord, Double?)], next: String?)
+            if let center = query.near {
+                page = try await nearbyPage(query, center: center, offset: offset, limit: limit, keep: keep)
+            } else {
+                let found = try await places.candidates(query).filter(keep).map { ($0, nil as Double?) }
+                page = Paging.page(found, offset: offset, limit: limit)
             }
-            if q.openNow == true {
-                found = found.filter { PlaceHours.state($0.0, at: now) == .open }
-            }
-            if q.openTonight == true {
-                found = found.filter { PlaceHours.openTonight($0.0, now: now) == .open }
-            }
-            let page = Paging.page(found, offset: offset, limit: limit)
             let items = page.items.map { Components.Schemas.Place($0.0, distance: $0.1, now: now) }
             return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
         }
+    }
+
+    /// Places within the circle, nearest first: positions come from the index, full rows only for
+    /// the page (read in slices in distance order while a filter on the rows drops some).
+    func nearbyPage(
+        _ query: PlaceQuery, center: GeoPoint, offset: Int, limit: Int, keep: (PlaceRecord) -> Bool
+    ) async throws -> (items: [(PlaceRecord, Double?)], next: String?) {
+        let ranked = try await places.nearby(query)
+            .map { ($0.id, $0.location.distance(to: center)) }
+            .filter { $0.1 <= query.radius }
+            .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        var kept: [(PlaceRecord, Double?)] = []
+        var start = 0
+        while start < ranked.count, kept.count <= offset + limit {
+            let slice = ranked[start..<min(ranked.count, start + max(limit + 1, 50))]
+            let rows = try await places.find(ids: slice.map(\.0))
+            for (id, distance) in slice {
+                if let place = rows[id], keep(place) { kept.append((place, distance)) }
+            }
+            start += slice.count
+        }
+        let items = Array(kept.dropFirst(offset).prefix(limit))
+        let more = kept.count > offset + limit
+        return (items, more ? Paging.offsetCursor(offset + limit) : nil)
     }
 
     func getPlace(_ input: Operations.GetPlace.Input) async throws -> Operations.GetPlace.Output {

@@ -41,15 +41,15 @@ public actor ImportWriter {
 
     private var categories: [ImportedCategory] = []
     private var artists: [ImportedArtist] = []
-    private var venues: [(ImportedVenue, String)] = []
-    private var events: [(ImportedEvent, String)] = []
-    private var waiting: [(ImportedEvent, String)] = []
+    private var venues: [ImportedVenue] = []
+    private var events: [ImportedEvent] = []
+    private var waiting: [ImportedEvent] = []
     /// Place id → time zone of every place of this source known so far.
     private var placeZones: [String: String] = [:]
     private var knownArtists = Set<String>()
 
     /// Creates a writer for records of `source` (`feed`, `discovery`, `ics`, `osm`).
-    public init(services: AppServices, source: String, dryRun: Bool, batchSize: Int = 1000) {
+    public init(services: AppServices, source: String, dryRun: Bool, batchSize: Int = 10_000) {
         self.source = source
         self.dryRun = dryRun
         self.database = services.database
@@ -77,40 +77,31 @@ public actor ImportWriter {
     func add(_ items: [Parsed<ImportRecord>]) async throws {
         for item in items {
             switch item {
-            case .record(let record): try await add(record, position: Self.position(of: record))
+            case .record(let record): try await add(record)
             case .reject(let reject): summary.reject(reject)
             }
         }
     }
 
-    static func position(of record: ImportRecord) -> String {
-        switch record {
-        case .category(let category): "category \(category.id)"
-        case .artist(let artist): "artist \(artist.id)"
-        case .venue(let venue): "venue \(venue.id)"
-        case .event(let event): "event \(event.id)"
-        }
-    }
-
     /// Takes one record; writes when a batch is full.
-    public func add(_ record: ImportRecord, position: String) async throws {
+    public func add(_ record: ImportRecord) async throws {
         switch record {
         case .category(let category):
             categories.append(category)
         case .artist(let artist):
             artists.append(artist)
         case .venue(let venue):
-            try addVenue(venue, position: position)
+            venues.append(venue)
         case .event(var event):
             if let venue = event.venue {
-                try addVenue(venue, position: position)
+                venues.append(venue)
                 event.venueId = venue.id
             }
             for artist in event.performers {
                 artists.append(artist)
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
-            events.append((event, position))
+            events.append(event)
         }
         if categories.count + artists.count + venues.count + events.count >= batchSize {
             try await flush()
@@ -122,20 +113,16 @@ public actor ImportWriter {
         summary.reject(reject)
     }
 
-    private func addVenue(_ venue: ImportedVenue, position: String) throws {
-        venues.append((venue, position))
-    }
-
     /// Writes what is buffered, resolves waiting events, and returns the summary.
     public func finish() async throws -> ImportSummary {
         try await flush()
         let retry = waiting
         waiting = []
-        for (event, position) in retry {
+        for event in retry {
             if placeZones[key(event.venueId ?? "")] == nil {
-                summary.reject(.init(position: position, reason: "unknown venue \(event.venueId ?? "")"))
+                summary.reject(.init(position: "event \(event.id)", reason: "unknown venue \(event.venueId ?? "")"))
             } else {
-                events.append((event, position))
+                events.append(event)
             }
         }
         try await flush(final: true)
@@ -161,7 +148,10 @@ public actor ImportWriter {
         if dryRun {
             try await write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: database.sql)
         } else {
+            let sqlite = database.kind == .sqlite
             try await database.transaction { db in
+                // Batches of ten thousand records touch many index pages: give SQLite room to keep them.
+                if sqlite { try await db.raw("PRAGMA cache_size = -262144").run() }
                 try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
             }
         }
@@ -169,16 +159,16 @@ public actor ImportWriter {
 
     /// Venues as place rows: coordinates from the record or the gazetteer, city keys and zone from
     /// the nearest city. A venue with neither coordinates nor a known city is rejected.
-    private func resolvePlaces(_ venues: [(ImportedVenue, String)]) throws -> [PlaceRecord] {
+    private func resolvePlaces(_ venues: [ImportedVenue]) throws -> [PlaceRecord] {
         var rows: [String: PlaceRecord] = [:]
-        for (venue, position) in venues {
+        for venue in venues {
             var location = venue.location
             if location == nil, let city = venue.city {
                 location = geo.gazetteer.search(city, country: venue.country ?? "US", limit: 1).first?.location
             }
             guard let location, let locality = geo.locality(of: location) else {
                 summary.reject(
-                    .init(position: position, reason: "venue \(venue.id) has no coordinates and no known city"))
+                    .init(position: "venue \(venue.id)", reason: "no coordinates and no known city"))
                 continue
             }
             let id = key(venue.id)
@@ -196,7 +186,7 @@ public actor ImportWriter {
 
     private func write(
         _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ places: [PlaceRecord],
-        _ events: [(ImportedEvent, String)], now: Int64, final: Bool, on db: any SQLDatabase
+        _ events: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase
     ) async throws {
         try await writeCategories(categories, now: now, on: db)
         try await writeArtists(artists, now: now, on: db)
@@ -330,17 +320,17 @@ public actor ImportWriter {
             ], rows: rows, key: ["id"], on: db)
     }
 
-    private func writeEvents(_ items: [(ImportedEvent, String)], now: Int64, final: Bool, on db: any SQLDatabase)
+    private func writeEvents(_ items: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase)
         async throws
     {
         var ready: [String: (EventRecord, [String])] = [:]
-        for (event, position) in items {
+        for event in items {
             let placeID = key(event.venueId ?? "")
             guard let zoneID = placeZones[placeID] else {
                 if final {
-                    summary.reject(.init(position: position, reason: "unknown venue \(event.venueId ?? "")"))
+                    summary.reject(.init(position: "event \(event.id)", reason: "unknown venue \(event.venueId ?? "")"))
                 } else {
-                    waiting.append((event, position))
+                    waiting.append(event)
                 }
                 continue
             }
@@ -348,9 +338,10 @@ public actor ImportWriter {
             if let missing = performers.first(where: { !knownArtists.contains($0) }) {
                 if final {
                     summary.reject(
-                        .init(position: position, reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
+                        .init(
+                            position: "event \(event.id)", reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
                 } else {
-                    waiting.append((event, position))
+                    waiting.append(event)
                 }
                 continue
             }

@@ -48,8 +48,16 @@ protocol PlaceRepository: Sendable {
     func find(id: String) async throws -> PlaceRecord?
     func find(ids: [String]) async throws -> [String: PlaceRecord]
     func find(source: String, sourceID: String) async throws -> PlaceRecord?
-    /// Candidates for `query`; near queries return every place in the covering grid cells.
+    /// Candidates for `query` without `near` (by name, at most `cap`).
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord]
+    /// Every place within the grid cells covering `query.near`'s circle, as id and position only.
+    func nearby(_ query: PlaceQuery) async throws -> [PlaceHit]
+}
+
+/// Where a place is, for ranking by distance before its row is read.
+struct PlaceHit: Sendable, Equatable {
+    var id: String
+    var location: GeoPoint
 }
 
 /// ``PlaceRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
@@ -109,23 +117,51 @@ struct SQLPlaceRepository: PlaceRepository {
     }
 
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord] {
+        let conditions = Self.filters(query)
+        let whereClause = conditions.isEmpty ? SQLQueryString("") : " WHERE " + conditions.joined(separator: " AND ")
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.columns) FROM places" + whereClause
+            + " ORDER BY name_folded, id LIMIT \(literal: query.cap)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func nearby(_ query: PlaceQuery) async throws -> [PlaceHit] {
+        guard let center = query.near else { return [] }
+        let extra = Self.filters(query)
+        let band = PlaceGrid.latitudeBand(around: center, radius: query.radius)
+        let branches: [SQLQueryString]
+        if let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius) {
+            // One branch per range keeps each a plain index range scan.
+            branches = ranges.map { range in
+                ([
+                    "cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)",
+                    "latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound)",
+                ] + extra).joined(separator: " AND ")
+            }
+        } else {
+            branches = [([Self.nearCondition(center, radius: query.radius)] + extra).joined(separator: " AND ")]
+        }
+        let sql = branches.map { "SELECT id, latitude, longitude FROM places WHERE " + $0 }
+            .joined(separator: " UNION ALL ")
+        return try await db.raw(sql).all().map { row in
+            PlaceHit(
+                id: try row.decode(column: "id", as: String.self),
+                location: GeoPoint(
+                    latitude: try row.decode(column: "latitude", as: Double.self),
+                    longitude: try row.decode(column: "longitude", as: Double.self)))
+        }
+    }
+
+    /// The non-geo filters and the bounding box of a query, as SQL conditions.
+    static func filters(_ query: PlaceQuery) -> [SQLQueryString] {
         var conditions: [SQLQueryString] = []
-        if let near = query.near {
-            conditions.append(Self.nearCondition(near, radius: query.radius))
-        }
-        if let box = query.bbox {
-            conditions.append(Self.boxCondition(box))
-        }
+        if let box = query.bbox { conditions.append(boxCondition(box)) }
         if let text = query.text, !text.isEmpty {
-            conditions.append("name_folded LIKE \(bind: "%" + Self.likeEscaped(text) + "%") ESCAPE '\\'")
+            conditions.append("name_folded LIKE \(bind: "%" + likeEscaped(text) + "%") ESCAPE '\\'")
         }
         if let category = query.category { conditions.append("category = \(bind: category)") }
         if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
-        let whereClause = conditions.isEmpty ? SQLQueryString("") : " WHERE " + conditions.joined(separator: " AND ")
-        let order: SQLQueryString = query.near == nil ? " ORDER BY name_folded, id" : ""
-        let sql: SQLQueryString =
-            "SELECT \(unsafeRaw: Self.columns) FROM places" + whereClause + order + " LIMIT \(literal: query.cap)"
-        return try await db.raw(sql).all().map(Self.decode)
+        return conditions
     }
 
     /// Cell ranges for small circles; a latitude band and longitude spans for large ones.

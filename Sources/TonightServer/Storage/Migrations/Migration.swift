@@ -20,6 +20,7 @@ enum Migrations {
         CreatePlaces(),
         CreateCatalog(),
         CreateEvents(),
+        PlaceGeoIndex(),
     ]
 }
 
