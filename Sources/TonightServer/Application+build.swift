@@ -92,7 +92,8 @@ public func buildApplication(
 
     let handlers = APIHandlers(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
-        events: services.events, catalog: services.catalog, suggester: services.suggester, database: services.database, config: config,
+        events: services.events, catalog: services.catalog, suggester: services.suggester, database: services.database,
+        config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))

@@ -339,7 +339,8 @@ public actor ImportWriter {
                 if final {
                     summary.reject(
                         .init(
-                            position: "event \(event.id)", reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
+                            position: "event \(event.id)",
+                            reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
                 } else {
                     waiting.append(event)
                 }
