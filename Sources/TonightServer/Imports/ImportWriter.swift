@@ -151,7 +151,7 @@ public actor ImportWriter {
             let sqlite = database.kind == .sqlite
             try await database.transaction { db in
                 // Batches of ten thousand records touch many index pages: give SQLite room to keep them.
-                if sqlite { try await db.raw("PRAGMA cache_size = -262144").run() }
+                if sqlite { try await db.raw("PRAGMA cache_size = -131072").run() }
                 try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
             }
         }

@@ -57,7 +57,9 @@ public enum Importer {
                 seen += batch.count
                 progress(seen)
             }
-            return try await writer.finish()
+            let summary = try await writer.finish()
+            services.catalog.forgetCached()
+            return summary
         }
     }
 

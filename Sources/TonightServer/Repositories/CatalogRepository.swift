@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 import TonightCore
 
@@ -26,7 +27,10 @@ struct ArtistRecord: Sendable, Equatable {
 
 /// Storage of categories, artists, affinity and favourite artists.
 protocol CatalogRepository: Sendable {
+    /// Every category (kept in memory for a few seconds: nearly every event and artist answer names some).
     func categories() async throws -> [CategoryRecord]
+    /// Forgets what is kept in memory (after an import in this process).
+    func forgetCached()
     func artist(id: String) async throws -> ArtistRecord?
     func artists(ids: [String]) async throws -> [String: ArtistRecord]
     func artists(inCategories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord]
@@ -42,18 +46,30 @@ protocol CatalogRepository: Sendable {
 struct SQLCatalogRepository: CatalogRepository {
     let db: any SQLDatabase
     let database: Database
+    let cache: CategoryCache
+
+    init(db: any SQLDatabase, database: Database, cache: CategoryCache = CategoryCache()) {
+        self.db = db
+        self.database = database
+        self.cache = cache
+    }
 
     static let columns =
         "a.id, a.name, a.category_id, a.image_url, a.url, a.popularity, a.favorites_count, a.source, a.source_id, a.created_at, a.updated_at"
 
     func categories() async throws -> [CategoryRecord] {
-        try await db.raw("SELECT id, name, parent_id FROM categories ORDER BY name, id").all().map { row in
+        if let cached = cache.current() { return cached }
+        let fresh = try await db.raw("SELECT id, name, parent_id FROM categories ORDER BY name, id").all().map { row in
             CategoryRecord(
                 id: try row.decode(column: "id", as: String.self),
                 name: try row.decode(column: "name", as: String.self),
                 parentID: try row.decode(column: "parent_id", as: String?.self))
         }
+        cache.store(fresh)
+        return fresh
     }
+
+    func forgetCached() { cache.forget() }
 
     func artist(id: String) async throws -> ArtistRecord? {
         try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM artists a WHERE a.id = \(bind: id)").first()
@@ -166,5 +182,32 @@ struct SQLCatalogRepository: CatalogRepository {
             sourceID: try row.decode(column: "source_id", as: String?.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+}
+
+/// The category list, shared by every request for `lifetime` seconds (imports in another process
+/// show within that time; imports in this one forget it at once).
+final class CategoryCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: (categories: [CategoryRecord], at: Date)?
+    let lifetime: TimeInterval
+
+    init(lifetime: TimeInterval = 2) {
+        self.lifetime = lifetime
+    }
+
+    func current(now: Date = Date()) -> [CategoryRecord]? {
+        lock.withLock {
+            guard let value, now.timeIntervalSince(value.at) < lifetime else { return nil }
+            return value.categories
+        }
+    }
+
+    func store(_ categories: [CategoryRecord], now: Date = Date()) {
+        lock.withLock { value = (categories, now) }
+    }
+
+    func forget() {
+        lock.withLock { value = nil }
     }
 }

@@ -128,6 +128,9 @@ struct TunedSQLiteSource: ConnectionPoolSource {
             let pragmas = [
                 "PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 10000", "PRAGMA synchronous = NORMAL",
                 "PRAGMA foreign_keys = ON",
+                // Reads come straight from the OS page cache through a memory map instead of a
+                // pread per page; each connection also keeps 16 MB of pages of its own.
+                "PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -16384",
             ]
             return pragmas.reduce(eventLoop.makeSucceededVoidFuture()) { future, pragma in
                 future.flatMap { connection.query(pragma).map { _ in } }

@@ -21,6 +21,7 @@ enum Migrations {
         CreateCatalog(),
         CreateEvents(),
         PlaceGeoIndex(),
+        UpcomingCountIndexes(),
     ]
 }
 
