@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+import TonightCore
 
 @testable import TonightServer
 
@@ -176,6 +177,39 @@ struct PlacesRouteTests {
                 Set((pole.json["items"] as? [JSON] ?? []).compactMap { $0["name"] as? String }) == ["Pole A", "Pole B"])
             let box = try await client.send(.get, "/v1/places?bbox=179,-17,-179,-16")
             #expect((box.json["items"] as? [JSON])?.count == 2)
+        }
+    }
+
+    @Test("paging through a radius gives exactly the places inside, nearest first", arguments: Backend.available)
+    func pagesMatchBruteForce(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let mod = try await moderatorToken(services, client)
+            let center = GeoPoint(latitude: 59.9139, longitude: 10.7522)
+            var generator = SystemRandomNumberGenerator()
+            var points: [String: GeoPoint] = [:]
+            for index in 0..<60 {
+                // Dense near the centre, sparse further out (0–5 km).
+                let distance = pow(Double.random(in: 0...1, using: &generator), 2) * 5000
+                let bearing = Double.random(in: 0..<(2 * .pi), using: &generator)
+                let point = GeoPoint(
+                    latitude: center.latitude + distance * cos(bearing) / PlaceGrid.metresPerDegree,
+                    longitude: center.longitude + distance * sin(bearing)
+                        / (PlaceGrid.metresPerDegree * cos(center.latitude * .pi / 180)))
+                let place = try await createPlace(
+                    client, token: mod, name: "P\(index)", lat: point.latitude, lon: point.longitude)
+                points[place["id"] as? String ?? ""] = point
+            }
+            let expected = points.map { ($0.key, $0.value.distance(to: center)) }.filter { $0.1 <= 4000 }
+                .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let uri = "/v1/places?near=59.9139,10.7522&radius=4000&limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try await client.send(.get, uri).json
+                seen += (page["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
+                cursor = page["nextCursor"] as? String
+            } while cursor != nil
+            #expect(seen == expected)
         }
     }
 }

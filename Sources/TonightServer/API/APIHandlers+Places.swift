@@ -45,27 +45,36 @@ extension APIHandlers {
     }
 
     /// Places within the circle, nearest first: positions come from the index, full rows only for
-    /// the page (read in slices in distance order while a filter on the rows drops some).
+    /// the page (read in slices in distance order while a filter on the rows drops some). The search
+    /// starts with a small circle and widens it until the page is full: every place nearer than the
+    /// circle's edge is in it, so in a dense city a page reads a few dozen rows, not thousands.
     func nearbyPage(
         _ query: PlaceQuery, center: GeoPoint, offset: Int, limit: Int, keep: (PlaceRecord) -> Bool
     ) async throws -> (items: [(PlaceRecord, Double?)], next: String?) {
-        let ranked = try await places.nearby(query)
-            .map { ($0.id, $0.location.distance(to: center)) }
-            .filter { $0.1 <= query.radius }
-            .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
-        var kept: [(PlaceRecord, Double?)] = []
-        var start = 0
-        while start < ranked.count, kept.count <= offset + limit {
-            let slice = ranked[start..<min(ranked.count, start + max(limit + 1, 50))]
-            let rows = try await places.find(ids: slice.map(\.0))
-            for (id, distance) in slice {
-                if let place = rows[id], keep(place) { kept.append((place, distance)) }
+        var circle = query
+        circle.radius = min(query.radius, 300)
+        while true {
+            let ranked = try await places.nearby(circle)
+                .map { ($0.id, $0.location.distance(to: center)) }
+                .filter { $0.1 <= circle.radius }
+                .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+            var kept: [(PlaceRecord, Double?)] = []
+            var start = 0
+            while start < ranked.count, kept.count <= offset + limit {
+                let slice = ranked[start..<min(ranked.count, start + (start == 0 ? offset + limit + 1 : 100))]
+                let rows = try await places.find(ids: slice.map(\.0))
+                for (id, distance) in slice {
+                    if let place = rows[id], keep(place) { kept.append((place, distance)) }
+                }
+                start += slice.count
             }
-            start += slice.count
+            let full = kept.count > offset + limit
+            if full || circle.radius >= query.radius {
+                let items = Array(kept.dropFirst(offset).prefix(limit))
+                return (items, full ? Paging.offsetCursor(offset + limit) : nil)
+            }
+            circle.radius = min(query.radius, circle.radius * 3)
         }
-        let items = Array(kept.dropFirst(offset).prefix(limit))
-        let more = kept.count > offset + limit
-        return (items, more ? Paging.offsetCursor(offset + limit) : nil)
     }
 
     func getPlace(_ input: Operations.GetPlace.Input) async throws -> Operations.GetPlace.Output {

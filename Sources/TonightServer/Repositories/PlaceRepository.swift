@@ -131,25 +131,35 @@ struct SQLPlaceRepository: PlaceRepository {
         let band = PlaceGrid.latitudeBand(around: center, radius: query.radius)
         let branches: [SQLQueryString]
         if let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius) {
-            // One branch per range keeps each a plain index range scan.
+            // One branch per range keeps each a plain index range scan; the box around the circle
+            // is checked inside the index, so only places in it become rows.
+            let spans = PlaceGrid.longitudeSpans(around: center, radius: query.radius, band: band)
+            let longitude =
+                "(" + spans.map { "longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }
+                .joined(separator: " OR ") + ")"
             branches = ranges.map { range in
                 ([
                     "cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)",
-                    "latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound)",
+                    "latitude BETWEEN \(bind: band.lowerBound) AND \(bind: band.upperBound)", longitude,
                 ] + extra).joined(separator: " AND ")
             }
         } else {
             branches = [([Self.nearCondition(center, radius: query.radius)] + extra).joined(separator: " AND ")]
         }
-        let sql = branches.map { "SELECT id, latitude, longitude FROM places WHERE " + $0 }
+        // One text column per row (`lat|lon|id`): a dense area yields a thousand rows, and decoding a
+        // column through SQLKit costs more than SQLite's work to find it.
+        let sql = branches.map { "SELECT latitude || '|' || longitude || '|' || id AS hit FROM places WHERE " + $0 }
             .joined(separator: " UNION ALL ")
-        return try await db.raw(sql).all().map { row in
-            PlaceHit(
-                id: try row.decode(column: "id", as: String.self),
-                location: GeoPoint(
-                    latitude: try row.decode(column: "latitude", as: Double.self),
-                    longitude: try row.decode(column: "longitude", as: Double.self)))
+        return try await db.raw(sql).all().compactMap { row in
+            Self.hit(try row.decode(column: "hit", as: String.self))
         }
+    }
+
+    /// Reads `lat|lon|id` (ids may contain `|`; coordinates never do).
+    static func hit(_ text: String) -> PlaceHit? {
+        let parts = text.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { return nil }
+        return PlaceHit(id: String(parts[2]), location: GeoPoint(latitude: latitude, longitude: longitude))
     }
 
     /// The non-geo filters and the bounding box of a query, as SQL conditions.
