@@ -135,7 +135,8 @@ struct SQLPlaceRepository: PlaceRepository {
             // is checked inside the index, so only places in it become rows.
             let spans = PlaceGrid.longitudeSpans(around: center, radius: query.radius, band: band)
             let longitude =
-                "(" + spans.map { "longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }
+                "("
+                + spans.map { "longitude BETWEEN \(bind: $0.lowerBound) AND \(bind: $0.upperBound)" as SQLQueryString }
                 .joined(separator: " OR ") + ")"
             branches = ranges.map { range in
                 ([
