@@ -244,8 +244,6 @@ public actor ImportWriter {
             existing[artist.id] = artist
         }
         var rows: [[any Encodable & Sendable]] = []
-        var renamed: [String] = []
-        var words: [[any Encodable & Sendable]] = []
         for (id, artist) in byID {
             let category = artist.categoryId.map(key)
             var created = now
@@ -259,7 +257,6 @@ public actor ImportWriter {
                 }
                 summary.count("artists") { $0.updated += 1 }
                 created = old.createdAt
-                if old.name != artist.name { renamed.append(id) }
             } else {
                 summary.count("artists") { $0.inserted += 1 }
             }
@@ -268,9 +265,6 @@ public actor ImportWriter {
             rows.append([
                 id, artist.name, folded, category, artist.imageURL, artist.url, source, artist.id, created, now,
             ])
-            if existing[id] == nil || renamed.last == id {
-                for word in Set(folded.split(separator: " ")) { words.append([String(word), id]) }
-            }
         }
         guard !dryRun else { return }
         try await BulkWrite.upsert(
@@ -279,9 +273,6 @@ public actor ImportWriter {
                 "id", "name", "name_folded", "category_id", "image_url", "url", "source", "source_id", "created_at",
                 "updated_at",
             ], rows: rows, key: ["id"], on: db)
-        try await BulkWrite.delete(from: "artist_words", where: "artist_id", in: renamed, on: db)
-        try await BulkWrite.upsert(
-            "artist_words", columns: ["word", "artist_id"], rows: words, key: ["word", "artist_id"], on: db)
     }
 
     private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {

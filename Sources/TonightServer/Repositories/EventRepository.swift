@@ -66,7 +66,6 @@ protocol EventRepository: Sendable {
     func insert(_ event: EventRecord, performers: [String]) async throws
     func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws
     func find(id: String) async throws -> EventRecord?
-    func find(source: String, sourceID: String) async throws -> EventRecord?
     /// Events matching `query`, ordered by `(start_at, id)`.
     func search(_ query: EventQuery) async throws -> [EventRecord]
     /// Performer ids of each event, in billing order.
@@ -160,12 +159,6 @@ struct SQLEventRepository: EventRepository {
     func find(id: String) async throws -> EventRecord? {
         try await db.raw("SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id = \(bind: id)").first()
             .map(Self.decode)
-    }
-
-    func find(source: String, sourceID: String) async throws -> EventRecord? {
-        try await db.raw(
-            "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.source = \(bind: source) AND e.source_id = \(bind: sourceID)"
-        ).first().map(Self.decode)
     }
 
     func search(_ query: EventQuery) async throws -> [EventRecord] {

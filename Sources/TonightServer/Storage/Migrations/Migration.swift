@@ -22,6 +22,7 @@ enum Migrations {
         CreateEvents(),
         PlaceGeoIndex(),
         UpcomingCountIndexes(),
+        LeanImportIndexes(),
     ]
 }
 
