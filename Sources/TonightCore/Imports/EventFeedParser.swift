@@ -22,36 +22,23 @@ import Foundation
 /// Whole-document problems (not well-formed, a DTD, a root other than `<feed>`, unreadable file) throw
 /// ``ImportError``.
 public struct EventFeedParser: Sendable {
-    private enum Source: Sendable {
-        case path(String)
-        case bytes([UInt8])
-    }
-
-    private let source: Source
-    private let chunkSize: Int
+    private let source: XMLSource
 
     /// A parser for the feed file at `path`, read `chunkSize` bytes at a time.
     public init(path: String, chunkSize: Int = XMLPullParser.defaultChunkSize) {
-        source = .path(path)
-        self.chunkSize = chunkSize
+        source = XMLSource(path: path, chunkSize: chunkSize)
     }
 
     /// A parser for a feed held in memory (tests, small uploads).
     public init(bytes: [UInt8], chunkSize: Int = XMLPullParser.defaultChunkSize) {
-        source = .bytes(bytes)
-        self.chunkSize = chunkSize
+        source = XMLSource(bytes: bytes, chunkSize: chunkSize)
     }
 
     /// Reads the whole feed, calling `record` for each valid record and `reject` for each rejected one,
     /// in document order.
     /// - Throws: ``ImportError`` for the document as a whole, or whatever a callback throws.
     public func parse(_ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void) throws {
-        let xml: XMLPullParser
-        switch source {
-        case .path(let path): xml = try XMLPullParser(path: path, chunkSize: chunkSize)
-        case .bytes(let bytes): xml = XMLPullParser(bytes: bytes, chunkSize: chunkSize)
-        }
-        var reader = FeedReader(xml: xml)
+        var reader = FeedReader(xml: try source.open())
         try reader.run(record, reject)
     }
 }

@@ -16,35 +16,22 @@ import Foundation
 ///   `url`, and `imageURL` the `image` tag when it is one.
 /// - An unknown entity reference inside a place rejects that place.
 public struct OSMParser: Sendable {
-    private enum Source: Sendable {
-        case path(String)
-        case bytes([UInt8])
-    }
-
-    private let source: Source
-    private let chunkSize: Int
+    private let source: XMLSource
 
     /// A parser for the `.osm` file at `path`, read `chunkSize` bytes at a time.
     public init(path: String, chunkSize: Int = XMLPullParser.defaultChunkSize) {
-        source = .path(path)
-        self.chunkSize = chunkSize
+        source = XMLSource(path: path, chunkSize: chunkSize)
     }
 
     /// A parser for OSM XML held in memory.
     public init(bytes: [UInt8], chunkSize: Int = XMLPullParser.defaultChunkSize) {
-        source = .bytes(bytes)
-        self.chunkSize = chunkSize
+        source = XMLSource(bytes: bytes, chunkSize: chunkSize)
     }
 
     /// Reads the whole file, calling `record` for each place and `reject` for each place that cannot be imported.
     /// - Throws: ``ImportError`` for the document as a whole, or whatever a callback throws.
     public func parse(_ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void) throws {
-        let xml: XMLPullParser
-        switch source {
-        case .path(let path): xml = try XMLPullParser(path: path, chunkSize: chunkSize)
-        case .bytes(let bytes): xml = XMLPullParser(bytes: bytes, chunkSize: chunkSize)
-        }
-        var reader = OSMReader(xml: xml)
+        var reader = OSMReader(xml: try source.open())
         try reader.run(record, reject)
     }
 

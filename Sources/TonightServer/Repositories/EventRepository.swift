@@ -186,11 +186,7 @@ struct SQLEventRepository: EventRepository {
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
         if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
-        if let after = query.after {
-            conditions.append(
-                "(e.start_at > \(bind: after.startAt) OR (e.start_at = \(bind: after.startAt) AND e.id > \(bind: after.id)))"
-            )
-        }
+        if let after = query.after { conditions.append(Self.after((after.startAt, after.id), "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
             + conditions.joined(separator: " AND ") + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
@@ -315,10 +311,7 @@ struct SQLEventRepository: EventRepository {
         }
         if let from { conditions.append("e.start_at >= \(bind: from)") }
         if let until { conditions.append("e.start_at < \(bind: until)") }
-        if let after {
-            conditions.append(
-                "(e.start_at > \(bind: after.0) OR (e.start_at = \(bind: after.0) AND e.id > \(bind: after.1)))")
-        }
+        if let after { conditions.append(Self.after(after, "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY e.start_at, e.id LIMIT \(literal: limit)"
@@ -330,10 +323,7 @@ struct SQLEventRepository: EventRepository {
     {
         var conditions: [SQLQueryString] = ["event_id = \(bind: eventID)"]
         if let status { conditions.append("status = \(bind: status)") }
-        if let after {
-            conditions.append(
-                "(created_at > \(bind: after.0) OR (created_at = \(bind: after.0) AND user_id > \(bind: after.1)))")
-        }
+        if let after { conditions.append(Self.after(after, "created_at", "user_id")) }
         let sql: SQLQueryString =
             "SELECT user_id, status, created_at FROM attendance WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY created_at, user_id LIMIT \(literal: limit)"
@@ -343,6 +333,11 @@ struct SQLEventRepository: EventRepository {
                 try row.decode(column: "created_at", as: Int64.self)
             )
         }
+    }
+
+    /// Rows after a keyset position `(number, id)` in `ORDER BY number, id`.
+    static func after(_ position: (Int64, String), _ number: String, _ id: String) -> SQLQueryString {
+        "(\(unsafeRaw: number) > \(bind: position.0) OR (\(unsafeRaw: number) = \(bind: position.0) AND \(unsafeRaw: id) > \(bind: position.1)))"
     }
 
     static func decode(_ row: any SQLRow) throws -> EventRecord {
