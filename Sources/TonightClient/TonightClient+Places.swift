@@ -63,7 +63,27 @@ extension TonightClient {
         }
     }
 
+    /// Changes a place (moderators and admins); only the fields set change.
+    public func updatePlace(id: String, _ patch: PlacePatch) async throws -> Place {
+        try await call {
+            guard case .ok(let ok) = try await api.updatePlace(path: .init(placeId: id), body: .json(patch)),
+                case .json(let place) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return place
+        }
+    }
+
     // MARK: Events
+
+    /// The event category tree.
+    public func categories() async throws -> [Category] {
+        try await call {
+            guard case .ok(let ok) = try await api.listCategories(), case .json(let tree) = ok.body else {
+                throw TonightError.unexpectedResponse(status: 0)
+            }
+            return tree.items
+        }
+    }
 
     /// Events matching `search` (tonight, this weekend, near a point, by category, artist, budget…).
     public func events(_ search: EventSearch) async throws -> Page<Event> {
@@ -91,6 +111,40 @@ extension TonightClient {
                 case .json(let event) = created.body
             else { throw TonightError.unexpectedResponse(status: 0) }
             return event
+        }
+    }
+
+    /// Changes an event (its organiser, or a moderator); place, start and status changes are recorded.
+    public func updateEvent(id: String, _ patch: EventPatch) async throws -> Event {
+        try await call {
+            guard case .ok(let ok) = try await api.updateEvent(path: .init(eventId: id), body: .json(patch)),
+                case .json(let event) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return event
+        }
+    }
+
+    /// Cancels an event (its organiser, or a moderator).
+    public func cancelEvent(id: String) async throws -> Event {
+        try await call {
+            guard case .ok(let ok) = try await api.cancelEvent(path: .init(eventId: id)),
+                case .json(let event) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return event
+        }
+    }
+
+    /// Who attends an event (its organiser and moderators only).
+    public func attendees(eventID: String, status: AttendanceStatus? = nil, cursor: String? = nil) async throws
+        -> Page<Attendee>
+    {
+        try await call {
+            guard
+                case .ok(let ok) = try await api.listAttendees(
+                    path: .init(eventId: eventID), query: .init(status: status, cursor: cursor)),
+                case .json(let page) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return Page(items: page.items, nextCursor: page.nextCursor)
         }
     }
 
@@ -140,6 +194,26 @@ extension TonightClient {
                 case .json(let detail) = ok.body
             else { throw TonightError.unexpectedResponse(status: 0) }
             return detail
+        }
+    }
+
+    /// Artists of a category and its descendants, most popular first.
+    public func artists(inCategory category: String, cursor: String? = nil) async throws -> Page<Artist> {
+        try await call {
+            guard case .ok(let ok) = try await api.listArtists(query: .init(category: category, cursor: cursor)),
+                case .json(let page) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return Page(items: page.items, nextCursor: page.nextCursor)
+        }
+    }
+
+    /// The signed-in user's favourite artists, most recently added first.
+    public func favoriteArtists(cursor: String? = nil) async throws -> Page<Artist> {
+        try await call {
+            guard case .ok(let ok) = try await api.listFavoriteArtists(query: .init(cursor: cursor)),
+                case .json(let page) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return Page(items: page.items, nextCursor: page.nextCursor)
         }
     }
 

@@ -34,3 +34,11 @@ public typealias Artist = Components.Schemas.Artist
 public typealias ArtistDetail = Components.Schemas.ArtistDetail
 /// A new place for ``TonightClient/createPlace(_:)``.
 public typealias PlaceInput = Components.Schemas.PlaceInput
+/// Changes for ``TonightClient/updatePlace(id:_:)``.
+public typealias PlacePatch = Components.Schemas.PlacePatch
+/// Changes for ``TonightClient/updateEvent(id:_:)``.
+public typealias EventPatch = Components.Schemas.EventPatch
+/// A category with its children.
+public typealias Category = Components.Schemas.Category
+/// Someone attending an event, for its organiser.
+public typealias Attendee = Components.Schemas.Attendee

@@ -244,4 +244,31 @@ struct EventsRouteTests {
             }
         }
     }
+
+    @Test("unknown ids, missing tokens and missing parameters answer 404, 401 and 400", arguments: Backend.available)
+    func failurePaths(backend: Backend) async throws {
+        try await withApp(backend) { _, client in
+            let token = try await client.signUp("someone").accessToken
+            #expect(try await client.send(.get, "/v1/events/nope").status == .notFound)
+            #expect(
+                try await client.send(.patch, "/v1/events/nope", json: ["name": "X"], token: token).status == .notFound)
+            #expect(try await client.send(.post, "/v1/events/nope/cancel", token: token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/events/nope/attendees", token: token).status == .notFound)
+            let attend = try await client.send(
+                .put, "/v1/events/nope/attendance", json: ["status": "going"], token: token)
+            #expect(attend.status == .notFound)
+            #expect(try await client.send(.delete, "/v1/events/nope/attendance", token: token).status == .notFound)
+            let badStatus = try await client.send(
+                .put, "/v1/events/nope/attendance", json: ["status": "maybe"], token: token)
+            #expect(badStatus.status == .badRequest)
+            #expect(try await client.send(.get, "/v1/artists/nope").status == .notFound)
+            #expect(try await client.send(.get, "/v1/artists").status == .badRequest)
+            #expect(try await client.send(.get, "/v1/artists/suggest").status == .badRequest)
+            for path in ["/v1/me/events", "/v1/me/favorites/artists", "/v1/me/feed/favorites"] {
+                #expect(try await client.send(.get, path).status == .unauthorized, "\(path)")
+            }
+            #expect(try await client.send(.put, "/v1/me/favorites/artists/x").status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/me/events?cursor=zzz", token: token).status == .badRequest)
+        }
+    }
 }

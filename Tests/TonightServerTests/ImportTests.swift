@@ -338,4 +338,29 @@ struct ImportTests {
             #expect(try await suggester.search("rosa", limit: 5) == ["feed:2231", "feed:4410"])
         }
     }
+
+    @Test("favourite counts stay exact when many fans add and remove at once", arguments: Backend.available)
+    func favoritesRace(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            var tokens: [String] = []
+            for index in 0..<40 { tokens.append(try await client.signUp("fan\(index)").accessToken) }
+            let fans = tokens
+            // Every fan adds the same artist three times at once.
+            let added = try await client.concurrentStatuses(fans.count * 3) { index in
+                try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: fans[index % fans.count])
+            }
+            #expect(added.allSatisfy { $0 == .noContent })
+            // Then a quarter remove it twice at once while the others add it again.
+            _ = try await client.concurrentStatuses(fans.count * 2) { index in
+                let fan = index % fans.count
+                let method: HTTPRequest.Method = fan % 4 == 0 ? .delete : .put
+                return try await client.send(method, "/v1/me/favorites/artists/feed:735647", token: fans[fan])
+            }
+            let artist = try await client.send(.get, "/v1/artists/feed:735647").json["artist"] as? JSON ?? [:]
+            #expect(artist["favoritesCount"] as? Int == 30)
+            #expect(try await rowCount("favorite_artists", in: services) == 30)
+        }
+    }
 }

@@ -192,15 +192,13 @@ extension APIHandlers {
             let rows = try await events.attendees(
                 of: event.id, status: input.query.status?.rawValue, after: after, limit: limit + 1)
             let page = Array(rows.prefix(limit))
-            var items: [Components.Schemas.Attendee] = []
-            for row in page {
-                guard let user = try await users.find(id: row.userID) else { continue }
-                items.append(
+            let people = try await users.find(ids: page.map(\.userID))
+            let items: [Components.Schemas.Attendee] = page.compactMap { row in
+                people[row.userID].map {
                     .init(
-                        user: .init(
-                            id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
-                            ageGroup: user.ageGroup(), homeCity: user.homeCity, createdAt: Clock.date(user.createdAt)),
-                        status: .init(rawValue: row.status) ?? .following, since: Clock.date(row.since)))
+                        user: .init($0), status: .init(rawValue: row.status) ?? .following,
+                        since: Clock.date(row.since))
+                }
             }
             let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.since, $0.userID) } : nil
             return .ok(.init(body: .json(.init(items: items, nextCursor: next))))

@@ -8,14 +8,19 @@ extension APIHandlers {
             let key = AccountRules.usernameKey(input.path.username)
             // A name that breaks the username rules cannot exist; don't look it up.
             let valid = (try? AccountRules.username(input.path.username).get()) != nil
-            guard valid, let user = try await users.find(usernameKey: key), let username = user.username else {
+            guard valid, let user = try await users.find(usernameKey: key), user.username != nil else {
                 throw APIError.notFound("No user is called \(input.path.username).")
             }
-            let profile = Components.Schemas.PublicProfile(
-                id: user.id, username: username, displayName: user.displayName, bio: user.bio,
-                ageGroup: user.ageGroup(),
-                homeCity: user.homeCity, createdAt: Clock.date(user.createdAt))
-            return .ok(.init(body: .json(profile)))
+            return .ok(.init(body: .json(.init(user))))
         }
+    }
+}
+
+extension Components.Schemas.PublicProfile {
+    /// The public side of an account (anonymous devices have no username and never show here).
+    init(_ user: UserRecord) {
+        self.init(
+            id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
+            ageGroup: user.ageGroup(), homeCity: user.homeCity, createdAt: Clock.date(user.createdAt))
     }
 }

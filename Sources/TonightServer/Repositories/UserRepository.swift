@@ -25,6 +25,8 @@ struct UserRecord: Codable, Sendable, Equatable {
 protocol UserRepository: Sendable {
     func insert(_ user: UserRecord) async throws
     func find(id: String) async throws -> UserRecord?
+    /// The users with these ids that exist, by id (one query).
+    func find(ids: [String]) async throws -> [String: UserRecord]
     /// The account whose username key or email key is `key`.
     func find(loginKey key: String) async throws -> UserRecord?
     func find(usernameKey: String) async throws -> UserRecord?
@@ -51,6 +53,14 @@ struct SQLUserRepository: UserRepository {
 
     func find(id: String) async throws -> UserRecord? {
         try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
+    }
+
+    func find(ids: [String]) async throws -> [String: UserRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM users WHERE id IN (\(binds: Array(Set(ids))))"
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
     func find(loginKey key: String) async throws -> UserRecord? {
@@ -114,7 +124,11 @@ struct SQLUserRepository: UserRepository {
     /// Decodes column by column: the hot path (every `GET /v1/me`) avoids the generic row decoder.
     private func one(_ query: SQLQueryString) async throws -> UserRecord? {
         guard let row = try await db.raw(query).first() else { return nil }
-        return UserRecord(
+        return try Self.decode(row)
+    }
+
+    static func decode(_ row: any SQLRow) throws -> UserRecord {
+        UserRecord(
             id: try row.decode(column: "id", as: String.self),
             isAnonymous: try row.decode(column: "is_anonymous", as: Bool.self),
             username: try row.decode(column: "username", as: String?.self),
