@@ -30,6 +30,10 @@ public struct AppServices: Sendable {
     let catalog: any CatalogRepository
     let suggester: ArtistSuggester
     let cities: any CityRepository
+    let social: any SocialRepository
+    let wall: any WallRepository
+    let notifications: any NotificationRepository
+    let notifier: Notifier
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -54,15 +58,20 @@ public struct AppServices: Sendable {
         let accounts = AccountService(
             users: users, logins: logins, tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
         let cities = SQLCityRepository(db: database.sql)
+        let notifications = SQLNotificationRepository(db: database.sql)
+        let live = LiveHub()
         return AppServices(
-            config: config, logger: logger, database: database, tokens: tokens, live: LiveHub(),
+            config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind)), hasher: hasher,
             users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: SQLPlaceRepository(db: database.sql),
             events: SQLEventRepository(db: database.sql, database: database),
             catalog: SQLCatalogRepository(db: database.sql, database: database),
-            suggester: ArtistSuggester(db: database.sql), cities: cities)
+            suggester: ArtistSuggester(db: database.sql), cities: cities,
+            social: SQLSocialRepository(db: database.sql, database: database),
+            wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
+            notifier: Notifier(hub: live, users: users, notifications: notifications, logger: logger))
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -92,8 +101,9 @@ public func buildApplication(
 
     let handlers = APIHandlers(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
-        events: services.events, catalog: services.catalog, suggester: services.suggester, database: services.database,
-        config: config,
+        events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
+        wall: services.wall, notifications: services.notifications, notifier: services.notifier,
+        database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))

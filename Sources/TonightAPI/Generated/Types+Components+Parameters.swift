@@ -42,5 +42,7 @@ extension Components {
         public typealias PlaceId = Swift.String
         /// - Remark: Generated from `#/components/parameters/EventId`.
         public typealias EventId = Swift.String
+        /// - Remark: Generated from `#/components/parameters/UserId`.
+        public typealias UserId = Swift.String
     }
 }

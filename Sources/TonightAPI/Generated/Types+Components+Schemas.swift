@@ -381,6 +381,10 @@ extension Components {
             public var bio: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Me/homeCity`.
             public var homeCity: Swift.String?
+            /// An https image URL.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Me/avatarUrl`.
+            public var avatarUrl: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Me/preferences`.
             public var preferences: Components.Schemas.Preferences
             /// - Remark: Generated from `#/components/schemas/Me/createdAt`.
@@ -400,6 +404,7 @@ extension Components {
             ///   - ageGroup:
             ///   - bio:
             ///   - homeCity:
+            ///   - avatarUrl: An https image URL.
             ///   - preferences:
             ///   - createdAt:
             public init(
@@ -415,6 +420,7 @@ extension Components {
                 ageGroup: Components.Schemas.AgeGroup? = nil,
                 bio: Swift.String? = nil,
                 homeCity: Swift.String? = nil,
+                avatarUrl: Swift.String? = nil,
                 preferences: Components.Schemas.Preferences,
                 createdAt: Foundation.Date
             ) {
@@ -430,6 +436,7 @@ extension Components {
                 self.ageGroup = ageGroup
                 self.bio = bio
                 self.homeCity = homeCity
+                self.avatarUrl = avatarUrl
                 self.preferences = preferences
                 self.createdAt = createdAt
             }
@@ -446,6 +453,7 @@ extension Components {
                 case ageGroup
                 case bio
                 case homeCity
+                case avatarUrl
                 case preferences
                 case createdAt
             }
@@ -464,6 +472,10 @@ extension Components {
             public var ageGroup: Components.Schemas.AgeGroup?
             /// - Remark: Generated from `#/components/schemas/PublicProfile/homeCity`.
             public var homeCity: Swift.String?
+            /// An https image URL.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/avatarUrl`.
+            public var avatarUrl: Swift.String?
             /// - Remark: Generated from `#/components/schemas/PublicProfile/createdAt`.
             public var createdAt: Foundation.Date
             /// Creates a new `PublicProfile`.
@@ -475,6 +487,7 @@ extension Components {
             ///   - bio:
             ///   - ageGroup:
             ///   - homeCity:
+            ///   - avatarUrl: An https image URL.
             ///   - createdAt:
             public init(
                 id: Swift.String,
@@ -483,6 +496,7 @@ extension Components {
                 bio: Swift.String? = nil,
                 ageGroup: Components.Schemas.AgeGroup? = nil,
                 homeCity: Swift.String? = nil,
+                avatarUrl: Swift.String? = nil,
                 createdAt: Foundation.Date
             ) {
                 self.id = id
@@ -491,6 +505,7 @@ extension Components {
                 self.bio = bio
                 self.ageGroup = ageGroup
                 self.homeCity = homeCity
+                self.avatarUrl = avatarUrl
                 self.createdAt = createdAt
             }
             public enum CodingKeys: String, CodingKey {
@@ -500,6 +515,7 @@ extension Components {
                 case bio
                 case ageGroup
                 case homeCity
+                case avatarUrl
                 case createdAt
             }
         }
@@ -658,6 +674,10 @@ extension Components {
             public var bio: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/homeCity`.
             public var homeCity: Swift.String?
+            /// An https image URL.
+            ///
+            /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/avatarUrl`.
+            public var avatarUrl: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/preferences`.
             public var preferences: Components.Schemas.Preferences?
             /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/ClearPayload`.
@@ -667,6 +687,7 @@ extension Components {
                 case birthDate = "birthDate"
                 case bio = "bio"
                 case homeCity = "homeCity"
+                case avatarUrl = "avatarUrl"
             }
             /// Optional fields to empty.
             ///
@@ -685,6 +706,7 @@ extension Components {
             ///   - birthDate: YYYY-MM-DD, in the past.
             ///   - bio:
             ///   - homeCity:
+            ///   - avatarUrl: An https image URL.
             ///   - preferences:
             ///   - clear: Optional fields to empty.
             public init(
@@ -694,6 +716,7 @@ extension Components {
                 birthDate: Swift.String? = nil,
                 bio: Swift.String? = nil,
                 homeCity: Swift.String? = nil,
+                avatarUrl: Swift.String? = nil,
                 preferences: Components.Schemas.Preferences? = nil,
                 clear: Components.Schemas.UpdateMeRequest.ClearPayload? = nil
             ) {
@@ -703,6 +726,7 @@ extension Components {
                 self.birthDate = birthDate
                 self.bio = bio
                 self.homeCity = homeCity
+                self.avatarUrl = avatarUrl
                 self.preferences = preferences
                 self.clear = clear
             }
@@ -713,6 +737,7 @@ extension Components {
                 case birthDate
                 case bio
                 case homeCity
+                case avatarUrl
                 case preferences
                 case clear
             }
@@ -742,6 +767,10 @@ extension Components {
                     Swift.String.self,
                     forKey: .homeCity
                 )
+                self.avatarUrl = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .avatarUrl
+                )
                 self.preferences = try container.decodeIfPresent(
                     Components.Schemas.Preferences.self,
                     forKey: .preferences
@@ -757,6 +786,7 @@ extension Components {
                     "birthDate",
                     "bio",
                     "homeCity",
+                    "avatarUrl",
                     "preferences",
                     "clear"
                 ])
@@ -2244,6 +2274,561 @@ extension Components {
                 case artist
                 case upcomingEvents
                 case similar
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RequestDirection`.
+        @frozen public enum RequestDirection: String, Codable, Hashable, Sendable, CaseIterable {
+            case incoming = "incoming"
+            case outgoing = "outgoing"
+        }
+        /// - Remark: Generated from `#/components/schemas/Friend`.
+        public struct Friend: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Friend/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/Friend/since`.
+            public var since: Foundation.Date
+            /// Creates a new `Friend`.
+            ///
+            /// - Parameters:
+            ///   - user:
+            ///   - since:
+            public init(
+                user: Components.Schemas.PublicProfile,
+                since: Foundation.Date
+            ) {
+                self.user = user
+                self.since = since
+            }
+            public enum CodingKeys: String, CodingKey {
+                case user
+                case since
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendPage`.
+        public struct FriendPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendPage/items`.
+            public var items: [Components.Schemas.Friend]
+            /// - Remark: Generated from `#/components/schemas/FriendPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `FriendPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Friend],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequest`.
+        public struct FriendRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/direction`.
+            public var direction: Components.Schemas.RequestDirection
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `FriendRequest`.
+            ///
+            /// - Parameters:
+            ///   - user:
+            ///   - direction:
+            ///   - createdAt:
+            public init(
+                user: Components.Schemas.PublicProfile,
+                direction: Components.Schemas.RequestDirection,
+                createdAt: Foundation.Date
+            ) {
+                self.user = user
+                self.direction = direction
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case user
+                case direction
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequestPage`.
+        public struct FriendRequestPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequestPage/items`.
+            public var items: [Components.Schemas.FriendRequest]
+            /// - Remark: Generated from `#/components/schemas/FriendRequestPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `FriendRequestPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.FriendRequest],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequestInput`.
+        public struct FriendRequestInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequestInput/userId`.
+            public var userId: Swift.String
+            /// Creates a new `FriendRequestInput`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            public init(userId: Swift.String) {
+                self.userId = userId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "userId"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Friendship`.
+        public struct Friendship: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Friendship/userId`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Friendship/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case friends = "friends"
+            }
+            /// - Remark: Generated from `#/components/schemas/Friendship/status`.
+            public var status: Components.Schemas.Friendship.StatusPayload
+            /// Creates a new `Friendship`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            ///   - status:
+            public init(
+                userId: Swift.String,
+                status: Components.Schemas.Friendship.StatusPayload
+            ) {
+                self.userId = userId
+                self.status = status
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+                case status
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WallCard`.
+        public struct WallCard: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WallCard/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/WallCard/gender`.
+            public var gender: Components.Schemas.Gender?
+            /// - Remark: Generated from `#/components/schemas/WallCard/goingSince`.
+            public var goingSince: Foundation.Date
+            /// Creates a new `WallCard`.
+            ///
+            /// - Parameters:
+            ///   - user:
+            ///   - gender:
+            ///   - goingSince:
+            public init(
+                user: Components.Schemas.PublicProfile,
+                gender: Components.Schemas.Gender? = nil,
+                goingSince: Foundation.Date
+            ) {
+                self.user = user
+                self.gender = gender
+                self.goingSince = goingSince
+            }
+            public enum CodingKeys: String, CodingKey {
+                case user
+                case gender
+                case goingSince
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WallPage`.
+        public struct WallPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WallPage/items`.
+            public var items: [Components.Schemas.WallCard]
+            /// - Remark: Generated from `#/components/schemas/WallPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `WallPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.WallCard],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SwipeDecision`.
+        @frozen public enum SwipeDecision: String, Codable, Hashable, Sendable, CaseIterable {
+            case like = "like"
+            case pass = "pass"
+        }
+        /// - Remark: Generated from `#/components/schemas/SwipeInput`.
+        public struct SwipeInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SwipeInput/decision`.
+            public var decision: Components.Schemas.SwipeDecision
+            /// Creates a new `SwipeInput`.
+            ///
+            /// - Parameters:
+            ///   - decision:
+            public init(decision: Components.Schemas.SwipeDecision) {
+                self.decision = decision
+            }
+            public enum CodingKeys: String, CodingKey {
+                case decision
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.decision = try container.decode(
+                    Components.Schemas.SwipeDecision.self,
+                    forKey: .decision
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "decision"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SwipeResult`.
+        public struct SwipeResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SwipeResult/userId`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SwipeResult/decision`.
+            public var decision: Components.Schemas.SwipeDecision
+            /// - Remark: Generated from `#/components/schemas/SwipeResult/match`.
+            public var match: Components.Schemas.Match?
+            /// Creates a new `SwipeResult`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            ///   - decision:
+            ///   - match:
+            public init(
+                userId: Swift.String,
+                decision: Components.Schemas.SwipeDecision,
+                match: Components.Schemas.Match? = nil
+            ) {
+                self.userId = userId
+                self.decision = decision
+                self.match = match
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+                case decision
+                case match
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Match`.
+        public struct Match: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Match/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Match/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// The event whose wall made the match (absent once the event is gone).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Match/eventId`.
+            public var eventId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Match/eventName`.
+            public var eventName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Match/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Match`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - user:
+            ///   - eventId: The event whose wall made the match (absent once the event is gone).
+            ///   - eventName:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                user: Components.Schemas.PublicProfile,
+                eventId: Swift.String? = nil,
+                eventName: Swift.String? = nil,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.user = user
+                self.eventId = eventId
+                self.eventName = eventName
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case user
+                case eventId
+                case eventName
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MatchPage`.
+        public struct MatchPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MatchPage/items`.
+            public var items: [Components.Schemas.Match]
+            /// - Remark: Generated from `#/components/schemas/MatchPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `MatchPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Match],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotificationKind`.
+        @frozen public enum NotificationKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case match = "match"
+            case message = "message"
+            case friendRequest = "friendRequest"
+            case friendAccepted = "friendAccepted"
+            case invitation = "invitation"
+            case eventChanged = "eventChanged"
+            case postComment = "postComment"
+            case postVote = "postVote"
+            case moderation = "moderation"
+        }
+        /// - Remark: Generated from `#/components/schemas/Notification`.
+        public struct Notification: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Notification/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Notification/kind`.
+            public var kind: Components.Schemas.NotificationKind
+            /// A short human sentence
+            ///
+            /// - Remark: Generated from `#/components/schemas/Notification/text`.
+            public var text: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Notification/actor`.
+            public var actor: Components.Schemas.PublicProfile?
+            /// - Remark: Generated from `#/components/schemas/Notification/eventId`.
+            public var eventId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Notification/matchId`.
+            public var matchId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Notification/conversationId`.
+            public var conversationId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Notification/postId`.
+            public var postId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Notification/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Notification/readAt`.
+            public var readAt: Foundation.Date?
+            /// Creates a new `Notification`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - kind:
+            ///   - text: A short human sentence
+            ///   - actor:
+            ///   - eventId:
+            ///   - matchId:
+            ///   - conversationId:
+            ///   - postId:
+            ///   - createdAt:
+            ///   - readAt:
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.NotificationKind,
+                text: Swift.String,
+                actor: Components.Schemas.PublicProfile? = nil,
+                eventId: Swift.String? = nil,
+                matchId: Swift.String? = nil,
+                conversationId: Swift.String? = nil,
+                postId: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                readAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.kind = kind
+                self.text = text
+                self.actor = actor
+                self.eventId = eventId
+                self.matchId = matchId
+                self.conversationId = conversationId
+                self.postId = postId
+                self.createdAt = createdAt
+                self.readAt = readAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case text
+                case actor
+                case eventId
+                case matchId
+                case conversationId
+                case postId
+                case createdAt
+                case readAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotificationPage`.
+        public struct NotificationPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotificationPage/items`.
+            public var items: [Components.Schemas.Notification]
+            /// - Remark: Generated from `#/components/schemas/NotificationPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/NotificationPage/unreadCount`.
+            public var unreadCount: Swift.Int
+            /// Creates a new `NotificationPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            ///   - unreadCount:
+            public init(
+                items: [Components.Schemas.Notification],
+                nextCursor: Swift.String? = nil,
+                unreadCount: Swift.Int
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+                self.unreadCount = unreadCount
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+                case unreadCount
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/UnreadCount`.
+        public struct UnreadCount: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/UnreadCount/unread`.
+            public var unread: Swift.Int
+            /// Creates a new `UnreadCount`.
+            ///
+            /// - Parameters:
+            ///   - unread:
+            public init(unread: Swift.Int) {
+                self.unread = unread
+            }
+            public enum CodingKeys: String, CodingKey {
+                case unread
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/QuietHours`.
+        public struct QuietHours: Codable, Hashable, Sendable {
+            /// `HH:MM`, local time.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuietHours/start`.
+            public var start: Swift.String
+            /// `HH:MM`, local time; before `start` means past midnight.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuietHours/end`.
+            public var end: Swift.String
+            /// Creates a new `QuietHours`.
+            ///
+            /// - Parameters:
+            ///   - start: `HH:MM`, local time.
+            ///   - end: `HH:MM`, local time; before `start` means past midnight.
+            public init(
+                start: Swift.String,
+                end: Swift.String
+            ) {
+                self.start = start
+                self.end = end
+            }
+            public enum CodingKeys: String, CodingKey {
+                case start
+                case end
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.start = try container.decode(
+                    Swift.String.self,
+                    forKey: .start
+                )
+                self.end = try container.decode(
+                    Swift.String.self,
+                    forKey: .end
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "start",
+                    "end"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotificationSettings`.
+        public struct NotificationSettings: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotificationSettings/muted`.
+            public var muted: [Components.Schemas.NotificationKind]
+            /// - Remark: Generated from `#/components/schemas/NotificationSettings/quietHours`.
+            public var quietHours: Components.Schemas.QuietHours?
+            /// IANA zone for quiet hours.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NotificationSettings/timeZone`.
+            public var timeZone: Swift.String?
+            /// Creates a new `NotificationSettings`.
+            ///
+            /// - Parameters:
+            ///   - muted:
+            ///   - quietHours:
+            ///   - timeZone: IANA zone for quiet hours.
+            public init(
+                muted: [Components.Schemas.NotificationKind],
+                quietHours: Components.Schemas.QuietHours? = nil,
+                timeZone: Swift.String? = nil
+            ) {
+                self.muted = muted
+                self.quietHours = quietHours
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case muted
+                case quietHours
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.muted = try container.decode(
+                    [Components.Schemas.NotificationKind].self,
+                    forKey: .muted
+                )
+                self.quietHours = try container.decodeIfPresent(
+                    Components.Schemas.QuietHours.self,
+                    forKey: .quietHours
+                )
+                self.timeZone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "muted",
+                    "quietHours",
+                    "timeZone"
+                ])
             }
         }
     }

@@ -223,6 +223,106 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/me/feed/favorites`.
     /// - Remark: Generated from `#/paths//v1/me/feed/favorites/get(favoritesFeed)`.
     func favoritesFeed(_ input: Operations.FavoritesFeed.Input) async throws -> Operations.FavoritesFeed.Output
+    /// The caller's friends, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/friends`.
+    /// - Remark: Generated from `#/paths//v1/me/friends/get(listFriends)`.
+    func listFriends(_ input: Operations.ListFriends.Input) async throws -> Operations.ListFriends.Output
+    /// End a friendship (for both).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/friends/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/friends/{userId}/delete(removeFriend)`.
+    func removeFriend(_ input: Operations.RemoveFriend.Input) async throws -> Operations.RemoveFriend.Output
+    /// Pending friend requests to the caller (incoming, the default) or from the caller (outgoing).
+    ///
+    /// - Remark: HTTP `GET /v1/me/friend-requests`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/get(listFriendRequests)`.
+    func listFriendRequests(_ input: Operations.ListFriendRequests.Input) async throws -> Operations.ListFriendRequests.Output
+    /// Ask someone to be friends. If they already asked the caller, you are friends at once.
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/post(sendFriendRequest)`.
+    func sendFriendRequest(_ input: Operations.SendFriendRequest.Input) async throws -> Operations.SendFriendRequest.Output
+    /// Withdraw the caller's request to this user.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/friend-requests/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/delete(cancelFriendRequest)`.
+    func cancelFriendRequest(_ input: Operations.CancelFriendRequest.Input) async throws -> Operations.CancelFriendRequest.Output
+    /// Accept this user's request; you become friends and they are told.
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests/{userId}/accept`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/accept/post(acceptFriendRequest)`.
+    func acceptFriendRequest(_ input: Operations.AcceptFriendRequest.Input) async throws -> Operations.AcceptFriendRequest.Output
+    /// Decline this user's request (they are not told).
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests/{userId}/deny`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/deny/post(denyFriendRequest)`.
+    func denyFriendRequest(_ input: Operations.DenyFriendRequest.Input) async throws -> Operations.DenyFriendRequest.Output
+    /// Users the caller has blocked, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/blocks`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/get(listBlocks)`.
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
+    /// Block a user: any friendship, request and match between you ends, and from now on neither of you sees the other (profiles, walls, attendee lists, requests, chat) or can reach them.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/blocks/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/{userId}/put(blockUser)`.
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output
+    /// Unblock a user (nothing that ended comes back).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/blocks/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/{userId}/delete(unblockUser)`.
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output
+    /// The wall: other people going to this event (the caller must be going too) who fit the caller's gender preference and whose own preference fits the caller, without anyone the caller already liked, passed or matched, or who is blocked either way. Only adults (no birth date, or 18 and over) see walls and appear on them.
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}/wall`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/wall/get(getWall)`.
+    func getWall(_ input: Operations.GetWall.Input) async throws -> Operations.GetWall.Output
+    /// Like or pass someone on the wall. A like on someone who already liked the caller makes exactly one match, and both are notified. Changing a pass into a like is allowed.
+    ///
+    /// - Remark: HTTP `PUT /v1/events/{eventId}/wall/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/wall/{userId}/put(swipe)`.
+    func swipe(_ input: Operations.Swipe.Input) async throws -> Operations.Swipe.Output
+    /// The caller's matches, newest first, with the event each came from.
+    ///
+    /// - Remark: HTTP `GET /v1/me/matches`.
+    /// - Remark: Generated from `#/paths//v1/me/matches/get(listMatches)`.
+    func listMatches(_ input: Operations.ListMatches.Input) async throws -> Operations.ListMatches.Output
+    /// End a match and its chat, for both; neither appears on the other's walls again.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/matches/{matchId}`.
+    /// - Remark: Generated from `#/paths//v1/me/matches/{matchId}/delete(unmatch)`.
+    func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output
+    /// The caller's inbox, newest first, with the unread count.
+    ///
+    /// - Remark: HTTP `GET /v1/notifications`.
+    /// - Remark: Generated from `#/paths//v1/notifications/get(listNotifications)`.
+    func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output
+    /// How many notifications are unread.
+    ///
+    /// - Remark: HTTP `GET /v1/notifications/unread-count`.
+    /// - Remark: Generated from `#/paths//v1/notifications/unread-count/get(unreadNotificationCount)`.
+    func unreadNotificationCount(_ input: Operations.UnreadNotificationCount.Input) async throws -> Operations.UnreadNotificationCount.Output
+    /// Mark every notification read.
+    ///
+    /// - Remark: HTTP `POST /v1/notifications/read-all`.
+    /// - Remark: Generated from `#/paths//v1/notifications/read-all/post(markAllNotificationsRead)`.
+    func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output
+    /// Mark one notification read.
+    ///
+    /// - Remark: HTTP `POST /v1/notifications/{notificationId}/read`.
+    /// - Remark: Generated from `#/paths//v1/notifications/{notificationId}/read/post(markNotificationRead)`.
+    func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output
+    /// Muted kinds and quiet hours.
+    ///
+    /// - Remark: HTTP `GET /v1/me/notification-settings`.
+    /// - Remark: Generated from `#/paths//v1/me/notification-settings/get(getNotificationSettings)`.
+    func getNotificationSettings(_ input: Operations.GetNotificationSettings.Input) async throws -> Operations.GetNotificationSettings.Output
+    /// Replace the settings. Muted kinds are not added to the inbox at all; during quiet hours (in `timeZone`, or the home city's zone, or UTC) notifications reach the inbox and open sockets but are not pushed.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/notification-settings`.
+    /// - Remark: Generated from `#/paths//v1/me/notification-settings/put(putNotificationSettings)`.
+    func putNotificationSettings(_ input: Operations.PutNotificationSettings.Input) async throws -> Operations.PutNotificationSettings.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -683,6 +783,252 @@ extension APIProtocol {
         try await favoritesFeed(Operations.FavoritesFeed.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// The caller's friends, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/friends`.
+    /// - Remark: Generated from `#/paths//v1/me/friends/get(listFriends)`.
+    public func listFriends(
+        query: Operations.ListFriends.Input.Query = .init(),
+        headers: Operations.ListFriends.Input.Headers = .init()
+    ) async throws -> Operations.ListFriends.Output {
+        try await listFriends(Operations.ListFriends.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// End a friendship (for both).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/friends/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/friends/{userId}/delete(removeFriend)`.
+    public func removeFriend(
+        path: Operations.RemoveFriend.Input.Path,
+        headers: Operations.RemoveFriend.Input.Headers = .init()
+    ) async throws -> Operations.RemoveFriend.Output {
+        try await removeFriend(Operations.RemoveFriend.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Pending friend requests to the caller (incoming, the default) or from the caller (outgoing).
+    ///
+    /// - Remark: HTTP `GET /v1/me/friend-requests`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/get(listFriendRequests)`.
+    public func listFriendRequests(
+        query: Operations.ListFriendRequests.Input.Query = .init(),
+        headers: Operations.ListFriendRequests.Input.Headers = .init()
+    ) async throws -> Operations.ListFriendRequests.Output {
+        try await listFriendRequests(Operations.ListFriendRequests.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Ask someone to be friends. If they already asked the caller, you are friends at once.
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/post(sendFriendRequest)`.
+    public func sendFriendRequest(
+        headers: Operations.SendFriendRequest.Input.Headers = .init(),
+        body: Operations.SendFriendRequest.Input.Body
+    ) async throws -> Operations.SendFriendRequest.Output {
+        try await sendFriendRequest(Operations.SendFriendRequest.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Withdraw the caller's request to this user.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/friend-requests/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/delete(cancelFriendRequest)`.
+    public func cancelFriendRequest(
+        path: Operations.CancelFriendRequest.Input.Path,
+        headers: Operations.CancelFriendRequest.Input.Headers = .init()
+    ) async throws -> Operations.CancelFriendRequest.Output {
+        try await cancelFriendRequest(Operations.CancelFriendRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Accept this user's request; you become friends and they are told.
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests/{userId}/accept`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/accept/post(acceptFriendRequest)`.
+    public func acceptFriendRequest(
+        path: Operations.AcceptFriendRequest.Input.Path,
+        headers: Operations.AcceptFriendRequest.Input.Headers = .init()
+    ) async throws -> Operations.AcceptFriendRequest.Output {
+        try await acceptFriendRequest(Operations.AcceptFriendRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Decline this user's request (they are not told).
+    ///
+    /// - Remark: HTTP `POST /v1/me/friend-requests/{userId}/deny`.
+    /// - Remark: Generated from `#/paths//v1/me/friend-requests/{userId}/deny/post(denyFriendRequest)`.
+    public func denyFriendRequest(
+        path: Operations.DenyFriendRequest.Input.Path,
+        headers: Operations.DenyFriendRequest.Input.Headers = .init()
+    ) async throws -> Operations.DenyFriendRequest.Output {
+        try await denyFriendRequest(Operations.DenyFriendRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Users the caller has blocked, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/blocks`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/get(listBlocks)`.
+    public func listBlocks(
+        query: Operations.ListBlocks.Input.Query = .init(),
+        headers: Operations.ListBlocks.Input.Headers = .init()
+    ) async throws -> Operations.ListBlocks.Output {
+        try await listBlocks(Operations.ListBlocks.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Block a user: any friendship, request and match between you ends, and from now on neither of you sees the other (profiles, walls, attendee lists, requests, chat) or can reach them.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/blocks/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/{userId}/put(blockUser)`.
+    public func blockUser(
+        path: Operations.BlockUser.Input.Path,
+        headers: Operations.BlockUser.Input.Headers = .init()
+    ) async throws -> Operations.BlockUser.Output {
+        try await blockUser(Operations.BlockUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Unblock a user (nothing that ended comes back).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/blocks/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/me/blocks/{userId}/delete(unblockUser)`.
+    public func unblockUser(
+        path: Operations.UnblockUser.Input.Path,
+        headers: Operations.UnblockUser.Input.Headers = .init()
+    ) async throws -> Operations.UnblockUser.Output {
+        try await unblockUser(Operations.UnblockUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The wall: other people going to this event (the caller must be going too) who fit the caller's gender preference and whose own preference fits the caller, without anyone the caller already liked, passed or matched, or who is blocked either way. Only adults (no birth date, or 18 and over) see walls and appear on them.
+    ///
+    /// - Remark: HTTP `GET /v1/events/{eventId}/wall`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/wall/get(getWall)`.
+    public func getWall(
+        path: Operations.GetWall.Input.Path,
+        query: Operations.GetWall.Input.Query = .init(),
+        headers: Operations.GetWall.Input.Headers = .init()
+    ) async throws -> Operations.GetWall.Output {
+        try await getWall(Operations.GetWall.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Like or pass someone on the wall. A like on someone who already liked the caller makes exactly one match, and both are notified. Changing a pass into a like is allowed.
+    ///
+    /// - Remark: HTTP `PUT /v1/events/{eventId}/wall/{userId}`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/wall/{userId}/put(swipe)`.
+    public func swipe(
+        path: Operations.Swipe.Input.Path,
+        headers: Operations.Swipe.Input.Headers = .init(),
+        body: Operations.Swipe.Input.Body
+    ) async throws -> Operations.Swipe.Output {
+        try await swipe(Operations.Swipe.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The caller's matches, newest first, with the event each came from.
+    ///
+    /// - Remark: HTTP `GET /v1/me/matches`.
+    /// - Remark: Generated from `#/paths//v1/me/matches/get(listMatches)`.
+    public func listMatches(
+        query: Operations.ListMatches.Input.Query = .init(),
+        headers: Operations.ListMatches.Input.Headers = .init()
+    ) async throws -> Operations.ListMatches.Output {
+        try await listMatches(Operations.ListMatches.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// End a match and its chat, for both; neither appears on the other's walls again.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/matches/{matchId}`.
+    /// - Remark: Generated from `#/paths//v1/me/matches/{matchId}/delete(unmatch)`.
+    public func unmatch(
+        path: Operations.Unmatch.Input.Path,
+        headers: Operations.Unmatch.Input.Headers = .init()
+    ) async throws -> Operations.Unmatch.Output {
+        try await unmatch(Operations.Unmatch.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The caller's inbox, newest first, with the unread count.
+    ///
+    /// - Remark: HTTP `GET /v1/notifications`.
+    /// - Remark: Generated from `#/paths//v1/notifications/get(listNotifications)`.
+    public func listNotifications(
+        query: Operations.ListNotifications.Input.Query = .init(),
+        headers: Operations.ListNotifications.Input.Headers = .init()
+    ) async throws -> Operations.ListNotifications.Output {
+        try await listNotifications(Operations.ListNotifications.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// How many notifications are unread.
+    ///
+    /// - Remark: HTTP `GET /v1/notifications/unread-count`.
+    /// - Remark: Generated from `#/paths//v1/notifications/unread-count/get(unreadNotificationCount)`.
+    public func unreadNotificationCount(headers: Operations.UnreadNotificationCount.Input.Headers = .init()) async throws -> Operations.UnreadNotificationCount.Output {
+        try await unreadNotificationCount(Operations.UnreadNotificationCount.Input(headers: headers))
+    }
+    /// Mark every notification read.
+    ///
+    /// - Remark: HTTP `POST /v1/notifications/read-all`.
+    /// - Remark: Generated from `#/paths//v1/notifications/read-all/post(markAllNotificationsRead)`.
+    public func markAllNotificationsRead(headers: Operations.MarkAllNotificationsRead.Input.Headers = .init()) async throws -> Operations.MarkAllNotificationsRead.Output {
+        try await markAllNotificationsRead(Operations.MarkAllNotificationsRead.Input(headers: headers))
+    }
+    /// Mark one notification read.
+    ///
+    /// - Remark: HTTP `POST /v1/notifications/{notificationId}/read`.
+    /// - Remark: Generated from `#/paths//v1/notifications/{notificationId}/read/post(markNotificationRead)`.
+    public func markNotificationRead(
+        path: Operations.MarkNotificationRead.Input.Path,
+        headers: Operations.MarkNotificationRead.Input.Headers = .init()
+    ) async throws -> Operations.MarkNotificationRead.Output {
+        try await markNotificationRead(Operations.MarkNotificationRead.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Muted kinds and quiet hours.
+    ///
+    /// - Remark: HTTP `GET /v1/me/notification-settings`.
+    /// - Remark: Generated from `#/paths//v1/me/notification-settings/get(getNotificationSettings)`.
+    public func getNotificationSettings(headers: Operations.GetNotificationSettings.Input.Headers = .init()) async throws -> Operations.GetNotificationSettings.Output {
+        try await getNotificationSettings(Operations.GetNotificationSettings.Input(headers: headers))
+    }
+    /// Replace the settings. Muted kinds are not added to the inbox at all; during quiet hours (in `timeZone`, or the home city's zone, or UTC) notifications reach the inbox and open sockets but are not pushed.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/notification-settings`.
+    /// - Remark: Generated from `#/paths//v1/me/notification-settings/put(putNotificationSettings)`.
+    public func putNotificationSettings(
+        headers: Operations.PutNotificationSettings.Input.Headers = .init(),
+        body: Operations.PutNotificationSettings.Input.Body
+    ) async throws -> Operations.PutNotificationSettings.Output {
+        try await putNotificationSettings(Operations.PutNotificationSettings.Input(
+            headers: headers,
+            body: body
         ))
     }
 }

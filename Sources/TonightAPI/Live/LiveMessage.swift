@@ -43,5 +43,7 @@ public struct LiveMessage: Codable, Sendable, Equatable {
     public enum EventType {
         /// A notice to the user (used by tests and administration).
         public static let notice = "notice"
+        /// A new notification: `data` is `{"notification": Notification, "unreadCount": n}`.
+        public static let notification = "notification"
     }
 }

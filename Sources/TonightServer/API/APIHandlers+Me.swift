@@ -61,6 +61,7 @@ enum ProfileEdit {
         both("birthDate", change.birthDate != nil)
         both("bio", change.bio != nil)
         both("homeCity", change.homeCity != nil)
+        both("avatarUrl", change.avatarUrl != nil)
 
         if let name = change.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
             if name.isEmpty || name.count > 100 || !TextRules.isClean(name) {
@@ -87,6 +88,13 @@ enum ProfileEdit {
                 user.homeCity = city
             }
         }
+        if let avatar = change.avatarUrl {
+            if avatar.count <= 500, WebLink.isValid(avatar), avatar.lowercased().hasPrefix("https://") {
+                user.avatarUrl = avatar
+            } else {
+                issues.append(.init(field: "avatarUrl", code: "invalid_url", message: "Use an https:// image URL."))
+            }
+        }
         if let text = change.birthDate {
             if let date = CalendarDate(text), date <= today, today.year - date.year <= 120 {
                 user.birthDate = date.description
@@ -108,6 +116,7 @@ enum ProfileEdit {
         if cleared.contains("birthDate") { user.birthDate = nil }
         if cleared.contains("bio") { user.bio = nil }
         if cleared.contains("homeCity") { user.homeCity = nil }
+        if cleared.contains("avatarUrl") { user.avatarUrl = nil }
         if !issues.isEmpty { throw APIError.validation(issues) }
     }
 }
@@ -181,12 +190,17 @@ extension Components.Schemas.Me {
             displayName: user.displayName, showNameOnPosts: user.showNameOnPosts,
             gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: user.birthDate,
             ageGroup: user.ageGroup(today: today),
-            bio: user.bio, homeCity: user.homeCity, preferences: PreferencesRules.decode(user.preferences),
+            bio: user.bio, homeCity: user.homeCity, avatarUrl: user.avatarUrl, preferences: PreferencesRules.decode(user.preferences),
             createdAt: Clock.date(user.createdAt))
     }
 }
 
 extension UserRecord {
+    /// The genders this user wants to see on event walls (empty: everyone).
+    var wallGenders: [String] {
+        (PreferencesRules.decode(preferences).genderPreference ?? []).map(\.rawValue)
+    }
+
     /// The age bracket from the stored birth date, if any.
     func ageGroup(today: CalendarDate = CalendarDate(date: Date())) -> Components.Schemas.AgeGroup? {
         birthDate.flatMap(CalendarDate.init).flatMap {

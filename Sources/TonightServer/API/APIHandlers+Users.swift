@@ -11,6 +11,10 @@ extension APIHandlers {
             guard valid, let user = try await users.find(usernameKey: key), user.username != nil else {
                 throw APIError.notFound("No user is called \(input.path.username).")
             }
+            // Blocked either way: the profile is not there for either of them.
+            if let caller = RequestInfo.current?.principal, try await social.isBlocked(caller.userID, user.id) {
+                throw APIError.notFound("No user is called \(input.path.username).")
+            }
             return .ok(.init(body: .json(.init(user))))
         }
     }
@@ -21,6 +25,6 @@ extension Components.Schemas.PublicProfile {
     init(_ user: UserRecord) {
         self.init(
             id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
-            ageGroup: user.ageGroup(), homeCity: user.homeCity, createdAt: Clock.date(user.createdAt))
+            ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: user.avatarUrl, createdAt: Clock.date(user.createdAt))
     }
 }

@@ -13,6 +13,10 @@ struct APIHandlers: APIProtocol {
     let events: any EventRepository
     let catalog: any CatalogRepository
     let suggester: ArtistSuggester
+    let social: any SocialRepository
+    let wall: any WallRepository
+    let notifications: any NotificationRepository
+    let notifier: Notifier
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

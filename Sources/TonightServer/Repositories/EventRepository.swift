@@ -78,8 +78,9 @@ protocol EventRepository: Sendable {
     /// Events the user attends (by status) or organises, ordered by start.
     func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
         async throws -> [EventRecord]
-    func attendees(of eventID: String, status: String?, after: (Int64, String)?, limit: Int) async throws
-        -> [(userID: String, status: String, since: Int64)]
+    /// Who attends `eventID`, without anyone blocked either way by `viewer`.
+    func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
+        async throws -> [(userID: String, status: String, since: Int64)]
 }
 
 /// ``EventRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
@@ -186,7 +187,7 @@ struct SQLEventRepository: EventRepository {
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
         if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
-        if let after = query.after { conditions.append(Self.after((after.startAt, after.id), "e.start_at", "e.id")) }
+        if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
             + conditions.joined(separator: " AND ") + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
@@ -311,19 +312,21 @@ struct SQLEventRepository: EventRepository {
         }
         if let from { conditions.append("e.start_at >= \(bind: from)") }
         if let until { conditions.append("e.start_at < \(bind: until)") }
-        if let after { conditions.append(Self.after(after, "e.start_at", "e.id")) }
+        if let after { conditions.append(Keyset.after(after, "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY e.start_at, e.id LIMIT \(literal: limit)"
         return try await db.raw(sql).all().map(Self.decode)
     }
 
-    func attendees(of eventID: String, status: String?, after: (Int64, String)?, limit: Int) async throws
-        -> [(userID: String, status: String, since: Int64)]
+    func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
+        async throws -> [(userID: String, status: String, since: Int64)]
     {
-        var conditions: [SQLQueryString] = ["event_id = \(bind: eventID)"]
+        var conditions: [SQLQueryString] = [
+            "event_id = \(bind: eventID)", SQLSocialRepository.notBlocked(viewer, other: "user_id"),
+        ]
         if let status { conditions.append("status = \(bind: status)") }
-        if let after { conditions.append(Self.after(after, "created_at", "user_id")) }
+        if let after { conditions.append(Keyset.after(after, "created_at", "user_id")) }
         let sql: SQLQueryString =
             "SELECT user_id, status, created_at FROM attendance WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY created_at, user_id LIMIT \(literal: limit)"
@@ -336,10 +339,6 @@ struct SQLEventRepository: EventRepository {
     }
 
     /// Rows after a keyset position `(number, id)` in `ORDER BY number, id`.
-    static func after(_ position: (Int64, String), _ number: String, _ id: String) -> SQLQueryString {
-        "(\(unsafeRaw: number) > \(bind: position.0) OR (\(unsafeRaw: number) = \(bind: position.0) AND \(unsafeRaw: id) > \(bind: position.1)))"
-    }
-
     static func decode(_ row: any SQLRow) throws -> EventRecord {
         EventRecord(
             id: try row.decode(column: "id", as: String.self),

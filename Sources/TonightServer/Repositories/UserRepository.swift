@@ -1,4 +1,6 @@
+import Foundation
 import SQLKit
+import TonightCore
 
 /// A row of `users`.
 struct UserRecord: Codable, Sendable, Equatable {
@@ -16,6 +18,7 @@ struct UserRecord: Codable, Sendable, Equatable {
     var birthDate: String?
     var bio: String?
     var homeCity: String?
+    var avatarUrl: String?
     var preferences: String
     var createdAt: Int64
     var updatedAt: Int64
@@ -44,8 +47,14 @@ protocol UserRepository: Sendable {
 struct SQLUserRepository: UserRepository {
     let db: any SQLDatabase
 
-    private static let columns =
-        "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, preferences, created_at, updated_at"
+    static let columns =
+        "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, avatar_url, preferences, created_at, updated_at"
+
+    /// ``columns`` qualified with `alias` for joins.
+    static func columns(as alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }
+            .joined(separator: ", ")
+    }
 
     func insert(_ user: UserRecord) async throws {
         try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
@@ -100,7 +109,9 @@ struct SQLUserRepository: UserRepository {
             """
             UPDATE users SET display_name = \(bind: user.displayName), show_name_on_posts = \(bind: user.showNameOnPosts),
                 gender = \(bind: user.gender), birth_date = \(bind: user.birthDate), bio = \(bind: user.bio),
-                home_city = \(bind: user.homeCity), preferences = \(bind: user.preferences), updated_at = \(bind: user.updatedAt)
+                home_city = \(bind: user.homeCity), avatar_url = \(bind: user.avatarUrl),
+                preferences = \(bind: user.preferences), wall_genders = \(bind: WallRules.gendersKey(user.wallGenders)),
+                updated_at = \(bind: user.updatedAt)
             WHERE id = \(bind: user.id)
             """
         ).run()
@@ -143,6 +154,7 @@ struct SQLUserRepository: UserRepository {
             birthDate: try row.decode(column: "birth_date", as: String?.self),
             bio: try row.decode(column: "bio", as: String?.self),
             homeCity: try row.decode(column: "home_city", as: String?.self),
+            avatarUrl: try row.decode(column: "avatar_url", as: String?.self),
             preferences: try row.decode(column: "preferences", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self))

@@ -96,6 +96,14 @@ public final class Database: Sendable {
         }
     }
 
+    /// Inside a transaction, waits until no other transaction holds `key`, and holds it until
+    /// this one ends. PostgreSQL takes a transaction-level advisory lock; SQLite needs nothing,
+    /// as `BEGIN IMMEDIATE` already lets one writer in at a time.
+    public func lock(_ key: String, on db: any SQLDatabase) async throws {
+        guard kind == .postgres else { return }
+        try await db.raw("SELECT pg_advisory_xact_lock(hashtextextended(\(bind: key), 0))").run()
+    }
+
     /// `true` if the database answers `SELECT 1`.
     public func ping() async -> Bool {
         (try? await sql.raw("SELECT 1 AS one").first()) != nil

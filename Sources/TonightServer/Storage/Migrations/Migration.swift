@@ -23,6 +23,7 @@ enum Migrations {
         PlaceGeoIndex(),
         UpcomingCountIndexes(),
         LeanImportIndexes(),
+        CreateSocial(),
     ]
 }
 

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import OpenAPIRuntime
+import TonightAPI
+import TonightCore
+
+/// Hands notifications to their recipients once the transaction that wrote them has committed:
+/// a `notification` event with the item and the new unread count on every open `/v1/live` socket.
+struct Notifier: Sendable {
+    let hub: LiveHub
+    let users: any UserRepository
+    let notifications: any NotificationRepository
+    let logger: Logger
+
+    /// Delivers `records` live. Failures are logged, never thrown: the inbox already has them.
+    func publish(_ records: [NotificationRecord]) async {
+        guard !records.isEmpty else { return }
+        do {
+            let actors = try await users.find(ids: records.compactMap(\.actorID))
+            var unread: [String: Int] = [:]
+            for record in records {
+                if unread[record.userID] == nil {
+                    unread[record.userID] = try await notifications.unreadCount(userID: record.userID)
+                }
+                let item = Components.Schemas.Notification(record, actor: record.actorID.flatMap { actors[$0] })
+                let payload = LivePayload.NotificationEvent(notification: item, unreadCount: unread[record.userID] ?? 0)
+                await hub.deliver(try LiveMessage.event(LiveMessage.EventType.notification, payload), to: record.userID)
+            }
+        } catch {
+            logger.warning("live notification delivery failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Payloads of live events, encoded into ``LiveMessage/data``.
+enum LivePayload {
+    /// `notification`: a new inbox item and the recipient's unread count.
+    struct NotificationEvent: Codable, Sendable {
+        var notification: Components.Schemas.Notification
+        var unreadCount: Int
+    }
+}
+
+extension LiveMessage {
+    /// An event message of `type` whose `data` is `payload` as a JSON object (dates in RFC 3339,
+    /// as in the HTTP API).
+    static func event(_ type: String, _ payload: some Encodable) throws -> LiveMessage {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(payload)
+        return LiveMessage(type: type, data: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: data))
+    }
+}
+
+extension Components.Schemas.Notification {
+    init(_ record: NotificationRecord, actor: UserRecord?) {
+        self.init(
+            id: record.id, kind: .init(rawValue: record.kind) ?? .moderation, text: record.text,
+            actor: actor.map(Components.Schemas.PublicProfile.init), eventId: record.eventID, matchId: record.matchID,
+            conversationId: record.conversationID, postId: record.postID, createdAt: Clock.date(record.createdAt),
+            readAt: record.readAt.map(Clock.date))
+    }
+}

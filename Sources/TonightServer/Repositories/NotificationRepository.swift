@@ -1,0 +1,145 @@
+import Foundation
+import SQLKit
+import TonightAPI
+import TonightCore
+
+/// A row of `notifications`: one inbox item.
+struct NotificationRecord: Sendable, Equatable {
+    var id: String
+    var userID: String
+    var kind: String
+    var text: String
+    var actorID: String?
+    var eventID: String?
+    var matchID: String?
+    var conversationID: String?
+    var postID: String?
+    var createdAt: Int64
+    var readAt: Int64?
+}
+
+/// A notification about to be written: who gets it, of what kind, and what it points at.
+struct NotificationDraft: Sendable {
+    var userID: String
+    var kind: Components.Schemas.NotificationKind
+    var text: String
+    var actorID: String?
+    var eventID: String?
+    var matchID: String?
+    var conversationID: String?
+    var postID: String?
+}
+
+/// The notification inbox and per-user notification settings.
+protocol NotificationRepository: Sendable {
+    /// The newest notifications of `userID` older than the notification `before`, newest first.
+    func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord]
+    func unreadCount(userID: String) async throws -> Int
+    /// Marks one read; `false` if the user has no such notification.
+    func markRead(userID: String, id: String, now: Int64) async throws -> Bool
+    func markAllRead(userID: String, now: Int64) async throws
+    /// The stored settings document (JSON).
+    func settings(userID: String) async throws -> String?
+    func setSettings(userID: String, json: String) async throws
+}
+
+/// ``NotificationRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLNotificationRepository: NotificationRepository {
+    let db: any SQLDatabase
+
+    private static let columns =
+        "id, user_id, kind, text, actor_id, event_id, match_id, conversation_id, post_id, created_at, read_at"
+
+    func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord] {
+        var conditions: [SQLQueryString] = ["user_id = \(bind: userID)"]
+        if unreadOnly { conditions.append("read_at IS NULL") }
+        if let before { conditions.append("id < \(bind: before)") }
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.columns) FROM notifications WHERE " + conditions.joined(separator: " AND ")
+            + " ORDER BY id DESC LIMIT \(unsafeRaw: String(limit))"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func unreadCount(userID: String) async throws -> Int {
+        let row = try await db.raw(
+            "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: userID) AND read_at IS NULL"
+        ).first()
+        return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func markRead(userID: String, id: String, now: Int64) async throws -> Bool {
+        let row = try await db.raw(
+            """
+            UPDATE notifications SET read_at = COALESCE(read_at, \(bind: now))
+            WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id
+            """
+        ).first()
+        return row != nil
+    }
+
+    func markAllRead(userID: String, now: Int64) async throws {
+        try await db.raw(
+            "UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID) AND read_at IS NULL"
+        ).run()
+    }
+
+    func settings(userID: String) async throws -> String? {
+        try await db.raw("SELECT notification_settings FROM users WHERE id = \(bind: userID)").first()?
+            .decode(column: "notification_settings", as: String.self)
+    }
+
+    func setSettings(userID: String, json: String) async throws {
+        try await db.raw("UPDATE users SET notification_settings = \(bind: json) WHERE id = \(bind: userID)").run()
+    }
+
+    /// Writes `drafts` on `db` (inside the caller's transaction), leaving out kinds a recipient
+    /// muted; returns what was written, for ``Notifier/publish(_:)`` after the commit.
+    static func write(_ drafts: [NotificationDraft], now: Int64, on db: any SQLDatabase) async throws
+        -> [NotificationRecord]
+    {
+        guard !drafts.isEmpty else { return [] }
+        let recipients = Array(Set(drafts.map(\.userID)))
+        let rows = try await db.raw(
+            "SELECT id, notification_settings FROM users WHERE id IN (\(binds: recipients))"
+        ).all()
+        var muted: [String: Set<String>] = [:]
+        for row in rows {
+            let settings = NotificationSettingsRules.decode(try row.decode(column: "notification_settings", as: String.self))
+            muted[try row.decode(column: "id", as: String.self)] = Set(settings.muted.map(\.rawValue))
+        }
+        var written: [NotificationRecord] = []
+        for draft in drafts {
+            // A recipient who is gone or muted this kind gets nothing.
+            guard let mutedKinds = muted[draft.userID], !mutedKinds.contains(draft.kind.rawValue) else { continue }
+            let record = NotificationRecord(
+                id: Identifier.make(), userID: draft.userID, kind: draft.kind.rawValue, text: draft.text,
+                actorID: draft.actorID, eventID: draft.eventID, matchID: draft.matchID,
+                conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil)
+            try await db.raw(
+                """
+                INSERT INTO notifications (\(unsafeRaw: columns)) VALUES (
+                    \(bind: record.id), \(bind: record.userID), \(bind: record.kind), \(bind: record.text),
+                    \(bind: record.actorID), \(bind: record.eventID), \(bind: record.matchID),
+                    \(bind: record.conversationID), \(bind: record.postID), \(bind: record.createdAt), NULL)
+                """
+            ).run()
+            written.append(record)
+        }
+        return written
+    }
+
+    static func decode(_ row: any SQLRow) throws -> NotificationRecord {
+        NotificationRecord(
+            id: try row.decode(column: "id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            kind: try row.decode(column: "kind", as: String.self),
+            text: try row.decode(column: "text", as: String.self),
+            actorID: try row.decode(column: "actor_id", as: String?.self),
+            eventID: try row.decode(column: "event_id", as: String?.self),
+            matchID: try row.decode(column: "match_id", as: String?.self),
+            conversationID: try row.decode(column: "conversation_id", as: String?.self),
+            postID: try row.decode(column: "post_id", as: String?.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            readAt: try row.decode(column: "read_at", as: Int64?.self))
+    }
+}
