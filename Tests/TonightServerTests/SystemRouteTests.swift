@@ -29,6 +29,18 @@ struct SystemRouteTests {
         }
     }
 
+    @Test("a failure inside a handler is a 500 problem, not a client error", arguments: Backend.available)
+    func handlerFailure(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let token = try await client.signUp("ana").accessToken
+            try await services.database.sql.raw("DROP TABLE notifications").run()
+            let broken = try await client.send(.get, "/v1/notifications/unread-count", token: token)
+            #expect(broken.status == .internalServerError)
+            #expect(broken.json["code"] as? String == "internal_error")
+            #expect(broken.headers[.contentType] == "application/problem+json")
+        }
+    }
+
     @Test("malformed, mistyped, oversize and mislabelled bodies get clear 4xx problems", arguments: Backend.available)
     func badBodies(backend: Backend) async throws {
         try await withApp(backend, configure: { $0.bodyLimit = 1024 }) { services, client in

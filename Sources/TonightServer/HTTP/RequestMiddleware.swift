@@ -98,6 +98,11 @@ enum ProblemRenderer {
         if let inner = error.underlyingError as? APIError { return inner }
         if let inner = error.underlyingError as? HTTPError { return classify(httpError: inner) }
         let cause = error.causeDescription
+        // The handler itself failed with something other than an APIError: our fault, not the
+        // client's (the body was already read by then).
+        if cause.hasPrefix("User handler threw") {
+            return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
+        }
         if cause.contains("Content-Type") || cause.contains("content type") {
             return APIError(
                 status: 415, code: "unsupported_media_type",

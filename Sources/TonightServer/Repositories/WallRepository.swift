@@ -71,8 +71,8 @@ struct SQLWallRepository: WallRepository {
         let sql: SQLQueryString =
             """
             SELECT \(unsafeRaw: SQLUserRepository.columns(as: "u")), a.created_at AS going_since
-            FROM attendance a JOIN users u ON u.id = a.user_id WHERE
-            """ + conditions.joined(separator: " AND ")
+            FROM attendance a JOIN users u ON u.id = a.user_id
+            """ + " WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY a.created_at, a.user_id LIMIT \(unsafeRaw: String(limit))"
         return try await db.raw(sql).all().map {
             (try SQLUserRepository.decode($0), try $0.decode(column: "going_since", as: Int64.self))
