@@ -34,6 +34,7 @@ public struct AppServices: Sendable {
     let wall: any WallRepository
     let notifications: any NotificationRepository
     let notifier: Notifier
+    let oidc: OIDCVerifier
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -56,7 +57,7 @@ public struct AppServices: Sendable {
         let users = SQLUserRepository(db: database.sql)
         let logins = SQLLoginRepository(database: database)
         let accounts = AccountService(
-            users: users, logins: logins, tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
+            users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
         let cities = SQLCityRepository(db: database.sql)
         let notifications = SQLNotificationRepository(db: database.sql)
         let live = LiveHub()
@@ -71,7 +72,8 @@ public struct AppServices: Sendable {
             suggester: ArtistSuggester(db: database.sql), cities: cities,
             social: SQLSocialRepository(db: database.sql, database: database),
             wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
-            notifier: Notifier(hub: live, users: users, notifications: notifications, logger: logger))
+            notifier: Notifier(hub: live, users: users, notifications: notifications, logger: logger),
+            oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared))
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -102,7 +104,7 @@ public func buildApplication(
     let handlers = APIHandlers(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
         events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
-        wall: services.wall, notifications: services.notifications, notifier: services.notifier,
+        wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

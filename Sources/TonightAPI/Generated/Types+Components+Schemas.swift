@@ -593,6 +593,48 @@ extension Components {
                 case displayName
             }
         }
+        /// - Remark: Generated from `#/components/schemas/OIDCSignInRequest`.
+        public struct OIDCSignInRequest: Codable, Hashable, Sendable {
+            /// The provider's ID token (a JWT).
+            ///
+            /// - Remark: Generated from `#/components/schemas/OIDCSignInRequest/idToken`.
+            public var idToken: Swift.String
+            /// The nonce the app gave the provider (raw, or its SHA-256 hex as Apple's samples send).
+            ///
+            /// - Remark: Generated from `#/components/schemas/OIDCSignInRequest/nonce`.
+            public var nonce: Swift.String?
+            /// Creates a new `OIDCSignInRequest`.
+            ///
+            /// - Parameters:
+            ///   - idToken: The provider's ID token (a JWT).
+            ///   - nonce: The nonce the app gave the provider (raw, or its SHA-256 hex as Apple's samples send).
+            public init(
+                idToken: Swift.String,
+                nonce: Swift.String? = nil
+            ) {
+                self.idToken = idToken
+                self.nonce = nonce
+            }
+            public enum CodingKeys: String, CodingKey {
+                case idToken
+                case nonce
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.idToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .idToken
+                )
+                self.nonce = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .nonce
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "idToken",
+                    "nonce"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/LoginRequest`.
         public struct LoginRequest: Codable, Hashable, Sendable {
             /// A username or an email.

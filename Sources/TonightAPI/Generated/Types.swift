@@ -46,6 +46,19 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/signup`.
     /// - Remark: Generated from `#/paths//v1/auth/signup/post(signUp)`.
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output
+    /// Sign in with an OpenID Connect ID token (Sign in with Apple, Facebook Limited Login, …).
+    ///
+    /// The token's signature is checked against the provider's published keys, and its issuer,
+    /// audience, expiry and nonce too. The identity then signs in to the account it is linked to.
+    /// An unknown identity is linked to the calling account (with a member's token), becomes the
+    /// calling anonymous device's account (everything it did moves with it), joins the account
+    /// with the same provider-verified email, or gets a new account (username from its name or
+    /// email, no password).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/oidc`.
+    /// - Remark: Generated from `#/paths//v1/auth/oidc/post(signInWithOIDC)`.
+    func signInWithOIDC(_ input: Operations.SignInWithOIDC.Input) async throws -> Operations.SignInWithOIDC.Output
     /// Sign in with a username or email and a password.
     ///
     /// - Remark: HTTP `POST /v1/auth/login`.
@@ -368,6 +381,27 @@ extension APIProtocol {
         body: Operations.SignUp.Input.Body
     ) async throws -> Operations.SignUp.Output {
         try await signUp(Operations.SignUp.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sign in with an OpenID Connect ID token (Sign in with Apple, Facebook Limited Login, …).
+    ///
+    /// The token's signature is checked against the provider's published keys, and its issuer,
+    /// audience, expiry and nonce too. The identity then signs in to the account it is linked to.
+    /// An unknown identity is linked to the calling account (with a member's token), becomes the
+    /// calling anonymous device's account (everything it did moves with it), joins the account
+    /// with the same provider-verified email, or gets a new account (username from its name or
+    /// email, no password).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/oidc`.
+    /// - Remark: Generated from `#/paths//v1/auth/oidc/post(signInWithOIDC)`.
+    public func signInWithOIDC(
+        headers: Operations.SignInWithOIDC.Input.Headers = .init(),
+        body: Operations.SignInWithOIDC.Input.Body
+    ) async throws -> Operations.SignInWithOIDC.Output {
+        try await signInWithOIDC(Operations.SignInWithOIDC.Input(
             headers: headers,
             body: body
         ))

@@ -104,4 +104,20 @@ public enum AccountRules {
         }
         return nil
     }
+
+    /// A username to start from for an account made from an outside identity: the letters and
+    /// digits of the person's name or email's local part, lower-cased, 3–20 characters
+    /// (`user` when nothing usable is left). Callers add digits until it is free.
+    public static func suggestedUsername(name: String?, email: String?) -> String {
+        for source in [name, email.map { String($0.prefix { $0 != "@" }) }] {
+            guard let source else { continue }
+            let folded = source.applyingTransform(.toLatin, reverse: false)?
+                .folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil) ?? source.lowercased()
+            let kept = String(folded.lowercased().unicodeScalars.filter {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+            }.prefix(20).map(Character.init))
+            if kept.count >= 3 { return kept }
+        }
+        return "user"
+    }
 }

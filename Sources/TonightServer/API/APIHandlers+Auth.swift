@@ -13,6 +13,43 @@ extension APIHandlers {
         }
     }
 
+    func signInWithOIDC(_ input: Operations.SignInWithOIDC.Input) async throws -> Operations.SignInWithOIDC.Output {
+        try await answer {
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            let info = RequestInfo.current
+            let identity: OIDCIdentity
+            do {
+                identity = try await oidc.verify(idToken: body.idToken, nonce: body.nonce)
+            } catch let error as OIDCError {
+                throw Self.problem(error)
+            }
+            let (tokens, created) = try await accounts.signIn(
+                with: identity, caller: info?.principal, userAgent: info?.userAgent)
+            let answer = try Components.Schemas.AuthTokens(tokens)
+            return created ? .created(.init(body: .json(answer))) : .ok(.init(body: .json(answer)))
+        }
+    }
+
+    /// Why an ID token was refused, as a 401 (or a 503 when the provider's keys are unreachable).
+    static func problem(_ error: OIDCError) -> APIError {
+        let reason: String
+        switch error {
+        case .malformed: reason = "It is not a well-formed ID token."
+        case .unknownIssuer: reason = "Its issuer is not a sign-in provider of this server."
+        case .unsupportedAlgorithm: reason = "It is signed with an algorithm this server does not accept."
+        case .unknownKey: reason = "It is signed with a key the provider does not publish."
+        case .badSignature: reason = "Its signature does not verify."
+        case .wrongAudience: reason = "It was issued for another app."
+        case .expired: reason = "It has expired."
+        case .notYetValid: reason = "It is not valid yet."
+        case .nonceMismatch: reason = "Its nonce does not match."
+        case .keysUnavailable:
+            return APIError(
+                status: 503, code: "provider_unavailable", detail: "The sign-in provider's keys could not be loaded.")
+        }
+        return APIError.unauthorized("The ID token was refused: \(reason)", code: "invalid_id_token")
+    }
+
     func logIn(_ input: Operations.LogIn.Input) async throws -> Operations.LogIn.Output {
         try await answer {
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }

@@ -17,6 +17,7 @@ struct APIHandlers: APIProtocol {
     let wall: any WallRepository
     let notifications: any NotificationRepository
     let notifier: Notifier
+    let oidc: OIDCVerifier
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

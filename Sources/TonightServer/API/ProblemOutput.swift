@@ -589,3 +589,15 @@ extension Operations.PutNotificationSettings.Output: ProblemOutput {
         }
     }
 }
+extension Operations.SignInWithOIDC.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 409: .conflict(e.response())
+        case 422: .unprocessableContent(e.response())
+        case 429: .tooManyRequests(.init(error: e))
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

@@ -14,6 +14,7 @@ struct IssuedTokens: Sendable {
 struct AccountService: Sendable {
     let users: any UserRepository
     let logins: any LoginRepository
+    let identities: any IdentityRepository
     let tokens: TokenService
     let hasher: PasswordHasher
     let limiter: RateLimiter
@@ -175,7 +176,7 @@ struct AccountService: Sendable {
         return user
     }
 
-    private func issue(for user: UserRecord, userAgent: String?) async throws -> IssuedTokens {
+    func issue(for user: UserRecord, userAgent: String?) async throws -> IssuedTokens {
         let refresh = TokenService.makeRefreshToken()
         let now = Clock.millis()
         let loginID = try await logins.create(

@@ -54,8 +54,37 @@ public struct AppConfig: Sendable {
     /// Map tile URL template for clients (`map.tile.url`), e.g. `https://tile.example/{z}/{x}/{y}.png`.
     public var mapTileURL: String = ""
 
+    /// Sign in with Apple: accepted audiences (bundle / services ids), comma-separated
+    /// (`oidc.apple.audiences`; empty turns Apple sign-in off).
+    public var appleAudiences: [String] = []
+    /// Facebook Limited Login: accepted app ids, comma-separated (`oidc.facebook.audiences`).
+    public var facebookAudiences: [String] = []
+    /// Any other OpenID Connect issuer: its exact `iss` (`oidc.issuer`; empty = off), accepted
+    /// audiences (`oidc.audiences`), JWKS as an https URL or a file path (`oidc.jwks`), and the
+    /// provider name stored with linked identities (`oidc.name`, default `oidc`).
+    public var oidcIssuer: String = ""
+    /// See ``oidcIssuer``.
+    public var oidcAudiences: [String] = []
+    /// See ``oidcIssuer``.
+    public var oidcJWKS: String = ""
+    /// See ``oidcIssuer``.
+    public var oidcName: String = "oidc"
+
     /// The defaults.
     public init() {}
+
+    /// The OpenID Connect providers these settings turn on.
+    public var oidcProviders: [OIDCProvider] {
+        var providers: [OIDCProvider] = []
+        if !appleAudiences.isEmpty { providers.append(.apple(audiences: appleAudiences)) }
+        if !facebookAudiences.isEmpty { providers.append(.facebook(audiences: facebookAudiences)) }
+        if !oidcIssuer.isEmpty, !oidcJWKS.isEmpty {
+            let source: OIDCProvider.Source =
+                oidcJWKS.hasPrefix("https://") || oidcJWKS.hasPrefix("http://") ? .url(oidcJWKS) : .file(oidcJWKS)
+            providers.append(.init(name: oidcName, issuer: oidcIssuer, audiences: oidcAudiences, jwks: source))
+        }
+        return providers
+    }
 
     /// Reads every key from `reader`, falling back to the defaults above.
     public static func load(from reader: ConfigReader) -> AppConfig {
@@ -85,6 +114,16 @@ public struct AppConfig: Sendable {
         config.feedbackURL = reader.string(forKey: "app.feedback.url", default: "")
         config.appStoreURL = reader.string(forKey: "app.store.url", default: "")
         config.mapTileURL = reader.string(forKey: "map.tile.url", default: "")
+        func list(_ key: ConfigKey) -> [String] {
+            reader.string(forKey: key, default: "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        config.appleAudiences = list("oidc.apple.audiences")
+        config.facebookAudiences = list("oidc.facebook.audiences")
+        config.oidcIssuer = reader.string(forKey: "oidc.issuer", default: "")
+        config.oidcAudiences = list("oidc.audiences")
+        config.oidcJWKS = reader.string(forKey: "oidc.jwks", default: "")
+        config.oidcName = reader.string(forKey: "oidc.name", default: config.oidcName)
         return config
     }
 

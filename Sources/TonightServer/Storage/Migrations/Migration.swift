@@ -24,6 +24,7 @@ enum Migrations {
         UpcomingCountIndexes(),
         LeanImportIndexes(),
         CreateSocial(),
+        CreateIdentities(),
     ]
 }
 
