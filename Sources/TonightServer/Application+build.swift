@@ -35,6 +35,8 @@ public struct AppServices: Sendable {
     let notifications: any NotificationRepository
     let notifier: Notifier
     let oidc: OIDCVerifier
+    let devices: any DeviceRepository
+    let push: PushService
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -61,9 +63,13 @@ public struct AppServices: Sendable {
         let cities = SQLCityRepository(db: database.sql)
         let notifications = SQLNotificationRepository(db: database.sql)
         let live = LiveHub()
+        let devices = SQLDeviceRepository(db: database.sql)
+        let jobs = JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind))
+        let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
+        logger.info(apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
-            jobs: JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind)), hasher: hasher,
+            jobs: jobs, hasher: hasher,
             users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: SQLPlaceRepository(db: database.sql),
@@ -73,7 +79,10 @@ public struct AppServices: Sendable {
             social: SQLSocialRepository(db: database.sql, database: database),
             wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
             notifier: Notifier(hub: live, users: users, notifications: notifications, logger: logger),
-            oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared))
+            oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
+            push: PushService(
+                client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
+                logger: logger))
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -105,6 +114,7 @@ public func buildApplication(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
         events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
         wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
+        devices: services.devices,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
@@ -118,7 +128,7 @@ public func buildApplication(
     if config.jobsEnabled {
         serviceList.append(
             JobWorker(
-                queue: services.jobs, handlers: jobHandlers,
+                queue: services.jobs, handlers: [PushJob.kind: services.push.run].merging(jobHandlers) { $1 },
                 pollInterval: .milliseconds(max(10, config.jobPollMilliseconds)), logger: services.logger))
     }
     let logger = services.logger

@@ -2873,5 +2873,95 @@ extension Components {
                 ])
             }
         }
+        /// `apns` (iOS); others come later.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DevicePlatform`.
+        @frozen public enum DevicePlatform: String, Codable, Hashable, Sendable, CaseIterable {
+            case apns = "apns"
+        }
+        /// - Remark: Generated from `#/components/schemas/DeviceInput`.
+        public struct DeviceInput: Codable, Hashable, Sendable {
+            /// The APNs device token in hex.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceInput/token`.
+            public var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceInput/platform`.
+            public var platform: Components.Schemas.DevicePlatform
+            /// Creates a new `DeviceInput`.
+            ///
+            /// - Parameters:
+            ///   - token: The APNs device token in hex.
+            ///   - platform:
+            public init(
+                token: Swift.String,
+                platform: Components.Schemas.DevicePlatform
+            ) {
+                self.token = token
+                self.platform = platform
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+                case platform
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.platform = try container.decode(
+                    Components.Schemas.DevicePlatform.self,
+                    forKey: .platform
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token",
+                    "platform"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Device`.
+        public struct Device: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Device/token`.
+            public var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Device/platform`.
+            public var platform: Components.Schemas.DevicePlatform
+            /// - Remark: Generated from `#/components/schemas/Device/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Device`.
+            ///
+            /// - Parameters:
+            ///   - token:
+            ///   - platform:
+            ///   - createdAt:
+            public init(
+                token: Swift.String,
+                platform: Components.Schemas.DevicePlatform,
+                createdAt: Foundation.Date
+            ) {
+                self.token = token
+                self.platform = platform
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+                case platform
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DeviceList`.
+        public struct DeviceList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceList/items`.
+            public var items: [Components.Schemas.Device]
+            /// Creates a new `DeviceList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.Device]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
     }
 }

@@ -336,6 +336,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/me/notification-settings`.
     /// - Remark: Generated from `#/paths//v1/me/notification-settings/put(putNotificationSettings)`.
     func putNotificationSettings(_ input: Operations.PutNotificationSettings.Input) async throws -> Operations.PutNotificationSettings.Output
+    /// The caller's registered push devices.
+    ///
+    /// - Remark: HTTP `GET /v1/me/devices`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/get(listDevices)`.
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output
+    /// Register a push token for the caller. A token registered by someone else before moves to the caller (the phone changed hands); registering again is harmless.
+    ///
+    /// - Remark: HTTP `POST /v1/me/devices`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/post(registerDevice)`.
+    func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output
+    /// Stop pushing to this token.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/devices/{token}`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/{token}/delete(unregisterDevice)`.
+    func unregisterDevice(_ input: Operations.UnregisterDevice.Input) async throws -> Operations.UnregisterDevice.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1063,6 +1078,39 @@ extension APIProtocol {
         try await putNotificationSettings(Operations.PutNotificationSettings.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's registered push devices.
+    ///
+    /// - Remark: HTTP `GET /v1/me/devices`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/get(listDevices)`.
+    public func listDevices(headers: Operations.ListDevices.Input.Headers = .init()) async throws -> Operations.ListDevices.Output {
+        try await listDevices(Operations.ListDevices.Input(headers: headers))
+    }
+    /// Register a push token for the caller. A token registered by someone else before moves to the caller (the phone changed hands); registering again is harmless.
+    ///
+    /// - Remark: HTTP `POST /v1/me/devices`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/post(registerDevice)`.
+    public func registerDevice(
+        headers: Operations.RegisterDevice.Input.Headers = .init(),
+        body: Operations.RegisterDevice.Input.Body
+    ) async throws -> Operations.RegisterDevice.Output {
+        try await registerDevice(Operations.RegisterDevice.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Stop pushing to this token.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/devices/{token}`.
+    /// - Remark: Generated from `#/paths//v1/me/devices/{token}/delete(unregisterDevice)`.
+    public func unregisterDevice(
+        path: Operations.UnregisterDevice.Input.Path,
+        headers: Operations.UnregisterDevice.Input.Headers = .init()
+    ) async throws -> Operations.UnregisterDevice.Output {
+        try await unregisterDevice(Operations.UnregisterDevice.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

@@ -18,6 +18,7 @@ struct APIHandlers: APIProtocol {
     let notifications: any NotificationRepository
     let notifier: Notifier
     let oidc: OIDCVerifier
+    let devices: any DeviceRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

@@ -601,3 +601,32 @@ extension Operations.SignInWithOIDC.Output: ProblemOutput {
         }
     }
 }
+extension Operations.ListDevices.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.RegisterDevice.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.UnregisterDevice.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

@@ -70,8 +70,35 @@ public struct AppConfig: Sendable {
     /// See ``oidcIssuer``.
     public var oidcName: String = "oidc"
 
+    /// APNs token authentication: key id (`apns.key.id`), team id (`apns.team.id`), the `.p8`
+    /// key file (`apns.key.file`) and the app's bundle id as topic (`apns.topic`). Push is off
+    /// unless all four are set.
+    public var apnsKeyID: String = ""
+    /// See ``apnsKeyID``.
+    public var apnsTeamID: String = ""
+    /// See ``apnsKeyID``.
+    public var apnsKeyFile: String = ""
+    /// See ``apnsKeyID``.
+    public var apnsTopic: String = ""
+    /// `production` (default) or `sandbox`, or an https URL of another endpoint (`apns.endpoint`).
+    public var apnsEndpoint: String = "production"
+
     /// The defaults.
     public init() {}
+
+    /// The APNs settings, or nil when push is not configured.
+    func apnsConfiguration() throws -> APNsConfiguration? {
+        guard !apnsKeyID.isEmpty, !apnsTeamID.isEmpty, !apnsKeyFile.isEmpty, !apnsTopic.isEmpty else { return nil }
+        let endpoint =
+            switch apnsEndpoint {
+            case "production": APNsConfiguration.production
+            case "sandbox": APNsConfiguration.sandbox
+            default: apnsEndpoint
+            }
+        return APNsConfiguration(
+            keyID: apnsKeyID, teamID: apnsTeamID, privateKeyPEM: try String(contentsOfFile: apnsKeyFile, encoding: .utf8),
+            topic: apnsTopic, endpoint: endpoint)
+    }
 
     /// The OpenID Connect providers these settings turn on.
     public var oidcProviders: [OIDCProvider] {
@@ -124,6 +151,11 @@ public struct AppConfig: Sendable {
         config.oidcAudiences = list("oidc.audiences")
         config.oidcJWKS = reader.string(forKey: "oidc.jwks", default: "")
         config.oidcName = reader.string(forKey: "oidc.name", default: config.oidcName)
+        config.apnsKeyID = reader.string(forKey: "apns.key.id", default: "")
+        config.apnsTeamID = reader.string(forKey: "apns.team.id", default: "")
+        config.apnsKeyFile = reader.string(forKey: "apns.key.file", default: "")
+        config.apnsTopic = reader.string(forKey: "apns.topic", default: "")
+        config.apnsEndpoint = reader.string(forKey: "apns.endpoint", default: config.apnsEndpoint)
         return config
     }
 

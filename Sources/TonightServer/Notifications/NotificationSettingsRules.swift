@@ -29,6 +29,15 @@ enum NotificationSettingsRules {
         return result
     }
 
+    /// Whether `instant` falls in the quiet hours of `settings` (in its zone, else UTC).
+    static func isQuiet(_ settings: Components.Schemas.NotificationSettings, at instant: Date) -> Bool {
+        guard let hours = settings.quietHours, let quiet = QuietHours(start: hours.start, end: hours.end) else {
+            return false
+        }
+        let zone = settings.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        return quiet.contains(instant, timeZone: zone)
+    }
+
     static func encode(_ settings: Components.Schemas.NotificationSettings) -> String {
         String(decoding: (try? JSONEncoder().encode(settings)) ?? Data("{}".utf8), as: UTF8.self)
     }

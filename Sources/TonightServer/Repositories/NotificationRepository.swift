@@ -35,6 +35,7 @@ protocol NotificationRepository: Sendable {
     /// The newest notifications of `userID` older than the notification `before`, newest first.
     func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord]
     func unreadCount(userID: String) async throws -> Int
+    func find(id: String) async throws -> NotificationRecord?
     /// Marks one read; `false` if the user has no such notification.
     func markRead(userID: String, id: String, now: Int64) async throws -> Bool
     func markAllRead(userID: String, now: Int64) async throws
@@ -65,6 +66,11 @@ struct SQLNotificationRepository: NotificationRepository {
             "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: userID) AND read_at IS NULL"
         ).first()
         return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func find(id: String) async throws -> NotificationRecord? {
+        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM notifications WHERE id = \(bind: id)").first()
+            .map(Self.decode)
     }
 
     func markRead(userID: String, id: String, now: Int64) async throws -> Bool {
@@ -103,10 +109,16 @@ struct SQLNotificationRepository: NotificationRepository {
             "SELECT id, notification_settings FROM users WHERE id IN (\(binds: recipients))"
         ).all()
         var muted: [String: Set<String>] = [:]
+        var quiet: Set<String> = []
         for row in rows {
+            let id = try row.decode(column: "id", as: String.self)
             let settings = NotificationSettingsRules.decode(try row.decode(column: "notification_settings", as: String.self))
-            muted[try row.decode(column: "id", as: String.self)] = Set(settings.muted.map(\.rawValue))
+            muted[id] = Set(settings.muted.map(\.rawValue))
+            if NotificationSettingsRules.isQuiet(settings, at: Clock.date(now)) { quiet.insert(id) }
         }
+        let withDevices = Set(
+            try await db.raw("SELECT DISTINCT user_id FROM devices WHERE user_id IN (\(binds: recipients))").all()
+                .map { try $0.decode(column: "user_id", as: String.self) })
         var written: [NotificationRecord] = []
         for draft in drafts {
             // A recipient who is gone or muted this kind gets nothing.
@@ -124,6 +136,13 @@ struct SQLNotificationRepository: NotificationRepository {
                 """
             ).run()
             written.append(record)
+            // The push outbox: a job in the same transaction, unless there is nowhere to push or
+            // the recipient's quiet hours are on (the inbox and live sockets still get it).
+            if withDevices.contains(record.userID), !quiet.contains(record.userID) {
+                let job = String(decoding: try JSONEncoder().encode(PushJob(notificationId: record.id)), as: UTF8.self)
+                try await SQLJobRepository.enqueue(
+                    id: Identifier.make(), kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1, now: now, on: db)
+            }
         }
         return written
     }

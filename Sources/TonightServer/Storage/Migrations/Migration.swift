@@ -25,6 +25,7 @@ enum Migrations {
         LeanImportIndexes(),
         CreateSocial(),
         CreateIdentities(),
+        CreateDevices(),
     ]
 }
 
