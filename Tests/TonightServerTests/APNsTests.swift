@@ -541,4 +541,32 @@ struct PushOutboxTests {
             }
         }
     }
+
+    @Test("a throttled device is retried alone, not before Retry-After", arguments: Backend.available)
+    func throttled(backend: Backend) async throws {
+        try await withFakeAPNs { server in
+            try await withApp(backend) { services, client in
+                let ana = try await client.member("ana")
+                let ben = try await client.member("ben")
+                for token in [Tokens.ok, Tokens.throttled] {
+                    _ = try await client.send(
+                        .post, "/v1/me/devices", json: ["token": token, "platform": "apns"], token: ana.token)
+                }
+                _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
+                let push = PushService(
+                    client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
+                    jobs: services.jobs, retry: .init(baseDelay: 1), logger: services.logger)
+                let worker = JobWorker(queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
+                #expect(try await worker.runOnce() == 1)
+                #expect(server.recorder.seen.count == 2)
+                // The retry waits for Retry-After (3 s), then goes to the throttled device only.
+                #expect(try await worker.runOnce(now: Date().addingTimeInterval(1)) == 0)
+                #expect(try await worker.runOnce(now: Date().addingTimeInterval(4)) == 1)
+                let paths = server.recorder.seen.map(\.path)
+                #expect(paths.count == 3)
+                #expect(paths.last == "/3/device/\(Tokens.throttled)")
+                #expect(try await services.devices.devices(of: ana.id).count == 2)
+            }
+        }
+    }
 }

@@ -16,6 +16,34 @@ struct LiveSocketTests {
         try JSONDecoder().decode(LiveMessage.self, from: Data(text.utf8))
     }
 
+    @Test("a new notification arrives live with the unread count", arguments: Backend.available)
+    func notificationEvent(backend: Backend) async throws {
+        try await withLiveApp(backend) { _, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let port = try #require(client.port)
+            try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/live?token=\(ana.token)", logger: Logger(label: "ws")
+            ) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+                guard case .text(let first) = try await messages.next() else { Issue.record("no ready"); return }
+                #expect(try decode(first).type == "ready")
+                let sent = try await client.send(
+                    .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
+                #expect(sent.status == .ok)
+                guard case .text(let text) = try await messages.next() else { Issue.record("no event"); return }
+                let event = try decode(text)
+                #expect(event.type == "notification")
+                let notification = event.data?.value["notification"] as? [String: (any Sendable)?]
+                #expect(notification?["kind"] as? String == "friendRequest")
+                #expect((notification?["actor"] as? [String: (any Sendable)?])?["id"] as? String == ben.id)
+                #expect((notification?["createdAt"] as? String)?.hasSuffix("Z") == true)
+                #expect(event.data?.value["unreadCount"] as? Int == 1)
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+        }
+    }
+
     @Test("token in the query: ready, ping/pong, and events pushed to the user", arguments: Backend.available)
     func queryToken(backend: Backend) async throws {
         try await withLiveApp(backend) { services, client in
