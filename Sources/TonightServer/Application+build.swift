@@ -37,6 +37,7 @@ public struct AppServices: Sendable {
     let oidc: OIDCVerifier
     let devices: any DeviceRepository
     let push: PushService
+    let invitations: any InvitationRepository
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -82,7 +83,8 @@ public struct AppServices: Sendable {
             oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
             push: PushService(
                 client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
-                logger: logger))
+                logger: logger),
+            invitations: SQLInvitationRepository(db: database.sql, database: database))
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -114,7 +116,7 @@ public func buildApplication(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
         events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
         wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
-        devices: services.devices,
+        devices: services.devices, invitations: services.invitations,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

@@ -179,4 +179,56 @@ struct WallRouteTests {
             #expect(notices == all.count * 2)
         }
     }
+
+    @Test("invitations: friends only, once each; accept makes the invitee going, decline does not", arguments: Backend.available)
+    func invitations(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let host = try await client.member("host")
+            let event = try await createParty(services, client, host: host)
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let cyd = try await client.member("cyd")
+            let stranger = try await client.member("stranger")
+            for friend in [ben, cyd] {
+                _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": friend.id], token: ana.token)
+                _ = try await client.send(.post, "/v1/me/friend-requests/\(ana.id)/accept", token: friend.token)
+            }
+            let notGoing = try await client.send(
+                .post, "/v1/events/\(event)/invitations", json: ["userIds": [ben.id]], token: ana.token)
+            #expect(notGoing.status == .forbidden)
+            try await client.going(ana, to: event)
+            let sent = try await client.send(
+                .post, "/v1/events/\(event)/invitations", json: ["userIds": [ben.id, cyd.id, stranger.id, ben.id]],
+                token: ana.token)
+            #expect(sent.status == .ok, "\(sent.text)")
+            let invited = sent.json["invited"] as? [JSON] ?? []
+            #expect(Set(invited.compactMap { ($0["to"] as? JSON)?["id"] as? String }) == [ben.id, cyd.id])
+            #expect((sent.json["skipped"] as? [JSON])?.first?["reason"] as? String == "notFriend")
+            let again = try await client.send(
+                .post, "/v1/events/\(event)/invitations", json: ["userIds": [ben.id]], token: ana.token)
+            #expect((again.json["skipped"] as? [JSON])?.first?["reason"] as? String == "alreadyInvited")
+            #expect(try await client.notificationKinds(ben).filter { $0 == "invitation" }.count == 1)
+
+            let incoming = try await client.send(.get, "/v1/me/invitations", token: ben.token)
+            let invitation = try #require((incoming.json["items"] as? [JSON])?.first)
+            #expect(invitation["eventName"] as? String == "Pala night")
+            let id = try #require(invitation["id"] as? String)
+            #expect(try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: cyd.token).status == .notFound)
+            let accepted = try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: ben.token)
+            #expect(accepted.json["status"] as? String == "accepted")
+            let attendance = try await services.events.attendance(of: ben.id, in: [event])
+            #expect(attendance[event] == "going")
+
+            let cydInvitation = try #require(
+                (try await client.send(.get, "/v1/me/invitations", token: cyd.token).json["items"] as? [JSON])?.first)
+            let declined = try await client.send(
+                .post, "/v1/me/invitations/\(cydInvitation["id"] as? String ?? "")/decline", token: cyd.token)
+            #expect(declined.json["status"] as? String == "declined")
+            #expect(try await services.events.attendance(of: cyd.id, in: [event])[event] == nil)
+            let outgoing = try await client.send(.get, "/v1/me/invitations?direction=outgoing&status=pending", token: ana.token)
+            #expect((outgoing.json["items"] as? [JSON])?.isEmpty == true)
+            let bad = try await client.send(.post, "/v1/me/invitations/\(id)/maybe", token: ben.token)
+            #expect(bad.status == .badRequest)
+        }
+    }
 }

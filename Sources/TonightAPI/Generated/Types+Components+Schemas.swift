@@ -2963,5 +2963,175 @@ extension Components {
                 case items
             }
         }
+        /// - Remark: Generated from `#/components/schemas/InvitationStatus`.
+        @frozen public enum InvitationStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case pending = "pending"
+            case accepted = "accepted"
+            case declined = "declined"
+        }
+        /// - Remark: Generated from `#/components/schemas/InvitationAnswer`.
+        @frozen public enum InvitationAnswer: String, Codable, Hashable, Sendable, CaseIterable {
+            case accept = "accept"
+            case decline = "decline"
+        }
+        /// - Remark: Generated from `#/components/schemas/InviteInput`.
+        public struct InviteInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InviteInput/userIds`.
+            public var userIds: [Swift.String]
+            /// Creates a new `InviteInput`.
+            ///
+            /// - Parameters:
+            ///   - userIds:
+            public init(userIds: [Swift.String]) {
+                self.userIds = userIds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userIds
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userIds = try container.decode(
+                    [Swift.String].self,
+                    forKey: .userIds
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "userIds"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InviteSkip`.
+        public struct InviteSkip: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InviteSkip/userId`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/InviteSkip/reason`.
+            @frozen public enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case notFriend = "notFriend"
+                case alreadyInvited = "alreadyInvited"
+                case alreadyGoing = "alreadyGoing"
+            }
+            /// - Remark: Generated from `#/components/schemas/InviteSkip/reason`.
+            public var reason: Components.Schemas.InviteSkip.ReasonPayload
+            /// Creates a new `InviteSkip`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            ///   - reason:
+            public init(
+                userId: Swift.String,
+                reason: Components.Schemas.InviteSkip.ReasonPayload
+            ) {
+                self.userId = userId
+                self.reason = reason
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+                case reason
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InviteResult`.
+        public struct InviteResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InviteResult/invited`.
+            public var invited: [Components.Schemas.Invitation]
+            /// - Remark: Generated from `#/components/schemas/InviteResult/skipped`.
+            public var skipped: [Components.Schemas.InviteSkip]
+            /// Creates a new `InviteResult`.
+            ///
+            /// - Parameters:
+            ///   - invited:
+            ///   - skipped:
+            public init(
+                invited: [Components.Schemas.Invitation],
+                skipped: [Components.Schemas.InviteSkip]
+            ) {
+                self.invited = invited
+                self.skipped = skipped
+            }
+            public enum CodingKeys: String, CodingKey {
+                case invited
+                case skipped
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Invitation`.
+        public struct Invitation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Invitation/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/eventId`.
+            public var eventId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/eventName`.
+            public var eventName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/eventStart`.
+            public var eventStart: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Invitation/from`.
+            public var from: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/Invitation/to`.
+            public var to: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/Invitation/status`.
+            public var status: Components.Schemas.InvitationStatus
+            /// - Remark: Generated from `#/components/schemas/Invitation/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Invitation`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - eventId:
+            ///   - eventName:
+            ///   - eventStart:
+            ///   - from:
+            ///   - to:
+            ///   - status:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                eventId: Swift.String,
+                eventName: Swift.String,
+                eventStart: Foundation.Date,
+                from: Components.Schemas.PublicProfile,
+                to: Components.Schemas.PublicProfile,
+                status: Components.Schemas.InvitationStatus,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.eventId = eventId
+                self.eventName = eventName
+                self.eventStart = eventStart
+                self.from = from
+                self.to = to
+                self.status = status
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case eventId
+                case eventName
+                case eventStart
+                case from
+                case to
+                case status
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InvitationPage`.
+        public struct InvitationPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InvitationPage/items`.
+            public var items: [Components.Schemas.Invitation]
+            /// - Remark: Generated from `#/components/schemas/InvitationPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `InvitationPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Invitation],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
     }
 }

@@ -351,6 +351,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me/devices/{token}`.
     /// - Remark: Generated from `#/paths//v1/me/devices/{token}/delete(unregisterDevice)`.
     func unregisterDevice(_ input: Operations.UnregisterDevice.Input) async throws -> Operations.UnregisterDevice.Output
+    /// Invite friends to an event or session the caller attends (going or interested) or organises. Each invitee is told once; people who are not the caller's friends, already invited or already going are skipped with the reason.
+    ///
+    /// - Remark: HTTP `POST /v1/events/{eventId}/invitations`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/invitations/post(inviteFriends)`.
+    func inviteFriends(_ input: Operations.InviteFriends.Input) async throws -> Operations.InviteFriends.Output
+    /// Invitations to the caller (incoming, the default) or from the caller, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/invitations`.
+    /// - Remark: Generated from `#/paths//v1/me/invitations/get(listInvitations)`.
+    func listInvitations(_ input: Operations.ListInvitations.Input) async throws -> Operations.ListInvitations.Output
+    /// Accept (the caller is then going) or decline an invitation to the caller.
+    ///
+    /// - Remark: HTTP `POST /v1/me/invitations/{invitationId}/{answer}`.
+    /// - Remark: Generated from `#/paths//v1/me/invitations/{invitationId}/{answer}/post(answerInvitation)`.
+    func answerInvitation(_ input: Operations.AnswerInvitation.Input) async throws -> Operations.AnswerInvitation.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1109,6 +1124,47 @@ extension APIProtocol {
         headers: Operations.UnregisterDevice.Input.Headers = .init()
     ) async throws -> Operations.UnregisterDevice.Output {
         try await unregisterDevice(Operations.UnregisterDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Invite friends to an event or session the caller attends (going or interested) or organises. Each invitee is told once; people who are not the caller's friends, already invited or already going are skipped with the reason.
+    ///
+    /// - Remark: HTTP `POST /v1/events/{eventId}/invitations`.
+    /// - Remark: Generated from `#/paths//v1/events/{eventId}/invitations/post(inviteFriends)`.
+    public func inviteFriends(
+        path: Operations.InviteFriends.Input.Path,
+        headers: Operations.InviteFriends.Input.Headers = .init(),
+        body: Operations.InviteFriends.Input.Body
+    ) async throws -> Operations.InviteFriends.Output {
+        try await inviteFriends(Operations.InviteFriends.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Invitations to the caller (incoming, the default) or from the caller, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/invitations`.
+    /// - Remark: Generated from `#/paths//v1/me/invitations/get(listInvitations)`.
+    public func listInvitations(
+        query: Operations.ListInvitations.Input.Query = .init(),
+        headers: Operations.ListInvitations.Input.Headers = .init()
+    ) async throws -> Operations.ListInvitations.Output {
+        try await listInvitations(Operations.ListInvitations.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Accept (the caller is then going) or decline an invitation to the caller.
+    ///
+    /// - Remark: HTTP `POST /v1/me/invitations/{invitationId}/{answer}`.
+    /// - Remark: Generated from `#/paths//v1/me/invitations/{invitationId}/{answer}/post(answerInvitation)`.
+    public func answerInvitation(
+        path: Operations.AnswerInvitation.Input.Path,
+        headers: Operations.AnswerInvitation.Input.Headers = .init()
+    ) async throws -> Operations.AnswerInvitation.Output {
+        try await answerInvitation(Operations.AnswerInvitation.Input(
             path: path,
             headers: headers
         ))

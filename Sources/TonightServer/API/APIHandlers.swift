@@ -19,6 +19,7 @@ struct APIHandlers: APIProtocol {
     let notifier: Notifier
     let oidc: OIDCVerifier
     let devices: any DeviceRepository
+    let invitations: any InvitationRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

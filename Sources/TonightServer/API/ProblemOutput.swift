@@ -630,3 +630,38 @@ extension Operations.UnregisterDevice.Output: ProblemOutput {
         }
     }
 }
+extension Operations.InviteFriends.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        case 409: .conflict(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ListInvitations.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.AnswerInvitation.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        case 409: .conflict(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

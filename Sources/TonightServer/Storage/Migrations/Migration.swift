@@ -26,6 +26,7 @@ enum Migrations {
         CreateSocial(),
         CreateIdentities(),
         CreateDevices(),
+        CreateInvitations(),
     ]
 }
 
