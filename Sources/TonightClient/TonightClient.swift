@@ -182,7 +182,7 @@ public final class TonightClient: Sendable {
 
     // MARK: Helpers
 
-    private func signIn(_ body: () async throws -> Components.Schemas.AuthTokens) async throws -> Me {
+    func signIn(_ body: () async throws -> Components.Schemas.AuthTokens) async throws -> Me {
         let tokens = try await call(body)
         await session.set(StoredTokens(tokens))
         return tokens.user

@@ -42,3 +42,27 @@ public typealias EventPatch = Components.Schemas.EventPatch
 public typealias Category = Components.Schemas.Category
 /// Someone attending an event, for its organiser.
 public typealias Attendee = Components.Schemas.Attendee
+/// A friend (or a blocked user) and since when.
+public typealias Friend = Components.Schemas.Friend
+/// A pending friend request.
+public typealias FriendRequest = Components.Schemas.FriendRequest
+/// Where two users stand after a friend request.
+public typealias Friendship = Components.Schemas.Friendship
+/// Someone on an event's wall.
+public typealias WallCard = Components.Schemas.WallCard
+/// A mutual like on an event's wall.
+public typealias Match = Components.Schemas.Match
+/// Like or pass.
+public typealias SwipeDecision = Components.Schemas.SwipeDecision
+/// The answer to a like or pass.
+public typealias SwipeResult = Components.Schemas.SwipeResult
+/// An inbox item.
+public typealias TonightNotification = Components.Schemas.Notification
+/// Muted kinds and quiet hours.
+public typealias NotificationSettings = Components.Schemas.NotificationSettings
+/// A registered push token.
+public typealias Device = Components.Schemas.Device
+/// An invitation to an event or session.
+public typealias Invitation = Components.Schemas.Invitation
+/// Who was invited and who was skipped.
+public typealias InviteResult = Components.Schemas.InviteResult

@@ -177,6 +177,62 @@ struct ClientTests {
         }
     }
 
+    @Test("people: friends, a wall match, invitations, notifications, push tokens")
+    func people() async throws {
+        try await withServer { services, url in
+            _ = try await services.createUser(
+                username: "mod", email: "mod@example.com", password: "a long enough passphrase", role: .moderator)
+            let moderator = TonightClient(serverURL: url)
+            _ = try await moderator.logIn(username: "mod", password: "a long enough passphrase")
+            let place = try await moderator.createPlace(
+                .init(name: "Melkweg", category: .club, location: .init(lat: 52.3647, lon: 4.8811)))
+            let ana = TonightClient(serverURL: url)
+            let anaID = try await ana.signUp(username: "ana", email: "ana@example.com", password: "a long enough passphrase").id
+            let ben = TonightClient(serverURL: url)
+            let benID = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase").id
+
+            #expect(try await ana.sendFriendRequest(to: benID).status == .pending)
+            #expect(try await ben.friendRequests().items.map(\.user.id) == [anaID])
+            try await ben.acceptFriendRequest(from: anaID)
+            #expect(try await ana.friends().items.map(\.user.id) == [benID])
+
+            let party = try await ana.createEvent(
+                .init(name: "Late set", placeId: place.id, localDate: "2031-07-01", localTime: "23:00"))
+            _ = try await ana.attend(eventID: party.id, as: .going)
+            let invited = try await ana.invite([benID], to: party.id)
+            #expect(invited.invited.count == 1)
+            let invitation = try #require(try await ben.invitations().items.first)
+            #expect(try await ben.answerInvitation(invitation.id, accept: true).status == .accepted)
+
+            #expect(try await ana.wall(eventID: party.id).items.map(\.user.id) == [benID])
+            #expect(try await ana.swipe(eventID: party.id, userID: benID, .like).match == nil)
+            let matched = try await ben.swipe(eventID: party.id, userID: anaID, .like)
+            #expect(matched.match?.user.id == anaID)
+            #expect(try await ana.matches().items.first?.eventName == "Late set")
+
+            let (inbox, unread) = try await ana.notifications()
+            #expect(Set(inbox.items.map(\.kind)) == [.friendAccepted, .match])
+            #expect(unread == 2)
+            #expect(try await ana.markRead(inbox.items[0].id) == 1)
+            #expect(try await ana.markRead() == 0)
+            let settings = try await ana.setNotificationSettings(.init(muted: [.message]))
+            #expect(try await ana.notificationSettings() == settings)
+            try await ana.registerPushToken(String(repeating: "ab", count: 32))
+            try await ana.unregisterPushToken(String(repeating: "ab", count: 32))
+
+            try await ben.unmatch(try #require(matched.match?.id))
+            try await ben.setBlocked(anaID, true)
+            #expect(try await ben.blockedUsers().items.map(\.user.id) == [anaID])
+            #expect(try await ana.friends().items.isEmpty)
+            do {
+                _ = try await ana.sendFriendRequest(to: benID)
+                Issue.record("a blocked user was reached")
+            } catch let error as TonightError {
+                #expect(error.status == 404)
+            }
+        }
+    }
+
     @Test("places and events: geocode, create, search tonight, attend, suggest")
     func placesAndEvents() async throws {
         try await withServer { services, url in
