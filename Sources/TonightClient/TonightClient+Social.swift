@@ -117,7 +117,8 @@ extension TonightClient {
     /// Invites friends to an event or session the caller attends.
     public func invite(_ userIDs: [String], to eventID: String) async throws -> InviteResult {
         try await call {
-            try await api.inviteFriends(path: .init(eventId: eventID), body: .json(.init(userIds: userIDs))).ok.body.json
+            try await api.inviteFriends(path: .init(eventId: eventID), body: .json(.init(userIds: userIDs))).ok.body
+                .json
         }
     }
 

@@ -60,14 +60,16 @@ public struct AppServices: Sendable {
         let users = SQLUserRepository(db: database.sql)
         let logins = SQLLoginRepository(database: database)
         let accounts = AccountService(
-            users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens, hasher: hasher, limiter: RateLimiter(), config: config)
+            users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens,
+            hasher: hasher, limiter: RateLimiter(), config: config)
         let cities = SQLCityRepository(db: database.sql)
         let notifications = SQLNotificationRepository(db: database.sql)
         let live = LiveHub()
         let devices = SQLDeviceRepository(db: database.sql)
         let jobs = JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
-        logger.info(apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
+        logger.info(
+            apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,

@@ -187,9 +187,13 @@ struct ClientTests {
             let place = try await moderator.createPlace(
                 .init(name: "Melkweg", category: .club, location: .init(lat: 52.3647, lon: 4.8811)))
             let ana = TonightClient(serverURL: url)
-            let anaID = try await ana.signUp(username: "ana", email: "ana@example.com", password: "a long enough passphrase").id
+            let anaID = try await ana.signUp(
+                username: "ana", email: "ana@example.com", password: "a long enough passphrase"
+            ).id
             let ben = TonightClient(serverURL: url)
-            let benID = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase").id
+            let benID = try await ben.signUp(
+                username: "ben", email: "ben@example.com", password: "a long enough passphrase"
+            ).id
 
             #expect(try await ana.sendFriendRequest(to: benID).status == .pending)
             #expect(try await ben.friendRequests().items.map(\.user.id) == [anaID])

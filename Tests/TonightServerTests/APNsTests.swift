@@ -1,4 +1,3 @@
-@testable import TonightServer
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -10,11 +9,13 @@ import Logging
 import NIOCore
 import NIOHTTP2
 import NIOSSL
-import SwiftASN1
 import ServiceLifecycle
+import SwiftASN1
 import Synchronization
 import Testing
 import X509
+
+@testable import TonightServer
 
 // MARK: - Fixtures
 
@@ -69,7 +70,9 @@ struct APNsTestContext: RequestContext {
 struct CountingMiddleware: RouterMiddleware {
     typealias Context = APNsTestContext
     let recorder: Recorder
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         recorder.countRequest()
         return try await next(request, context)
     }
@@ -101,7 +104,9 @@ enum FakeAPNs {
         return Response(status: status, headers: headers, body: body)
     }
 
-    static func handle(_ request: Request, context: APNsTestContext, keys: JWTKeyCollection, recorder: Recorder) async throws -> Response {
+    static func handle(_ request: Request, context: APNsTestContext, keys: JWTKeyCollection, recorder: Recorder)
+        async throws -> Response
+    {
         // An HTTP/2 stream channel hangs off the TLS connection channel, which hangs off the listening channel;
         // an HTTP/1.1 connection is one level shallower. Only stream channels answer the streamID option
         // (asking a socket channel for it traps), so check the depth first.
@@ -123,7 +128,9 @@ enum FakeAPNs {
         return response
     }
 
-    static func check(_ request: Request, headers: [String: String], body: Data, keys: JWTKeyCollection, seen: inout SeenRequest) async -> Response {
+    static func check(
+        _ request: Request, headers: [String: String], body: Data, keys: JWTKeyCollection, seen: inout SeenRequest
+    ) async -> Response {
         let path = request.uri.path
         let prefix = "/3/device/"
         let token = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
@@ -144,7 +151,8 @@ enum FakeAPNs {
         guard jwtHeader["alg"] == "ES256", jwtHeader["kid"] == Fixture.keyID else {
             return reply(.forbidden, reason: "InvalidProviderToken")
         }
-        guard let claims = try? await keys.verify(jwt, as: ProviderClaims.self), claims.iss.value == Fixture.teamID else {
+        guard let claims = try? await keys.verify(jwt, as: ProviderClaims.self), claims.iss.value == Fixture.teamID
+        else {
             return reply(.forbidden, reason: "InvalidProviderToken")
         }
         seen.iat = claims.iat.value
@@ -152,7 +160,9 @@ enum FakeAPNs {
         guard age <= 3600 else { return reply(.forbidden, reason: "ExpiredProviderToken") }
         guard age >= -60 else { return reply(.forbidden, reason: "InvalidProviderToken") }
 
-        guard headers["apns-topic"] == Fixture.topic else { return reply(.badRequest, reason: "DeviceTokenNotForTopic") }
+        guard headers["apns-topic"] == Fixture.topic else {
+            return reply(.badRequest, reason: "DeviceTokenNotForTopic")
+        }
         guard let pushType = headers["apns-push-type"], ["alert", "background"].contains(pushType) else {
             return reply(.badRequest, reason: "InvalidPushType")
         }
@@ -169,7 +179,8 @@ enum FakeAPNs {
         }
         guard body.count <= 4096 else { return reply(.contentTooLarge, reason: "PayloadTooLarge") }
         guard !body.isEmpty else { return reply(.badRequest, reason: "PayloadEmpty") }
-        guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], json["aps"] is [String: Any] else {
+        guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], json["aps"] is [String: Any]
+        else {
             return reply(.badRequest, reason: "BadPayload")
         }
 
@@ -267,7 +278,8 @@ func withFakeAPNs(_ body: (TestServer) async throws -> Void) async throws {
         var iterator = ports.makeAsyncIterator()
         let port = await iterator.next() ?? 0
         try #require(port > 0, "server did not start")
-        let server = TestServer(endpoint: "https://127.0.0.1:\(port)", recorder: recorder, httpClient: httpClient, p8: p8)
+        let server = TestServer(
+            endpoint: "https://127.0.0.1:\(port)", recorder: recorder, httpClient: httpClient, p8: p8)
         var failure: (any Error)?
         do { try await body(server) } catch { failure = error }
         try? await httpClient.shutdown()
@@ -310,7 +322,8 @@ struct APNsClientTests {
             #expect(seen.jwtHeader == ["alg": "ES256", "kid": Fixture.keyID])
 
             // The same HTTPClient negotiates HTTP/2 from the client's side too.
-            let probe = try await server.httpClient.execute(HTTPClientRequest(url: server.endpoint + "/"), timeout: .seconds(10))
+            let probe = try await server.httpClient.execute(
+                HTTPClientRequest(url: server.endpoint + "/"), timeout: .seconds(10))
             #expect(probe.version == .http2)
         }
     }
@@ -327,7 +340,9 @@ struct APNsClientTests {
     @Test func retryWithRetryAfterOn429() async throws {
         try await withFakeAPNs { server in
             let client = try server.makeClient()
-            #expect(await client.send(APNsNotification(deviceToken: Tokens.throttled, body: "x")) == .retry(after: .seconds(3)))
+            #expect(
+                await client.send(APNsNotification(deviceToken: Tokens.throttled, body: "x"))
+                    == .retry(after: .seconds(3)))
         }
     }
 
@@ -354,7 +369,9 @@ struct APNsClientTests {
     @Test func rejectedWhenSignedWithAnotherKeyOfSameKid() async throws {
         try await withFakeAPNs { server in
             let client = try server.makeClient(privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
-            #expect(await client.send(APNsNotification(deviceToken: Tokens.ok, body: "x")) == .rejected(reason: "InvalidProviderToken"))
+            #expect(
+                await client.send(APNsNotification(deviceToken: Tokens.ok, body: "x"))
+                    == .rejected(reason: "InvalidProviderToken"))
             let seen = try #require(server.recorder.seen.first)
             #expect(seen.status == 403)
             #expect(seen.jwtHeader["kid"] == Fixture.keyID)
@@ -384,9 +401,12 @@ struct APNsClientTests {
         try await withFakeAPNs { server in
             let client = try server.makeClient()
             for token in ["", "zz" + String(Tokens.ok.dropFirst(2)), "../../3/device/\(Tokens.ok)", "a1 b2"] {
-                #expect(await client.send(APNsNotification(deviceToken: token, body: "x")) == .rejected(reason: "BadDeviceToken"))
+                #expect(
+                    await client.send(APNsNotification(deviceToken: token, body: "x"))
+                        == .rejected(reason: "BadDeviceToken"))
             }
-            let longCollapse = APNsNotification(deviceToken: Tokens.ok, body: "x", collapseID: String(repeating: "c", count: 65))
+            let longCollapse = APNsNotification(
+                deviceToken: Tokens.ok, body: "x", collapseID: String(repeating: "c", count: 65))
             #expect(await client.send(longCollapse) == .rejected(reason: "BadCollapseId"))
             #expect(server.recorder.requestCount == 0)
         }
@@ -435,7 +455,8 @@ struct APNsClientTests {
     @Test func backgroundPushUsesPriority5AndContentAvailable() async throws {
         try await withFakeAPNs { server in
             let client = try server.makeClient()
-            let note = APNsNotification(deviceToken: Tokens.ok, custom: ["kind": "sync"], priority: 10, pushType: "background")
+            let note = APNsNotification(
+                deviceToken: Tokens.ok, custom: ["kind": "sync"], priority: 10, pushType: "background")
             guard case .delivered = await client.send(note) else { Issue.record("not delivered"); return }
             let seen = try #require(server.recorder.seen.first)
             #expect(seen.headers["apns-push-type"] == "background")
@@ -466,7 +487,8 @@ struct APNsClientTests {
     }
 
     @Test func backgroundPayloadShape() throws {
-        let note = APNsNotification(deviceToken: Tokens.ok, title: "dropped", badge: 1, sound: "default", pushType: "background")
+        let note = APNsNotification(
+            deviceToken: Tokens.ok, title: "dropped", badge: 1, sound: "default", pushType: "background")
         let body = try json(APNsClient.payload(for: note))
         #expect(Set(body.keys) == ["aps"])
         #expect(body["aps"] as? [String: Int] == ["content-available": 1])
@@ -475,11 +497,15 @@ struct APNsClientTests {
     @Test func badPrivateKeyThrows() {
         let httpClient = HTTPClient.shared
         let configuration = APNsConfiguration(
-            keyID: Fixture.keyID, teamID: Fixture.teamID, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----",
+            keyID: Fixture.keyID, teamID: Fixture.teamID,
+            privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----",
             topic: Fixture.topic
         )
-        #expect(throws: APNsClientError.invalidPrivateKey) { try APNsClient(configuration: configuration, httpClient: httpClient) }
-        #expect(P256.Signing.PrivateKey().pemRepresentation.hasPrefix("-----BEGIN PRIVATE KEY-----"))  // the test .p8 is PKCS#8
+        #expect(throws: APNsClientError.invalidPrivateKey) {
+            try APNsClient(configuration: configuration, httpClient: httpClient)
+        }
+        // The test .p8 is PKCS#8, like Apple's.
+        #expect(P256.Signing.PrivateKey().pemRepresentation.hasPrefix("-----BEGIN PRIVATE KEY-----"))
     }
 }
 
@@ -497,19 +523,24 @@ struct PushOutboxTests {
                 let cyd = try await client.member("cyd")
                 for (user, token) in [(ana, Tokens.ok), (ana, Tokens.gone)] {
                     let registered = try await client.send(
-                        .post, "/v1/me/devices", json: ["token": token.uppercased(), "platform": "apns"], token: user.token)
+                        .post, "/v1/me/devices", json: ["token": token.uppercased(), "platform": "apns"],
+                        token: user.token)
                     #expect(registered.status == .ok, "\(registered.text)")
                 }
                 let bad = try await client.send(
                     .post, "/v1/me/devices", json: ["token": "not hex", "platform": "apns"], token: ana.token)
                 #expect(bad.status == .badRequest)
-                #expect(try await client.send(.get, "/v1/me/devices", token: ana.token).json["items"].map { ($0 as? [Any])?.count } == 2)
+                #expect(
+                    try await client.send(.get, "/v1/me/devices", token: ana.token).json["items"].map {
+                        ($0 as? [Any])?.count
+                    } == 2)
 
                 _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
                 let push = PushService(
                     client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(), logger: services.logger)
-                let worker = JobWorker(queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
+                let worker = JobWorker(
+                    queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
                 #expect(try await worker.runOnce() == 1)
                 let seen = server.recorder.seen
                 #expect(Set(seen.map(\.path)) == ["/3/device/\(Tokens.ok)", "/3/device/\(Tokens.gone)"])
@@ -517,7 +548,8 @@ struct PushOutboxTests {
                 #expect(delivered.isHTTP2)
                 let aps = try json(delivered.body)["aps"] as? [String: Any]
                 #expect(aps?["badge"] as? Int == 1)
-                #expect(((aps?["alert"] as? [String: Any])?["body"] as? String)?.contains("wants to be friends") == true)
+                #expect(
+                    ((aps?["alert"] as? [String: Any])?["body"] as? String)?.contains("wants to be friends") == true)
                 // APNs said the second token is gone: it is dropped.
                 let left = try await services.devices.devices(of: ana.id).map(\.token)
                 #expect(left == [Tokens.ok])
@@ -528,10 +560,16 @@ struct PushOutboxTests {
                 #expect(try await worker.runOnce() == 1)
                 #expect(server.recorder.seen.count == 2)
                 let now = Date()
-                let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: now).hour!
+                let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: now)
+                    .hour!
                 let quiet = try await client.send(
                     .put, "/v1/me/notification-settings",
-                    json: ["muted": [], "quietHours": ["start": String(format: "%02d:00", hour), "end": String(format: "%02d:00", (hour + 2) % 24)]],
+                    json: [
+                        "muted": [],
+                        "quietHours": [
+                            "start": String(format: "%02d:00", hour), "end": String(format: "%02d:00", (hour + 2) % 24),
+                        ],
+                    ],
                     token: ana.token)
                 #expect(quiet.status == .ok)
                 _ = try await client.send(.delete, "/v1/me/friend-requests/\(ana.id)", token: cyd.token)
@@ -556,7 +594,8 @@ struct PushOutboxTests {
                 let push = PushService(
                     client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(baseDelay: 1), logger: services.logger)
-                let worker = JobWorker(queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
+                let worker = JobWorker(
+                    queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
                 #expect(try await worker.runOnce() == 1)
                 #expect(server.recorder.seen.count == 2)
                 // The retry waits for Retry-After (3 s), then goes to the throttled device only.

@@ -4,9 +4,10 @@ import CryptoExtras
 import Foundation
 import Hummingbird
 import JWTKit
-@testable import TonightServer
 import Synchronization
 import Testing
+
+@testable import TonightServer
 
 private typealias RSAPrivateKey = JWTKit.Insecure.RSA.PrivateKey
 
@@ -32,10 +33,15 @@ private enum Flex: Codable, Sendable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let v = try? c.decode(Bool.self) { self = .b(v) }
-        else if let v = try? c.decode(Double.self) { self = .n(v) }
-        else if let v = try? c.decode(String.self) { self = .s(v) }
-        else { self = .a(try c.decode([String].self)) }
+        if let v = try? c.decode(Bool.self) {
+            self = .b(v)
+        } else if let v = try? c.decode(Double.self) {
+            self = .n(v)
+        } else if let v = try? c.decode(String.self) {
+            self = .s(v)
+        } else {
+            self = .a(try c.decode([String].self))
+        }
     }
 }
 
@@ -143,7 +149,11 @@ private final class ServerState: Sendable {
     struct Value { var status = 200; var body = ""; var requests = 0; var delay: Duration = .zero }
     let value = Mutex(Value())
     var requests: Int { value.withLock { $0.requests } }
-    func serve(_ body: String, status: Int = 200) { value.withLock { $0.body = body; $0.status = status } }
+    func serve(_ body: String, status: Int = 200) {
+        value.withLock {
+            $0.body = body; $0.status = status
+        }
+    }
 }
 
 /// Runs a Hummingbird app on 127.0.0.1 (ephemeral port) serving `GET /jwks`, and calls `body` with its URL.
@@ -325,7 +335,8 @@ struct OIDCVerifierTests {
         state.serve("oops", status: 500)
         let token = try await sign(claims(), rsa: key, kid: "rsa-1")
         let error = try await withJWKSServer(state) { url in
-            await OIDCVerifierTestsHelpers.error(OIDCVerifier(providers: [provider(.url(url))], httpClient: .shared), token)
+            await OIDCVerifierTestsHelpers.error(
+                OIDCVerifier(providers: [provider(.url(url))], httpClient: .shared), token)
         }
         guard case .keysUnavailable(let message) = error else {
             Issue.record("expected keysUnavailable, got \(String(describing: error))")
@@ -355,7 +366,6 @@ struct OIDCVerifierTests {
         }
     }
 }
-
 
 /// `POST /v1/auth/oidc` on the real application, with a provider whose keys are in a file.
 @Suite("Sign in with an ID token")
@@ -387,7 +397,8 @@ struct OIDCRouteTests {
     func newAccount(backend: Backend) async throws {
         try await withApp(backend, configure: configure) { _, client in
             let first = try await client.send(
-                .post, "/v1/auth/oidc", json: ["idToken": try await token("sub-1", ["nonce": .s("n-1")]), "nonce": "n-1"])
+                .post, "/v1/auth/oidc",
+                json: ["idToken": try await token("sub-1", ["nonce": .s("n-1")]), "nonce": "n-1"])
             #expect(first.status == .created, "\(first.text)")
             let user = first.json.user
             #expect(user["username"] as? String == "ann")
@@ -455,7 +466,8 @@ struct OIDCRouteTests {
 
             let device = try await client.send(.post, "/v1/auth/anonymous").json
             let upgraded = try await client.send(
-                .post, "/v1/auth/oidc", json: ["idToken": try await token("sub-device", ["email": nil, "name": .s("Dev Ice")])],
+                .post, "/v1/auth/oidc",
+                json: ["idToken": try await token("sub-device", ["email": nil, "name": .s("Dev Ice")])],
                 token: device.accessToken)
             #expect(upgraded.status == .created, "\(upgraded.text)")
             #expect(upgraded.json.user["id"] as? String == device.user["id"] as? String)

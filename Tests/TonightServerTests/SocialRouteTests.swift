@@ -42,11 +42,13 @@ struct SocialRouteTests {
             let ben = try await client.member("ben")
             let cy = try await client.member("cyd")
 
-            let sent = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ben.id], token: ana.token)
+            let sent = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ben.id], token: ana.token)
             #expect(sent.status == .ok, "\(sent.text)")
             #expect(sent.json["status"] as? String == "pending")
             // Sending again changes nothing and tells nobody twice.
-            let again = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ben.id], token: ana.token)
+            let again = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ben.id], token: ana.token)
             #expect(again.json["status"] as? String == "pending")
             #expect(try await client.listedUsers("/v1/me/friend-requests", as: ben) == [ana.id])
             #expect(try await client.listedUsers("/v1/me/friend-requests?direction=outgoing", as: ana) == [ben.id])
@@ -63,7 +65,8 @@ struct SocialRouteTests {
             #expect(acceptAgain.status == .notFound)
 
             // Asking a friend again just says you are friends.
-            let known = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
+            let known = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
             #expect(known.json["status"] as? String == "friends")
 
             #expect(try await client.send(.delete, "/v1/me/friends/\(ben.id)", token: ana.token).status == .noContent)
@@ -71,20 +74,27 @@ struct SocialRouteTests {
 
             // Deny and cancel.
             _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": cy.id], token: ana.token)
-            #expect(try await client.send(.post, "/v1/me/friend-requests/\(ana.id)/deny", token: cy.token).status == .noContent)
+            #expect(
+                try await client.send(.post, "/v1/me/friend-requests/\(ana.id)/deny", token: cy.token).status
+                    == .noContent)
             #expect(try await client.listedUsers("/v1/me/friend-requests", as: cy).isEmpty)
             _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": cy.id], token: ben.token)
-            #expect(try await client.send(.delete, "/v1/me/friend-requests/\(cy.id)", token: ben.token).status == .noContent)
+            #expect(
+                try await client.send(.delete, "/v1/me/friend-requests/\(cy.id)", token: ben.token).status == .noContent
+            )
             #expect(try await client.listedUsers("/v1/me/friend-requests", as: cy).isEmpty)
 
             // Bad input.
-            let toSelf = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ana.token)
+            let toSelf = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ana.token)
             #expect(toSelf.status == .badRequest)
             #expect(toSelf.json.fieldErrors == ["userId"])
-            let nobody = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": "nobody"], token: ana.token)
+            let nobody = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": "nobody"], token: ana.token)
             #expect(nobody.status == .notFound)
             let device = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
-            let anonymous = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: device)
+            let anonymous = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: device)
             #expect(anonymous.status == .forbidden)
             #expect(try await client.send(.get, "/v1/me/friends").status == .unauthorized)
         }
@@ -101,7 +111,8 @@ struct SocialRouteTests {
             let statuses = try await client.concurrentStatuses(all.count * 2) { index in
                 let (a, b) = all[index / 2]
                 let (from, to) = index % 2 == 0 ? (a, b) : (b, a)
-                return try await client.send(.post, "/v1/me/friend-requests", json: ["userId": to.id], token: from.token)
+                return try await client.send(
+                    .post, "/v1/me/friend-requests", json: ["userId": to.id], token: from.token)
             }
             #expect(statuses.allSatisfy { $0 == .ok })
             #expect(try await rowCount("friends", in: services) == all.count * 2)
@@ -127,7 +138,8 @@ struct SocialRouteTests {
             // Neither finds the other, and the blocked one cannot reach the blocker.
             #expect(try await client.send(.get, "/v1/users/ana", token: ben.token).status == .notFound)
             #expect(try await client.send(.get, "/v1/users/ben", token: ana.token).status == .notFound)
-            let reach = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
+            let reach = try await client.send(
+                .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
             #expect(reach.status == .notFound)
             #expect(try await client.send(.put, "/v1/me/blocks/\(ana.id)", token: ana.token).status == .badRequest)
 
@@ -145,7 +157,8 @@ struct SocialRouteTests {
             var senders: [TestUser] = []
             for index in 0..<5 { senders.append(try await client.member("fan\(index)")) }
             for sender in senders {
-                _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: sender.token)
+                _ = try await client.send(
+                    .post, "/v1/me/friend-requests", json: ["userId": ana.id], token: sender.token)
             }
             let first = try await client.send(.get, "/v1/notifications?limit=3", token: ana.token)
             #expect(first.json["unreadCount"] as? Int == 5)
@@ -167,7 +180,9 @@ struct SocialRouteTests {
             #expect(other.status == .notFound)
             let all = try await client.send(.post, "/v1/notifications/read-all", token: ana.token)
             #expect(all.json["unread"] as? Int == 0)
-            #expect(try await client.send(.get, "/v1/notifications/unread-count", token: ana.token).json["unread"] as? Int == 0)
+            #expect(
+                try await client.send(.get, "/v1/notifications/unread-count", token: ana.token).json["unread"] as? Int
+                    == 0)
 
             // Settings: validation, then a muted kind never reaches the inbox.
             let bad = try await client.send(
@@ -178,7 +193,9 @@ struct SocialRouteTests {
             #expect(Set(bad.json.fieldErrors) == ["quietHours", "timeZone"])
             let settings = try await client.send(
                 .put, "/v1/me/notification-settings",
-                json: ["muted": ["friendRequest", "friendRequest"], "quietHours": ["start": "22:00", "end": "07:00"]],
+                json: [
+                    "muted": ["friendRequest", "friendRequest"], "quietHours": ["start": "22:00", "end": "07:00"],
+                ],
                 token: ana.token)
             #expect(settings.status == .ok, "\(settings.text)")
             #expect(settings.json["muted"] as? [String] == ["friendRequest"])

@@ -59,7 +59,8 @@ struct WallRouteTests {
             try await client.profile(cal, ["gender": "male", "preferences": ["genderPreference": ["male"]]])
             try await client.profile(dan, ["gender": "male", "avatarUrl": "https://img.example/dan.jpg"])
             try await client.profile(eve, ["gender": "female"])
-            try await client.profile(kid, ["gender": "male", "birthDate": "\(Calendar.current.component(.year, from: Date()) - 15)-01-01"])
+            try await client.profile(
+                kid, ["gender": "male", "birthDate": "\(Calendar.current.component(.year, from: Date()) - 15)-01-01"])
             try await client.profile(stay, ["gender": "male"])
             for user in [ana, ben, cal, dan, eve, kid] { try await client.going(user, to: event) }
             _ = try await client.send(
@@ -78,7 +79,8 @@ struct WallRouteTests {
             // Paging.
             let page = try await client.send(.get, "/v1/events/\(event)/wall?limit=1", token: ana.token)
             let cursor = try #require(page.json["nextCursor"] as? String)
-            #expect(try await client.listedUsers("/v1/events/\(event)/wall?limit=1&cursor=\(cursor)", as: ana) == [dan.id])
+            #expect(
+                try await client.listedUsers("/v1/events/\(event)/wall?limit=1&cursor=\(cursor)", as: ana) == [dan.id])
 
             // A pass hides; a block hides both ways.
             #expect(try await client.swipe(ana, dan, at: event, "pass").status == .ok)
@@ -130,7 +132,8 @@ struct WallRouteTests {
 
             let matchID = try #require(match["id"] as? String)
             let outsider = try await client.member("outsider")
-            #expect(try await client.send(.delete, "/v1/me/matches/\(matchID)", token: outsider.token).status == .notFound)
+            #expect(
+                try await client.send(.delete, "/v1/me/matches/\(matchID)", token: outsider.token).status == .notFound)
             #expect(try await client.send(.delete, "/v1/me/matches/\(matchID)", token: ben.token).status == .noContent)
             #expect(try await client.listedUsers("/v1/me/matches", as: ana).isEmpty)
             #expect(try await client.listedUsers("/v1/events/\(event)/wall", as: ana).isEmpty)
@@ -180,7 +183,9 @@ struct WallRouteTests {
         }
     }
 
-    @Test("invitations: friends only, once each; accept makes the invitee going, decline does not", arguments: Backend.available)
+    @Test(
+        "invitations: friends only, once each; accept makes the invitee going, decline does not",
+        arguments: Backend.available)
     func invitations(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let host = try await client.member("host")
@@ -190,7 +195,8 @@ struct WallRouteTests {
             let cyd = try await client.member("cyd")
             let stranger = try await client.member("stranger")
             for friend in [ben, cyd] {
-                _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": friend.id], token: ana.token)
+                _ = try await client.send(
+                    .post, "/v1/me/friend-requests", json: ["userId": friend.id], token: ana.token)
                 _ = try await client.send(.post, "/v1/me/friend-requests/\(ana.id)/accept", token: friend.token)
             }
             let notGoing = try await client.send(
@@ -213,7 +219,8 @@ struct WallRouteTests {
             let invitation = try #require((incoming.json["items"] as? [JSON])?.first)
             #expect(invitation["eventName"] as? String == "Pala night")
             let id = try #require(invitation["id"] as? String)
-            #expect(try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: cyd.token).status == .notFound)
+            #expect(
+                try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: cyd.token).status == .notFound)
             let accepted = try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: ben.token)
             #expect(accepted.json["status"] as? String == "accepted")
             let attendance = try await services.events.attendance(of: ben.id, in: [event])
@@ -225,7 +232,8 @@ struct WallRouteTests {
                 .post, "/v1/me/invitations/\(cydInvitation["id"] as? String ?? "")/decline", token: cyd.token)
             #expect(declined.json["status"] as? String == "declined")
             #expect(try await services.events.attendance(of: cyd.id, in: [event])[event] == nil)
-            let outgoing = try await client.send(.get, "/v1/me/invitations?direction=outgoing&status=pending", token: ana.token)
+            let outgoing = try await client.send(
+                .get, "/v1/me/invitations?direction=outgoing&status=pending", token: ana.token)
             #expect((outgoing.json["items"] as? [JSON])?.isEmpty == true)
             let bad = try await client.send(.post, "/v1/me/invitations/\(id)/maybe", token: ben.token)
             #expect(bad.status == .badRequest)

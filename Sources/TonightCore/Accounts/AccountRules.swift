@@ -111,11 +111,13 @@ public enum AccountRules {
     public static func suggestedUsername(name: String?, email: String?) -> String {
         for source in [name, email.map { String($0.prefix { $0 != "@" }) }] {
             guard let source else { continue }
-            let folded = source.applyingTransform(.toLatin, reverse: false)?
+            let folded =
+                source.applyingTransform(.toLatin, reverse: false)?
                 .folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil) ?? source.lowercased()
-            let kept = String(folded.lowercased().unicodeScalars.filter {
-                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
-            }.prefix(20).map(Character.init))
+            let kept = String(
+                folded.lowercased().unicodeScalars.filter {
+                    ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+                }.prefix(20).map(Character.init))
             if kept.count >= 3 { return kept }
         }
         return "user"

@@ -40,6 +40,8 @@ extension APIHandlers {
 
 extension Components.Schemas.Device {
     init(_ device: DeviceRecord) {
-        self.init(token: device.token, platform: .init(rawValue: device.platform) ?? .apns, createdAt: Clock.date(device.createdAt))
+        self.init(
+            token: device.token, platform: .init(rawValue: device.platform) ?? .apns,
+            createdAt: Clock.date(device.createdAt))
     }
 }

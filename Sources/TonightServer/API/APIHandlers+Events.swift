@@ -190,7 +190,8 @@ extension APIHandlers {
             let event = try await findEvent(input.path.eventId)
             try Self.requireOrganizer(caller, of: event)
             let rows = try await events.attendees(
-                of: event.id, status: input.query.status?.rawValue, viewer: caller.userID, after: after, limit: limit + 1)
+                of: event.id, status: input.query.status?.rawValue, viewer: caller.userID, after: after,
+                limit: limit + 1)
             let page = Array(rows.prefix(limit))
             let people = try await users.find(ids: page.map(\.userID))
             let items: [Components.Schemas.Attendee] = page.compactMap { row in

@@ -13,7 +13,8 @@ extension APIHandlers {
             }
             let mine = try await events.attendance(of: caller.userID, in: [event.id])[event.id]
             guard event.organizerID == caller.userID || mine == "going" || mine == "interested" else {
-                throw APIError.forbidden("Say you are going (or interested) before inviting friends.", code: "not_attending")
+                throw APIError.forbidden(
+                    "Say you are going (or interested) before inviting friends.", code: "not_attending")
             }
             let me = try await currentUser(caller)
             var skipped: [Components.Schemas.InviteSkip] = []

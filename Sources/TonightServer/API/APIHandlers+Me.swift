@@ -190,7 +190,8 @@ extension Components.Schemas.Me {
             displayName: user.displayName, showNameOnPosts: user.showNameOnPosts,
             gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: user.birthDate,
             ageGroup: user.ageGroup(today: today),
-            bio: user.bio, homeCity: user.homeCity, avatarUrl: user.avatarUrl, preferences: PreferencesRules.decode(user.preferences),
+            bio: user.bio, homeCity: user.homeCity, avatarUrl: user.avatarUrl,
+            preferences: PreferencesRules.decode(user.preferences),
             createdAt: Clock.date(user.createdAt))
     }
 }

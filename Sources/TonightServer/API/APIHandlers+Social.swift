@@ -55,9 +55,17 @@ extension APIHandlers {
                 outcome in
                 switch outcome {
                 case .pending:
-                    [.init(userID: other.id, kind: .friendRequest, text: "\(me.shownName) wants to be friends", actorID: me.id)]
+                    [
+                        .init(
+                            userID: other.id, kind: .friendRequest, text: "\(me.shownName) wants to be friends",
+                            actorID: me.id)
+                    ]
                 case .friends:
-                    [.init(userID: other.id, kind: .friendAccepted, text: "You and \(me.shownName) are now friends", actorID: me.id)]
+                    [
+                        .init(
+                            userID: other.id, kind: .friendAccepted, text: "You and \(me.shownName) are now friends",
+                            actorID: me.id)
+                    ]
                 }
             }
             await notifier.publish(written)

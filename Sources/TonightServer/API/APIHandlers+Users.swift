@@ -25,6 +25,7 @@ extension Components.Schemas.PublicProfile {
     init(_ user: UserRecord) {
         self.init(
             id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
-            ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: user.avatarUrl, createdAt: Clock.date(user.createdAt))
+            ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: user.avatarUrl,
+            createdAt: Clock.date(user.createdAt))
     }
 }

@@ -69,7 +69,7 @@ extension AccountService {
                 }
                 user.isAnonymous = false
                 return user
-            } catch where Database.isUniqueViolation(error) {
+            } catch  where Database.isUniqueViolation(error) {
                 continue
             }
         }
@@ -79,8 +79,9 @@ extension AccountService {
     private func link(_ identity: OIDCIdentity, to user: UserRecord, now: Int64) async throws {
         do {
             try await identities.link(
-                provider: identity.provider, subject: identity.subject, userID: user.id, email: identity.email, now: now)
-        } catch where Database.isUniqueViolation(error) {
+                provider: identity.provider, subject: identity.subject, userID: user.id, email: identity.email, now: now
+            )
+        } catch  where Database.isUniqueViolation(error) {
             throw APIError.conflict(
                 "This \(identity.provider) identity already signs in to another account.", code: "identity_taken")
         }

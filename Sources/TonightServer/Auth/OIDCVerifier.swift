@@ -1,7 +1,8 @@
 import AsyncHTTPClient
-import struct Crypto.SHA256
 import Foundation
 import JWTKit
+
+import struct Crypto.SHA256
 
 /// One configured OpenID Connect provider (Sign in with Apple, Facebook Limited Login, or any issuer with a JWKS).
 public struct OIDCProvider: Sendable, Equatable {
@@ -32,14 +33,16 @@ public struct OIDCProvider: Sendable, Equatable {
 
     /// Sign in with Apple, accepting tokens issued to any of `audiences` (bundle ids / services ids).
     public static func apple(audiences: [String]) -> OIDCProvider {
-        OIDCProvider(name: "apple", issuer: "https://appleid.apple.com", audiences: audiences,
-                     jwks: .url("https://appleid.apple.com/auth/keys"))
+        OIDCProvider(
+            name: "apple", issuer: "https://appleid.apple.com", audiences: audiences,
+            jwks: .url("https://appleid.apple.com/auth/keys"))
     }
 
     /// Facebook Limited Login, accepting tokens issued to any of `audiences` (Facebook app ids).
     public static func facebook(audiences: [String]) -> OIDCProvider {
-        OIDCProvider(name: "facebook", issuer: "https://www.facebook.com", audiences: audiences,
-                     jwks: .url("https://limited.facebook.com/.well-known/oauth/openid/jwks/"))
+        OIDCProvider(
+            name: "facebook", issuer: "https://www.facebook.com", audiences: audiences,
+            jwks: .url("https://limited.facebook.com/.well-known/oauth/openid/jwks/"))
     }
 }
 
@@ -57,7 +60,9 @@ public struct OIDCIdentity: Sendable, Equatable {
     public var name: String?
 
     /// Creates an identity from its parts.
-    public init(provider: String, subject: String, email: String? = nil, emailVerified: Bool = false, name: String? = nil) {
+    public init(
+        provider: String, subject: String, email: String? = nil, emailVerified: Bool = false, name: String? = nil
+    ) {
         self.provider = provider
         self.subject = subject
         self.email = email
@@ -112,8 +117,10 @@ public actor OIDCVerifier {
     ///   - httpClient: The client used to fetch URL key sets; the caller owns and shuts it down.
     ///   - keyLifetime: How long a fetched JWKS is used before it is fetched again.
     ///   - refetchCooldown: The minimum time between a JWKS fetch and a refetch triggered by an unknown `kid`.
-    public init(providers: [OIDCProvider], httpClient: HTTPClient,
-                keyLifetime: Duration = .seconds(3600), refetchCooldown: Duration = .seconds(60)) {
+    public init(
+        providers: [OIDCProvider], httpClient: HTTPClient,
+        keyLifetime: Duration = .seconds(3600), refetchCooldown: Duration = .seconds(60)
+    ) {
         self.providers = providers
         self.httpClient = httpClient
         self.keyLifetime = keyLifetime
@@ -130,10 +137,10 @@ public actor OIDCVerifier {
     public func verify(idToken: String, nonce: String?, now: Date = Date()) async throws(OIDCError) -> OIDCIdentity {
         let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Self.base64URLDecode(parts[0]),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData),
-              let payloadData = Self.base64URLDecode(parts[1]),
-              let claims = try? JSONDecoder().decode(Claims.self, from: payloadData)
+            let headerData = Self.base64URLDecode(parts[0]),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData),
+            let payloadData = Self.base64URLDecode(parts[1]),
+            let claims = try? JSONDecoder().decode(Claims.self, from: payloadData)
         else { throw .malformed }
         guard header.alg == "RS256" || header.alg == "ES256" else { throw .unsupportedAlgorithm }
         guard let provider = providers.first(where: { $0.issuer == claims.iss }) else { throw .unknownIssuer }
@@ -162,8 +169,9 @@ public actor OIDCVerifier {
                 throw .nonceMismatch
             }
         }
-        return OIDCIdentity(provider: provider.name, subject: claims.sub, email: claims.email,
-                            emailVerified: claims.emailVerified ?? false, name: claims.name)
+        return OIDCIdentity(
+            provider: provider.name, subject: claims.sub, email: claims.email,
+            emailVerified: claims.emailVerified ?? false, name: claims.name)
     }
 
     /// Returns the cached key set when it is fresh and knows `kid` (or was fetched too recently to refetch);
@@ -171,7 +179,8 @@ public actor OIDCVerifier {
     private func keySet(for provider: OIDCProvider, kid: String) async throws(OIDCError) -> KeySet {
         let clock = ContinuousClock()
         if let cached = cache[provider.name], cached.fetchedAt.duration(to: clock.now) < keyLifetime,
-           cached.algorithms[kid] != nil || cached.fetchedAt.duration(to: clock.now) < refetchCooldown {
+            cached.algorithms[kid] != nil || cached.fetchedAt.duration(to: clock.now) < refetchCooldown
+        {
             return cached
         }
         if let running = inFlight[provider.name] {

@@ -96,7 +96,8 @@ public struct AppConfig: Sendable {
             default: apnsEndpoint
             }
         return APNsConfiguration(
-            keyID: apnsKeyID, teamID: apnsTeamID, privateKeyPEM: try String(contentsOfFile: apnsKeyFile, encoding: .utf8),
+            keyID: apnsKeyID, teamID: apnsTeamID,
+            privateKeyPEM: try String(contentsOfFile: apnsKeyFile, encoding: .utf8),
             topic: apnsTopic, endpoint: endpoint)
     }
 

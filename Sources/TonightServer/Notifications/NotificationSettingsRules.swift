@@ -20,7 +20,8 @@ enum NotificationSettingsRules {
             issues.append(.init(field: "quietHours", code: "invalid_time", message: "Use HH:MM times, e.g. 22:00."))
         }
         if let zone = settings.timeZone, TimeZone(identifier: zone) == nil {
-            issues.append(.init(field: "timeZone", code: "unknown_zone", message: "Use an IANA zone like Europe/Paris."))
+            issues.append(
+                .init(field: "timeZone", code: "unknown_zone", message: "Use an IANA zone like Europe/Paris."))
         }
         if !issues.isEmpty { throw APIError.validation(issues) }
         var seen = Set<String>()

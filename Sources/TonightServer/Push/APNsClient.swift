@@ -24,7 +24,10 @@ public struct APNsConfiguration: Sendable {
     public static let sandbox = "https://api.sandbox.push.apple.com"
 
     /// Creates a configuration; `endpoint` defaults to production.
-    public init(keyID: String, teamID: String, privateKeyPEM: String, topic: String, endpoint: String = APNsConfiguration.production) {
+    public init(
+        keyID: String, teamID: String, privateKeyPEM: String, topic: String,
+        endpoint: String = APNsConfiguration.production
+    ) {
         self.keyID = keyID
         self.teamID = teamID
         self.privateKeyPEM = privateKeyPEM
@@ -215,7 +218,9 @@ public final class APNsClient: Sendable {
             root[key] = value
         }
         root["aps"] = aps
-        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]),
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]),
             data.count <= maxPayloadSize
         else { return nil }
         return data
@@ -254,7 +259,8 @@ public final class APNsClient: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let header = try encoder.encode(JWTHeader(kid: self.configuration.keyID))
-        let claims = try encoder.encode(JWTClaims(iss: self.configuration.teamID, iat: Int64(issuedAt.timeIntervalSince1970)))
+        let claims = try encoder.encode(
+            JWTClaims(iss: self.configuration.teamID, iat: Int64(issuedAt.timeIntervalSince1970)))
         let signingInput = Self.base64URL(header) + "." + Self.base64URL(claims)
         let signature = try self.privateKey.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Self.base64URL(signature.rawRepresentation)

@@ -55,7 +55,8 @@ struct PushService: Sendable {
                 let backoff = retry.delay(afterAttempts: push.attempt)
                 let wait = max(backoff, after.map { TimeInterval($0.components.seconds) } ?? 0)
                 try await jobs.enqueue(
-                    PushJob.kind, payload: PushJob(notificationId: notification.id, token: token, attempt: push.attempt + 1),
+                    PushJob.kind,
+                    payload: PushJob(notificationId: notification.id, token: token, attempt: push.attempt + 1),
                     runAt: Date().addingTimeInterval(wait), maxAttempts: 1)
             }
         }

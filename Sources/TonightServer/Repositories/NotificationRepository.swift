@@ -112,7 +112,8 @@ struct SQLNotificationRepository: NotificationRepository {
         var quiet: Set<String> = []
         for row in rows {
             let id = try row.decode(column: "id", as: String.self)
-            let settings = NotificationSettingsRules.decode(try row.decode(column: "notification_settings", as: String.self))
+            let settings = NotificationSettingsRules.decode(
+                try row.decode(column: "notification_settings", as: String.self))
             muted[id] = Set(settings.muted.map(\.rawValue))
             if NotificationSettingsRules.isQuiet(settings, at: Clock.date(now)) { quiet.insert(id) }
         }
@@ -141,7 +142,8 @@ struct SQLNotificationRepository: NotificationRepository {
             if withDevices.contains(record.userID), !quiet.contains(record.userID) {
                 let job = String(decoding: try JSONEncoder().encode(PushJob(notificationId: record.id)), as: UTF8.self)
                 try await SQLJobRepository.enqueue(
-                    id: Identifier.make(), kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1, now: now, on: db)
+                    id: Identifier.make(), kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1, now: now,
+                    on: db)
             }
         }
         return written

@@ -109,13 +109,15 @@ struct SQLSocialRepository: SocialRepository {
 
     func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         try await list(
-            "SELECT friend_id AS other, created_at FROM friends WHERE user_id = \(bind: user)", "friend_id", before, limit)
+            "SELECT friend_id AS other, created_at FROM friends WHERE user_id = \(bind: user)", "friend_id", before,
+            limit)
     }
 
     func requests(of user: String, incoming: Bool, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         incoming
             ? try await list(
-                "SELECT from_id AS other, created_at FROM friend_requests WHERE to_id = \(bind: user)", "from_id", before,
+                "SELECT from_id AS other, created_at FROM friend_requests WHERE to_id = \(bind: user)", "from_id",
+                before,
                 limit)
             : try await list(
                 "SELECT to_id AS other, created_at FROM friend_requests WHERE from_id = \(bind: user)", "to_id", before,
@@ -146,12 +148,14 @@ struct SQLSocialRepository: SocialRepository {
     }
 
     func unblock(_ blocker: String, _ blocked: String) async throws {
-        try await db.raw("DELETE FROM blocks WHERE blocker_id = \(bind: blocker) AND blocked_id = \(bind: blocked)").run()
+        try await db.raw("DELETE FROM blocks WHERE blocker_id = \(bind: blocker) AND blocked_id = \(bind: blocked)")
+            .run()
     }
 
     func blocks(of blocker: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         try await list(
-            "SELECT blocked_id AS other, created_at FROM blocks WHERE blocker_id = \(bind: blocker)", "blocked_id", before,
+            "SELECT blocked_id AS other, created_at FROM blocks WHERE blocker_id = \(bind: blocker)", "blocked_id",
+            before,
             limit)
     }
 
