@@ -38,6 +38,10 @@ public struct AppServices: Sendable {
     let devices: any DeviceRepository
     let push: PushService
     let invitations: any InvitationRepository
+    let chat: any ChatRepository
+    /// Live delivery to sockets on every instance.
+    let fanout: any LiveFanout
+    let presence: PresenceService
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -65,6 +69,10 @@ public struct AppServices: Sendable {
         let cities = SQLCityRepository(db: database.sql)
         let notifications = SQLNotificationRepository(db: database.sql)
         let live = LiveHub()
+        let fanout: any LiveFanout =
+            database.kind == .postgres
+            ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
+            : LocalFanout(hub: live)
         let devices = SQLDeviceRepository(db: database.sql)
         let jobs = JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
@@ -81,12 +89,14 @@ public struct AppServices: Sendable {
             suggester: ArtistSuggester(db: database.sql), cities: cities,
             social: SQLSocialRepository(db: database.sql, database: database),
             wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
-            notifier: Notifier(hub: live, users: users, notifications: notifications, logger: logger),
+            notifier: Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger),
             oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
             push: PushService(
                 client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
                 logger: logger),
-            invitations: SQLInvitationRepository(db: database.sql, database: database))
+            invitations: SQLInvitationRepository(db: database.sql, database: database),
+            chat: SQLChatRepository(db: database.sql, database: database), fanout: fanout,
+            presence: PresenceService(db: database.sql, hub: live, logger: logger))
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -118,17 +128,22 @@ public func buildApplication(
         accounts: services.accounts, users: services.users, geo: services.geo, places: services.places,
         events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
         wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
-        devices: services.devices, invitations: services.invitations,
+        devices: services.devices, invitations: services.invitations, chat: services.chat, fanout: services.fanout,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))
-    LiveRoutes(hub: services.live, tokens: services.tokens).register(on: router)
+    LiveRoutes(
+        hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
+        fanout: services.fanout
+    ).register(on: router)
 
     var serviceList: [any Service] = [
         DatabaseCloser(database: services.database),
         Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
+        services.presence,
     ]
+    if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     if config.jobsEnabled {
         serviceList.append(
             JobWorker(

@@ -44,5 +44,7 @@ extension Components {
         public typealias EventId = Swift.String
         /// - Remark: Generated from `#/components/parameters/UserId`.
         public typealias UserId = Swift.String
+        /// - Remark: Generated from `#/components/parameters/ConversationId`.
+        public typealias ConversationId = Swift.String
     }
 }

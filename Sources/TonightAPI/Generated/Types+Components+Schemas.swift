@@ -2597,6 +2597,8 @@ extension Components {
             public var eventId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Match/eventName`.
             public var eventName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Match/conversationId`.
+            public var conversationId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Match/createdAt`.
             public var createdAt: Foundation.Date
             /// Creates a new `Match`.
@@ -2606,18 +2608,21 @@ extension Components {
             ///   - user:
             ///   - eventId: The event whose wall made the match (absent once the event is gone).
             ///   - eventName:
+            ///   - conversationId:
             ///   - createdAt:
             public init(
                 id: Swift.String,
                 user: Components.Schemas.PublicProfile,
                 eventId: Swift.String? = nil,
                 eventName: Swift.String? = nil,
+                conversationId: Swift.String? = nil,
                 createdAt: Foundation.Date
             ) {
                 self.id = id
                 self.user = user
                 self.eventId = eventId
                 self.eventName = eventName
+                self.conversationId = conversationId
                 self.createdAt = createdAt
             }
             public enum CodingKeys: String, CodingKey {
@@ -2625,6 +2630,7 @@ extension Components {
                 case user
                 case eventId
                 case eventName
+                case conversationId
                 case createdAt
             }
         }
@@ -3131,6 +3137,355 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case items
                 case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OpenConversationInput`.
+        public struct OpenConversationInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OpenConversationInput/userId`.
+            public var userId: Swift.String
+            /// Creates a new `OpenConversationInput`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            public init(userId: Swift.String) {
+                self.userId = userId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "userId"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Presence`.
+        public struct Presence: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Presence/online`.
+            public var online: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/Presence/lastSeen`.
+            public var lastSeen: Foundation.Date?
+            /// Creates a new `Presence`.
+            ///
+            /// - Parameters:
+            ///   - online:
+            ///   - lastSeen:
+            public init(
+                online: Swift.Bool,
+                lastSeen: Foundation.Date? = nil
+            ) {
+                self.online = online
+                self.lastSeen = lastSeen
+            }
+            public enum CodingKeys: String, CodingKey {
+                case online
+                case lastSeen
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Message`.
+        public struct Message: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Message/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Message/conversationId`.
+            public var conversationId: Swift.String
+            /// 1, 2, 3… in the conversation: the sync cursor.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Message/seq`.
+            public var seq: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Message/senderId`.
+            public var senderId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Message/text`.
+            public var text: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Message/clientId`.
+            public var clientId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Message/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Message`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - conversationId:
+            ///   - seq: 1, 2, 3… in the conversation: the sync cursor.
+            ///   - senderId:
+            ///   - text:
+            ///   - clientId:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                conversationId: Swift.String,
+                seq: Swift.Int64,
+                senderId: Swift.String,
+                text: Swift.String,
+                clientId: Swift.String? = nil,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.conversationId = conversationId
+                self.seq = seq
+                self.senderId = senderId
+                self.text = text
+                self.clientId = clientId
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case conversationId
+                case seq
+                case senderId
+                case text
+                case clientId
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MessageInput`.
+        public struct MessageInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MessageInput/text`.
+            public var text: Swift.String
+            /// The device's id for this message, for safe retries.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MessageInput/clientId`.
+            public var clientId: Swift.String?
+            /// Creates a new `MessageInput`.
+            ///
+            /// - Parameters:
+            ///   - text:
+            ///   - clientId: The device's id for this message, for safe retries.
+            public init(
+                text: Swift.String,
+                clientId: Swift.String? = nil
+            ) {
+                self.text = text
+                self.clientId = clientId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case text
+                case clientId
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                self.clientId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientId
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "text",
+                    "clientId"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MessagePage`.
+        public struct MessagePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MessagePage/items`.
+            public var items: [Components.Schemas.Message]
+            /// More messages exist beyond this page in the direction asked.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MessagePage/hasMore`.
+            public var hasMore: Swift.Bool
+            /// Creates a new `MessagePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - hasMore: More messages exist beyond this page in the direction asked.
+            public init(
+                items: [Components.Schemas.Message],
+                hasMore: Swift.Bool
+            ) {
+                self.items = items
+                self.hasMore = hasMore
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case hasMore
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ConversationKind`.
+        @frozen public enum ConversationKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case match = "match"
+            case direct = "direct"
+        }
+        /// - Remark: Generated from `#/components/schemas/Conversation`.
+        public struct Conversation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Conversation/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Conversation/kind`.
+            public var kind: Components.Schemas.ConversationKind
+            /// - Remark: Generated from `#/components/schemas/Conversation/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/Conversation/matchId`.
+            public var matchId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Conversation/lastMessage`.
+            public var lastMessage: Components.Schemas.Message?
+            /// - Remark: Generated from `#/components/schemas/Conversation/lastSeq`.
+            public var lastSeq: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Conversation/unreadCount`.
+            public var unreadCount: Swift.Int
+            /// The caller's read position.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Conversation/readSeq`.
+            public var readSeq: Swift.Int64
+            /// The other member's read position: the caller's messages up to it were read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Conversation/otherReadSeq`.
+            public var otherReadSeq: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Conversation/presence`.
+            public var presence: Components.Schemas.Presence
+            /// - Remark: Generated from `#/components/schemas/Conversation/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Conversation/updatedAt`.
+            public var updatedAt: Foundation.Date
+            /// Creates a new `Conversation`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - kind:
+            ///   - user:
+            ///   - matchId:
+            ///   - lastMessage:
+            ///   - lastSeq:
+            ///   - unreadCount:
+            ///   - readSeq: The caller's read position.
+            ///   - otherReadSeq: The other member's read position: the caller's messages up to it were read.
+            ///   - presence:
+            ///   - createdAt:
+            ///   - updatedAt:
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.ConversationKind,
+                user: Components.Schemas.PublicProfile,
+                matchId: Swift.String? = nil,
+                lastMessage: Components.Schemas.Message? = nil,
+                lastSeq: Swift.Int64,
+                unreadCount: Swift.Int,
+                readSeq: Swift.Int64,
+                otherReadSeq: Swift.Int64,
+                presence: Components.Schemas.Presence,
+                createdAt: Foundation.Date,
+                updatedAt: Foundation.Date
+            ) {
+                self.id = id
+                self.kind = kind
+                self.user = user
+                self.matchId = matchId
+                self.lastMessage = lastMessage
+                self.lastSeq = lastSeq
+                self.unreadCount = unreadCount
+                self.readSeq = readSeq
+                self.otherReadSeq = otherReadSeq
+                self.presence = presence
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case user
+                case matchId
+                case lastMessage
+                case lastSeq
+                case unreadCount
+                case readSeq
+                case otherReadSeq
+                case presence
+                case createdAt
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ConversationPage`.
+        public struct ConversationPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConversationPage/items`.
+            public var items: [Components.Schemas.Conversation]
+            /// - Remark: Generated from `#/components/schemas/ConversationPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ConversationPage/totalUnread`.
+            public var totalUnread: Swift.Int
+            /// Creates a new `ConversationPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            ///   - totalUnread:
+            public init(
+                items: [Components.Schemas.Conversation],
+                nextCursor: Swift.String? = nil,
+                totalUnread: Swift.Int
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+                self.totalUnread = totalUnread
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+                case totalUnread
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReadInput`.
+        public struct ReadInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReadInput/seq`.
+            public var seq: Swift.Int64
+            /// Creates a new `ReadInput`.
+            ///
+            /// - Parameters:
+            ///   - seq:
+            public init(seq: Swift.Int64) {
+                self.seq = seq
+            }
+            public enum CodingKeys: String, CodingKey {
+                case seq
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.seq = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .seq
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "seq"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReadState`.
+        public struct ReadState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReadState/conversationId`.
+            public var conversationId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReadState/readSeq`.
+            public var readSeq: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/ReadState/unreadCount`.
+            public var unreadCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReadState/totalUnread`.
+            public var totalUnread: Swift.Int
+            /// Creates a new `ReadState`.
+            ///
+            /// - Parameters:
+            ///   - conversationId:
+            ///   - readSeq:
+            ///   - unreadCount:
+            ///   - totalUnread:
+            public init(
+                conversationId: Swift.String,
+                readSeq: Swift.Int64,
+                unreadCount: Swift.Int,
+                totalUnread: Swift.Int
+            ) {
+                self.conversationId = conversationId
+                self.readSeq = readSeq
+                self.unreadCount = unreadCount
+                self.totalUnread = totalUnread
+            }
+            public enum CodingKeys: String, CodingKey {
+                case conversationId
+                case readSeq
+                case unreadCount
+                case totalUnread
             }
         }
     }

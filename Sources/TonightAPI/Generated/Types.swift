@@ -366,6 +366,36 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/invitations/{invitationId}/{answer}`.
     /// - Remark: Generated from `#/paths//v1/me/invitations/{invitationId}/{answer}/post(answerInvitation)`.
     func answerInvitation(_ input: Operations.AnswerInvitation.Input) async throws -> Operations.AnswerInvitation.Output
+    /// The caller's conversations, most recent activity first, with unread counts.
+    ///
+    /// - Remark: HTTP `GET /v1/conversations`.
+    /// - Remark: Generated from `#/paths//v1/conversations/get(listConversations)`.
+    func listConversations(_ input: Operations.ListConversations.Input) async throws -> Operations.ListConversations.Output
+    /// The conversation with a friend or a match, made on first use (one per pair). Only friends and matches can talk.
+    ///
+    /// - Remark: HTTP `POST /v1/conversations`.
+    /// - Remark: Generated from `#/paths//v1/conversations/post(openConversation)`.
+    func openConversation(_ input: Operations.OpenConversation.Input) async throws -> Operations.OpenConversation.Output
+    /// One conversation (members only).
+    ///
+    /// - Remark: HTTP `GET /v1/conversations/{conversationId}`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/get(getConversation)`.
+    func getConversation(_ input: Operations.GetConversation.Input) async throws -> Operations.GetConversation.Output
+    /// Messages in order. Without `since`: the newest `limit` messages (before `before`, when given) — page backwards through history. With `since`: the messages after that sequence number, oldest first — sync what a device has not seen.
+    ///
+    /// - Remark: HTTP `GET /v1/conversations/{conversationId}/messages`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/messages/get(listMessages)`.
+    func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output
+    /// Send a message. With a `clientId`, a retry of the same message returns the stored one (200) instead of sending it twice. Stored first, then delivered live to every open socket of both members; a recipient with no open socket is notified (and pushed).
+    ///
+    /// - Remark: HTTP `POST /v1/conversations/{conversationId}/messages`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/messages/post(sendMessage)`.
+    func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output
+    /// Read receipt up to a sequence number (never moves back); the other member sees it live.
+    ///
+    /// - Remark: HTTP `POST /v1/conversations/{conversationId}/read`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/read/post(markConversationRead)`.
+    func markConversationRead(_ input: Operations.MarkConversationRead.Input) async throws -> Operations.MarkConversationRead.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1167,6 +1197,90 @@ extension APIProtocol {
         try await answerInvitation(Operations.AnswerInvitation.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// The caller's conversations, most recent activity first, with unread counts.
+    ///
+    /// - Remark: HTTP `GET /v1/conversations`.
+    /// - Remark: Generated from `#/paths//v1/conversations/get(listConversations)`.
+    public func listConversations(
+        query: Operations.ListConversations.Input.Query = .init(),
+        headers: Operations.ListConversations.Input.Headers = .init()
+    ) async throws -> Operations.ListConversations.Output {
+        try await listConversations(Operations.ListConversations.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The conversation with a friend or a match, made on first use (one per pair). Only friends and matches can talk.
+    ///
+    /// - Remark: HTTP `POST /v1/conversations`.
+    /// - Remark: Generated from `#/paths//v1/conversations/post(openConversation)`.
+    public func openConversation(
+        headers: Operations.OpenConversation.Input.Headers = .init(),
+        body: Operations.OpenConversation.Input.Body
+    ) async throws -> Operations.OpenConversation.Output {
+        try await openConversation(Operations.OpenConversation.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One conversation (members only).
+    ///
+    /// - Remark: HTTP `GET /v1/conversations/{conversationId}`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/get(getConversation)`.
+    public func getConversation(
+        path: Operations.GetConversation.Input.Path,
+        headers: Operations.GetConversation.Input.Headers = .init()
+    ) async throws -> Operations.GetConversation.Output {
+        try await getConversation(Operations.GetConversation.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Messages in order. Without `since`: the newest `limit` messages (before `before`, when given) — page backwards through history. With `since`: the messages after that sequence number, oldest first — sync what a device has not seen.
+    ///
+    /// - Remark: HTTP `GET /v1/conversations/{conversationId}/messages`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/messages/get(listMessages)`.
+    public func listMessages(
+        path: Operations.ListMessages.Input.Path,
+        query: Operations.ListMessages.Input.Query = .init(),
+        headers: Operations.ListMessages.Input.Headers = .init()
+    ) async throws -> Operations.ListMessages.Output {
+        try await listMessages(Operations.ListMessages.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Send a message. With a `clientId`, a retry of the same message returns the stored one (200) instead of sending it twice. Stored first, then delivered live to every open socket of both members; a recipient with no open socket is notified (and pushed).
+    ///
+    /// - Remark: HTTP `POST /v1/conversations/{conversationId}/messages`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/messages/post(sendMessage)`.
+    public func sendMessage(
+        path: Operations.SendMessage.Input.Path,
+        headers: Operations.SendMessage.Input.Headers = .init(),
+        body: Operations.SendMessage.Input.Body
+    ) async throws -> Operations.SendMessage.Output {
+        try await sendMessage(Operations.SendMessage.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Read receipt up to a sequence number (never moves back); the other member sees it live.
+    ///
+    /// - Remark: HTTP `POST /v1/conversations/{conversationId}/read`.
+    /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/read/post(markConversationRead)`.
+    public func markConversationRead(
+        path: Operations.MarkConversationRead.Input.Path,
+        headers: Operations.MarkConversationRead.Input.Headers = .init(),
+        body: Operations.MarkConversationRead.Input.Body
+    ) async throws -> Operations.MarkConversationRead.Output {
+        try await markConversationRead(Operations.MarkConversationRead.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
 }

@@ -17,17 +17,20 @@ public struct LiveMessage: Codable, Sendable, Equatable {
     public var message: String?
     /// For events: the payload.
     public var data: OpenAPIObjectContainer?
+    /// For `typing` sent by a client: the conversation the user is typing in.
+    public var conversationId: String?
 
     /// Creates a message.
     public init(
         type: String, token: String? = nil, userId: String? = nil, message: String? = nil,
-        data: OpenAPIObjectContainer? = nil
+        data: OpenAPIObjectContainer? = nil, conversationId: String? = nil
     ) {
         self.type = type
         self.token = token
         self.userId = userId
         self.message = message
         self.data = data
+        self.conversationId = conversationId
     }
 
     /// Protocol message types.
@@ -37,6 +40,8 @@ public struct LiveMessage: Codable, Sendable, Equatable {
         public static let ping = "ping"
         public static let pong = "pong"
         public static let error = "error"
+        /// Client → server: the user is typing in `conversationId` (send every few seconds while typing).
+        public static let typing = "typing"
     }
 
     /// Event types the server pushes. Later features add theirs here.
@@ -45,5 +50,11 @@ public struct LiveMessage: Codable, Sendable, Equatable {
         public static let notice = "notice"
         /// A new notification: `data` is `{"notification": Notification, "unreadCount": n}`.
         public static let notification = "notification"
+        /// A chat message was stored: `data` is `{"message": Message}` (to both members).
+        public static let message = "message"
+        /// A read receipt: `data` is `{"conversationId", "userId", "seq"}`.
+        public static let read = "read"
+        /// The other member is typing: `data` is `{"conversationId", "userId"}`.
+        public static let typing = "typing"
     }
 }

@@ -54,7 +54,7 @@ extension APIHandlers {
             let match = result.match.map {
                 Components.Schemas.Match(
                     id: $0.id, user: .init(other), eventId: $0.eventID, eventName: event.name,
-                    createdAt: Clock.date($0.createdAt))
+                    conversationId: $0.conversationID, createdAt: Clock.date($0.createdAt))
             }
             return .ok(.init(body: .json(.init(userId: other.id, decision: body.decision, match: match))))
         }
@@ -72,7 +72,7 @@ extension APIHandlers {
                 people[row.match.other(than: caller.userID)].map {
                     Components.Schemas.Match(
                         id: row.match.id, user: .init($0), eventId: row.match.eventID, eventName: row.eventName,
-                        createdAt: Clock.date(row.match.createdAt))
+                        conversationId: row.match.conversationID, createdAt: Clock.date(row.match.createdAt))
                 }
             }
             let next =

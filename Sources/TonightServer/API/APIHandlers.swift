@@ -20,6 +20,8 @@ struct APIHandlers: APIProtocol {
     let oidc: OIDCVerifier
     let devices: any DeviceRepository
     let invitations: any InvitationRepository
+    let chat: any ChatRepository
+    let fanout: any LiveFanout
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

@@ -6,8 +6,8 @@ import TonightAPI
 
 /// The open `/v1/live` sockets of this process, by user, and delivery of events to them.
 ///
-/// In-process fan-out; a later PostgreSQL LISTEN/NOTIFY relay feeds ``deliver(_:to:)`` on every
-/// instance so a user's sockets receive events whichever instance they are connected to.
+/// ``LiveFanout`` feeds ``deliver(_:to:)``: directly in one process, or on every instance through
+/// PostgreSQL `LISTEN/NOTIFY`, so a user's sockets receive events whichever instance holds them.
 public actor LiveHub {
     private var sockets: [String: [UUID: WebSocketOutboundWriter]] = [:]
     private static let encoder = JSONEncoder()
@@ -39,6 +39,9 @@ public actor LiveHub {
         for writer in writers where (try? await writer.write(.text(text))) != nil { sent += 1 }
         return sent
     }
+
+    /// Users with at least one open socket here.
+    func onlineUsers() -> [String] { Array(sockets.keys) }
 
     private func writers(for userID: String) -> [WebSocketOutboundWriter] {
         Array(sockets[userID]?.values ?? [:].values)

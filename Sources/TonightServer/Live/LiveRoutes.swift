@@ -8,10 +8,15 @@ import TonightAPI
 
 /// `GET /v1/live`: the authenticated WebSocket. The token comes in the query (`?token=`) or in
 /// a first `auth` message within 10 seconds; then the socket receives the user's events and
-/// answers `ping` with `pong` (WebSocket-level pings also run every 30 seconds).
+/// answers `ping` with `pong` (WebSocket-level pings also run every 30 seconds). A client says
+/// it is typing with `{"type":"typing","conversationId":"…"}`; the other member gets a `typing`
+/// event. Opening and closing sockets keeps the user's presence (``PresenceService``).
 struct LiveRoutes {
     let hub: LiveHub
     let tokens: TokenService
+    let presence: PresenceService
+    let chat: any ChatRepository
+    let fanout: any LiveFanout
     let authTimeout: Duration = .seconds(10)
 
     func register(on router: Router<AppRequestContext>) {
@@ -52,7 +57,10 @@ struct LiveRoutes {
         if let principal { try await ready(principal, socketID: socketID, outbound: outbound) }
         defer {
             if let userID = principal?.userID {
-                Task { await hub.unregister(userID: userID, socketID: socketID) }
+                Task {
+                    await hub.unregister(userID: userID, socketID: socketID)
+                    await presence.disconnected(userID)
+                }
             }
         }
         for try await message in inbound.messages(maxSize: 1 << 16) {
@@ -65,6 +73,16 @@ struct LiveRoutes {
             switch parsed.type {
             case LiveMessage.Kind.ping:
                 try await send(LiveMessage(type: LiveMessage.Kind.pong), outbound)
+            case LiveMessage.Kind.typing where principal != nil:
+                guard let userID = principal?.userID, let id = parsed.conversationId,
+                    let conversation = try? await chat.conversation(id: id), conversation.includes(userID)
+                else {
+                    try await send(LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."), outbound)
+                    continue
+                }
+                let typing = try LiveMessage.event(
+                    LiveMessage.EventType.typing, ["conversationId": id, "userId": userID])
+                await fanout.send(typing, to: [conversation.other(than: userID)])
             case LiveMessage.Kind.auth where principal == nil:
                 guard let token = parsed.token, let verified = await tokens.verify(token) else {
                     try await send(LiveMessage(type: LiveMessage.Kind.error, message: "Invalid token."), outbound)
@@ -83,6 +101,7 @@ struct LiveRoutes {
 
     private func ready(_ principal: Principal, socketID: UUID, outbound: WebSocketOutboundWriter) async throws {
         await hub.register(userID: principal.userID, socketID: socketID, writer: outbound)
+        await presence.connected(principal.userID)
         try await send(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID), outbound)
     }
 

@@ -5,9 +5,10 @@ import TonightAPI
 import TonightCore
 
 /// Hands notifications to their recipients once the transaction that wrote them has committed:
-/// a `notification` event with the item and the new unread count on every open `/v1/live` socket.
+/// a `notification` event with the item and the new unread count on every open `/v1/live` socket
+/// (on any instance, through ``LiveFanout``).
 struct Notifier: Sendable {
-    let hub: LiveHub
+    let fanout: any LiveFanout
     let users: any UserRepository
     let notifications: any NotificationRepository
     let logger: Logger
@@ -24,7 +25,8 @@ struct Notifier: Sendable {
                 }
                 let item = Components.Schemas.Notification(record, actor: record.actorID.flatMap { actors[$0] })
                 let payload = LivePayload.NotificationEvent(notification: item, unreadCount: unread[record.userID] ?? 0)
-                await hub.deliver(try LiveMessage.event(LiveMessage.EventType.notification, payload), to: record.userID)
+                await fanout.send(
+                    try LiveMessage.event(LiveMessage.EventType.notification, payload), to: [record.userID])
             }
         } catch {
             logger.warning("live notification delivery failed", metadata: ["error": "\(error)"])

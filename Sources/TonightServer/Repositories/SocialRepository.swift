@@ -35,7 +35,8 @@ protocol SocialRepository: Sendable {
     func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
     /// Pending requests to (`incoming`) or from `user`, newest first.
     func requests(of user: String, incoming: Bool, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
-    /// Blocks `blocked` for `blocker`, ending any friendship, request and match between them.
+    /// Blocks `blocked` for `blocker`, ending any friendship, request, match and conversation
+    /// between them.
     func block(_ blocker: String, _ blocked: String, now: Int64) async throws
     func unblock(_ blocker: String, _ blocked: String) async throws
     /// Users `blocker` blocked, newest first.
@@ -143,6 +144,9 @@ struct SQLSocialRepository: SocialRepository {
             let pair = WallRules.pair(blocker, blocked)
             try await db.raw(
                 "DELETE FROM matches WHERE user_a = \(bind: pair.first) AND user_b = \(bind: pair.second)"
+            ).run()
+            try await db.raw(
+                "DELETE FROM conversations WHERE user_a = \(bind: pair.first) AND user_b = \(bind: pair.second)"
             ).run()
         }
     }

@@ -10,6 +10,8 @@ struct MatchRecord: Sendable, Equatable {
     var userB: String
     var eventID: String?
     var createdAt: Int64
+    /// The match's conversation (filled by reads that join it).
+    var conversationID: String? = nil
 
     /// The other user of the match.
     func other(than user: String) -> String { user == userA ? userB : userA }
@@ -109,7 +111,7 @@ struct SQLWallRepository: WallRepository {
                 """
             ).first()
             guard liked != nil else { return (nil, []) }
-            let match = MatchRecord(
+            var match = MatchRecord(
                 id: Identifier.make(), userA: pair.first, userB: pair.second, eventID: eventID, createdAt: now)
             try await db.raw(
                 """
@@ -117,6 +119,10 @@ struct SQLWallRepository: WallRepository {
                 VALUES (\(bind: match.id), \(bind: match.userA), \(bind: match.userB), \(bind: match.eventID), \(bind: now))
                 """
             ).run()
+            // The pair's chat opens with the match (and ends with it).
+            let conversation = try await SQLChatRepository.open(
+                user, target, kind: "match", matchID: match.id, now: now, on: db)
+            match.conversationID = conversation.id
             return (match, try await SQLNotificationRepository.write(notices(match), now: now, on: db))
         }
     }
@@ -126,14 +132,17 @@ struct SQLWallRepository: WallRepository {
     {
         var sql: SQLQueryString =
             """
-            SELECT m.id, m.user_a, m.user_b, m.event_id, m.created_at, e.name AS event_name
-            FROM matches m LEFT JOIN events e ON e.id = m.event_id
+            SELECT m.id, m.user_a, m.user_b, m.event_id, m.created_at, e.name AS event_name,
+                c.id AS conversation_id
+            FROM matches m LEFT JOIN events e ON e.id = m.event_id LEFT JOIN conversations c ON c.match_id = m.id
             WHERE (m.user_a = \(bind: user) OR m.user_b = \(bind: user))
             """
         if let before { sql = sql + " AND " + Keyset.before(before, "m.created_at", "m.id") }
         sql = sql + " ORDER BY m.created_at DESC, m.id DESC LIMIT \(unsafeRaw: String(limit))"
         return try await db.raw(sql).all().map {
-            (try Self.decode($0), try $0.decode(column: "event_name", as: String?.self))
+            var match = try Self.decode($0)
+            match.conversationID = try $0.decode(column: "conversation_id", as: String?.self)
+            return (match, try $0.decode(column: "event_name", as: String?.self))
         }
     }
 

@@ -71,7 +71,13 @@ func withLiveApp(
     _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
     _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
 ) async throws {
-    try await withApp(backend, framework: .live, configure: configure, body)
+    try await withApp(backend, framework: .live, configure: configure) { services, client in
+        // On PostgreSQL live events travel through LISTEN/NOTIFY: start once the listener is on.
+        if let listener = services.fanout as? PostgresFanout {
+            #expect(await listener.waitUntilListening(), "the live listener did not start")
+        }
+        try await body(services, client)
+    }
 }
 
 /// A decoded JSON object from a response.

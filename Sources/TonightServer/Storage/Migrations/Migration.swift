@@ -27,6 +27,8 @@ enum Migrations {
         CreateIdentities(),
         CreateDevices(),
         CreateInvitations(),
+        CreateChat(),
+        CreateLiveOutbox(),
     ]
 }
 

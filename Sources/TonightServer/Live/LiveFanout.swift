@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresKit
+import PostgresNIO
+import ServiceLifecycle
+import TonightAPI
+import TonightCore
+
+/// Delivers live messages to users' open sockets on every instance.
+protocol LiveFanout: Sendable {
+    /// Sends `message` to every open socket of each user in `userIDs`.
+    func send(_ message: LiveMessage, to userIDs: [String]) async
+}
+
+/// One process (the SQLite set-up): straight to this instance's sockets.
+struct LocalFanout: LiveFanout {
+    let hub: LiveHub
+
+    func send(_ message: LiveMessage, to userIDs: [String]) async {
+        for user in Set(userIDs) { await hub.deliver(message, to: user) }
+    }
+}
+
+/// What travels between instances: a message and its recipients.
+struct LiveEnvelope: Codable, Sendable {
+    var users: [String]
+    var message: LiveMessage
+}
+
+/// Several instances on one PostgreSQL: each message is a `NOTIFY` on `tonight_live`, and every
+/// instance `LISTEN`s on its own connection and hands it to its sockets. Payloads over 7,000 bytes
+/// go through a `live_outbox` row and the notification names the row (`#id`). The listener
+/// reconnects after a lost connection (messages sent meanwhile are not replayed: clients sync
+/// missed chat messages with `since`).
+final class PostgresFanout: LiveFanout, Service {
+    static let channel = "tonight_live"
+    static let inlineLimit = 7000
+
+    private let database: Database
+    private let hub: LiveHub
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let listening = ManagedAtomicFlag()
+
+    init(database: Database, hub: LiveHub, url: String, logger: Logger) throws {
+        self.database = database
+        self.hub = hub
+        self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+        self.logger = logger
+    }
+
+    func send(_ message: LiveMessage, to userIDs: [String]) async {
+        do {
+            let data = try JSONEncoder().encode(LiveEnvelope(users: Array(Set(userIDs)), message: message))
+            var payload = String(decoding: data, as: UTF8.self)
+            if data.count > Self.inlineLimit {
+                let id = Identifier.make()
+                let now = Clock.millis()
+                try await database.sql.raw(
+                    "INSERT INTO live_outbox (id, payload, created_at) VALUES (\(bind: id), \(bind: payload), \(bind: now))"
+                ).run()
+                try await database.sql.raw("DELETE FROM live_outbox WHERE created_at < \(bind: now - 60_000)").run()
+                payload = "#" + id
+            }
+            try await database.sql.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
+        } catch {
+            logger.warning("live fan-out failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Listens until graceful shutdown, reconnecting after failures.
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { try await self.listenLoop() }
+    }
+
+    private func listenLoop() async throws {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: Self.channel) { notifications in
+                    self.listening.set(true)
+                    attempt = 0
+                    for try await notification in notifications { await self.deliver(notification.payload) }
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                attempt += 1
+                logger.warning("live listener lost its connection", metadata: ["error": "\(error)"])
+            }
+            listening.set(false)
+            try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
+        }
+    }
+
+    /// Waits (up to `timeout`) until the listener is subscribed; for tests and start-up checks.
+    func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if listening.get() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    private func deliver(_ payload: String) async {
+        var text = payload
+        if payload.hasPrefix("#") {
+            let id = String(payload.dropFirst())
+            guard
+                let row = try? await database.sql.raw("SELECT payload FROM live_outbox WHERE id = \(bind: id)").first(),
+                let stored = try? row.decode(column: "payload", as: String.self)
+            else { return }
+            text = stored
+        }
+        guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }
+        for user in envelope.users { await hub.deliver(envelope.message, to: user) }
+    }
+}
+
+/// A thread-safe boolean.
+final class ManagedAtomicFlag: Sendable {
+    private let value = NIOLockedValueBox(false)
+    func set(_ flag: Bool) { value.withLockedValue { $0 = flag } }
+    func get() -> Bool { value.withLockedValue { $0 } }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import SQLKit
+import ServiceLifecycle
+
+/// Online / last seen, across instances: a user is online while `users.online_until` is in the
+/// future. Connecting sets it 75 s ahead, every instance renews it every 30 s for the users it
+/// has sockets for, and the last socket of a user on an instance closing sets it to now (another
+/// instance with a socket for that user renews it within 30 s).
+struct PresenceService: Service {
+    let db: any SQLDatabase
+    let hub: LiveHub
+    let logger: Logger
+    static let lease: Int64 = 75_000
+    static let renewEvery: Duration = .seconds(30)
+
+    func connected(_ userID: String) async {
+        let now = Clock.millis()
+        await update([userID], onlineUntil: now + Self.lease, now: now)
+    }
+
+    func disconnected(_ userID: String) async {
+        guard await !hub.isOnline(userID) else { return }
+        let now = Clock.millis()
+        await update([userID], onlineUntil: now, now: now)
+    }
+
+    /// Renews the lease of everyone connected here until graceful shutdown.
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: Self.renewEvery)
+                let now = Clock.millis()
+                let users = await hub.onlineUsers()
+                for chunk in stride(from: 0, to: users.count, by: 500) {
+                    await update(Array(users[chunk..<min(users.count, chunk + 500)]), onlineUntil: now + Self.lease, now: now)
+                }
+            }
+        }
+    }
+
+    /// Whether each user is online now, and when they were last seen.
+    static func presence(onlineUntil: Int64, lastSeen: Int64?, now: Int64 = Clock.millis()) -> (Bool, Int64?) {
+        (onlineUntil > now, lastSeen)
+    }
+
+    private func update(_ users: [String], onlineUntil: Int64, now: Int64) async {
+        guard !users.isEmpty else { return }
+        do {
+            try await db.raw(
+                """
+                UPDATE users SET online_until = \(bind: onlineUntil), last_seen_at = \(bind: now)
+                WHERE id IN (\(binds: users))
+                """
+            ).run()
+        } catch {
+            logger.warning("presence update failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

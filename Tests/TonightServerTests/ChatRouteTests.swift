@@ -1,0 +1,288 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import NIOWebSocket
+import Testing
+import TonightAPI
+
+@testable import TonightServer
+
+extension TestClientProtocol {
+    /// Makes `a` and `b` friends.
+    func befriend(_ a: TestUser, _ b: TestUser) async throws {
+        _ = try await send(.post, "/v1/me/friend-requests", json: ["userId": b.id], token: a.token)
+        let accepted = try await send(.post, "/v1/me/friend-requests/\(a.id)/accept", token: b.token)
+        #expect(accepted.status == .ok)
+    }
+
+    /// Opens the conversation of `a` with `b` and returns its id.
+    func conversation(_ a: TestUser, with b: TestUser) async throws -> String {
+        let opened = try await send(.post, "/v1/conversations", json: ["userId": b.id], token: a.token)
+        #expect(opened.status == .ok, "\(opened.text)")
+        return opened.json["id"] as? String ?? ""
+    }
+
+    @discardableResult
+    func say(_ text: String, in conversation: String, as user: TestUser, clientId: String? = nil) async throws
+        -> TestResponse
+    {
+        var body: JSON = ["text": text]
+        if let clientId { body["clientId"] = clientId }
+        return try await send(.post, "/v1/conversations/\(conversation)/messages", json: body, token: user.token)
+    }
+
+    /// The texts of a messages page.
+    func texts(_ path: String, as user: TestUser) async throws -> [String] {
+        let response = try await send(.get, path, token: user.token)
+        #expect(response.status == .ok, "\(path): \(response.text)")
+        return (response.json["items"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+    }
+}
+
+@Suite("Chat")
+struct ChatRouteTests {
+    @Test("friends talk: history backwards, sync since, read receipts, unread counts, members only", arguments: Backend.available)
+    func conversation(backend: Backend) async throws {
+        try await withApp(backend) { _, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let eve = try await client.member("eve")
+            let stranger = try await client.send(.post, "/v1/conversations", json: ["userId": ben.id], token: eve.token)
+            #expect(stranger.status == .forbidden)
+            try await client.befriend(ana, ben)
+            let id = try await client.conversation(ana, with: ben)
+            #expect(try await client.conversation(ben, with: ana) == id)
+
+            for index in 1...7 { try await client.say("m\(index)", in: id, as: index % 2 == 0 ? ben : ana) }
+            let latest = try await client.send(.get, "/v1/conversations/\(id)/messages?limit=3", token: ana.token)
+            #expect((latest.json["items"] as? [JSON])?.compactMap { $0["text"] as? String } == ["m5", "m6", "m7"])
+            #expect(latest.json["hasMore"] as? Bool == true)
+            #expect(try await client.texts("/v1/conversations/\(id)/messages?limit=3&before=5", as: ana) == ["m2", "m3", "m4"])
+            #expect(try await client.texts("/v1/conversations/\(id)/messages?since=4", as: ben) == ["m5", "m6", "m7"])
+            let synced = try await client.send(.get, "/v1/conversations/\(id)/messages?since=7", token: ben.token)
+            #expect((synced.json["items"] as? [JSON])?.isEmpty == true)
+            #expect(synced.json["hasMore"] as? Bool == false)
+
+            // Ana sent m7 last, so she has read everything; Ben has read up to m6 (his own).
+            let list = try await client.send(.get, "/v1/conversations", token: ben.token)
+            #expect(list.json["totalUnread"] as? Int == 1)
+            let item = try #require((list.json["items"] as? [JSON])?.first)
+            #expect(item["unreadCount"] as? Int == 1)
+            #expect((item["lastMessage"] as? JSON)?["text"] as? String == "m7")
+            #expect(((item["user"] as? JSON)?["id"] as? String) == ana.id)
+            let read = try await client.send(.post, "/v1/conversations/\(id)/read", json: ["seq": 99], token: ben.token)
+            #expect(read.json["readSeq"] as? Int == 7)
+            #expect(read.json["totalUnread"] as? Int == 0)
+            let back = try await client.send(.post, "/v1/conversations/\(id)/read", json: ["seq": 2], token: ben.token)
+            #expect(back.json["readSeq"] as? Int == 7)
+            let anaView = try await client.send(.get, "/v1/conversations/\(id)", token: ana.token)
+            #expect(anaView.json["otherReadSeq"] as? Int == 7)
+
+            // Only members; bad input is a 400.
+            #expect(try await client.send(.get, "/v1/conversations/\(id)", token: eve.token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/conversations/\(id)/messages", token: eve.token).status == .notFound)
+            #expect(try await client.say("hi", in: id, as: eve).status == .notFound)
+            #expect(try await client.say("   ", in: id, as: ana).status == .badRequest)
+            #expect(try await client.say(String(repeating: "x", count: 2001), in: id, as: ana).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/conversations/\(id)/messages?since=-1", token: ana.token).status == .badRequest)
+
+            // No longer friends: the conversation stays readable but closed for writing; a block removes it.
+            _ = try await client.send(.delete, "/v1/me/friends/\(ben.id)", token: ana.token)
+            #expect(try await client.say("still there?", in: id, as: ben).status == .forbidden)
+            _ = try await client.send(.put, "/v1/me/blocks/\(ana.id)", token: ben.token)
+            #expect(try await client.send(.get, "/v1/conversations/\(id)", token: ana.token).status == .notFound)
+            #expect((try await client.send(.get, "/v1/conversations", token: ana.token).json["items"] as? [JSON])?.isEmpty == true)
+        }
+    }
+
+    @Test("a match opens its chat; unmatch ends it for both", arguments: Backend.available)
+    func matchChat(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let host = try await client.member("host")
+            let event = try await createParty(services, client, host: host)
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            for user in [ana, ben] { try await client.going(user, to: event) }
+            _ = try await client.swipe(ana, ben, at: event, "like")
+            let match = try #require(try await client.swipe(ben, ana, at: event, "like").json["match"] as? JSON)
+            let id = try #require(match["conversationId"] as? String)
+            #expect(try await client.say("see you at the bar", in: id, as: ben).status == .created)
+            let mine = try await client.send(.get, "/v1/conversations/\(id)", token: ana.token)
+            #expect(mine.json["kind"] as? String == "match")
+            #expect(mine.json["matchId"] as? String == match["id"] as? String)
+            _ = try await client.send(.delete, "/v1/me/matches/\(match["id"] as? String ?? "")", token: ana.token)
+            #expect(try await client.send(.get, "/v1/conversations/\(id)", token: ben.token).status == .notFound)
+            #expect(try await rowCount("messages", in: services) == 0)
+        }
+    }
+
+    @Test("two senders at once: one gap-free order, each sender's messages in the order sent", arguments: Backend.available)
+    func order(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            try await client.befriend(ana, ben)
+            let id = try await client.conversation(ana, with: ben)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (user, name) in [(ana, "ana"), (ben, "ben")] {
+                    group.addTask {
+                        for index in 0..<40 {
+                            let sent = try await client.say("\(name)-\(index)", in: id, as: user)
+                            #expect(sent.status == .created)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let rows = try await services.chat.messages(in: id, before: nil, since: 0, limit: 1000)
+            #expect(rows.map(\.seq) == Array(1...80).map(Int64.init))
+            for name in ["ana", "ben"] {
+                let mine = rows.map(\.text).filter { $0.hasPrefix(name) }
+                #expect(mine == (0..<40).map { "\(name)-\($0)" })
+            }
+        }
+    }
+
+    @Test("a retried send with one client id stores one message, even when the retries race", arguments: Backend.available)
+    func retries(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            try await client.befriend(ana, ben)
+            let id = try await client.conversation(ana, with: ben)
+            let answers = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        let response = try await client.say("only once", in: id, as: ana, clientId: "device-1-msg-1")
+                        return (response.status, response.json["id"] as? String ?? "")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.0 == .created }.count == 1)
+            #expect(answers.allSatisfy { $0.0 == .created || $0.0 == .ok })
+            #expect(Set(answers.map(\.1)).count == 1)
+            #expect(try await rowCount("messages", in: services) == 1)
+            // The same client id from the other member is another message.
+            #expect(try await client.say("me too", in: id, as: ben, clientId: "device-1-msg-1").status == .created)
+            #expect(try await rowCount("messages", in: services) == 2)
+        }
+    }
+
+    @Test("live: both members' sockets get the message, typing and read receipts; offline recipients get a notification", arguments: Backend.available)
+    func live(backend: Backend) async throws {
+        try await withLiveApp(backend) { services, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            try await client.befriend(ana, ben)
+            let id = try await client.conversation(ana, with: ben)
+            // Ben is offline: the first message becomes a notification.
+            try await client.say("are you coming?", in: id, as: ana)
+            #expect(try await client.notificationKinds(ben).contains("message"))
+            let port = try #require(client.port)
+            try await withSocket(port: port, token: ben.token) { benIn, benOut in
+                try await withSocket(port: port, token: ana.token) { anaIn, _ in
+                    let before = try await client.notificationKinds(ben).count
+                    try await client.say("on my way", in: id, as: ana)
+                    for socket in [benIn, anaIn] {
+                        let event = try #require(try await socket.next())
+                        #expect(event.type == "message")
+                        let message = event.data?.value["message"] as? [String: (any Sendable)?]
+                        #expect(message?["text"] as? String == "on my way")
+                        #expect(message?["seq"] as? Int == 2)
+                    }
+                    // Online: no notification this time.
+                    #expect(try await client.notificationKinds(ben).count == before)
+                    try await benOut.write(.text(#"{"type":"typing","conversationId":"\#(id)"}"#))
+                    let typing = try #require(try await anaIn.next())
+                    #expect(typing.type == "typing")
+                    #expect(typing.data?.value["userId"] as? String == ben.id)
+                    _ = try await client.send(.post, "/v1/conversations/\(id)/read", json: ["seq": 2], token: ben.token)
+                    let receipt = try #require(try await anaIn.next())
+                    #expect(receipt.type == "read")
+                    #expect(receipt.data?.value["seq"] as? Int == 2)
+                    let view = try await client.send(.get, "/v1/conversations/\(id)", token: ana.token)
+                    #expect((view.json["presence"] as? JSON)?["online"] as? Bool == true)
+                }
+            }
+            _ = services
+        }
+    }
+
+    @Test("two instances on one PostgreSQL: a message sent through one reaches a socket on the other")
+    func twoInstances() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        // Instances share the database and the token key (as README says to deploy them).
+        var first = try await testConfig(.postgres)
+        first.jwtKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        var second = try await testConfig(.sqlite)
+        second.databaseURL = first.databaseURL
+        second.jwtKey = first.jwtKey
+        let servicesA = try await AppServices.make(config: first)
+        let servicesB = try await AppServices.make(config: second)
+        let appA = try await buildApplication(first, services: servicesA)
+        let appB = try await buildApplication(second, services: servicesB)
+        try await appA.test(.live) { clientA in
+            try await appB.test(.live) { clientB in
+                for services in [servicesA, servicesB] {
+                    let listener = try #require(services.fanout as? PostgresFanout)
+                    #expect(await listener.waitUntilListening())
+                }
+                let ana = try await clientA.member("ana")
+                let ben = try await clientA.member("ben")
+                try await clientA.befriend(ana, ben)
+                let id = try await clientA.conversation(ana, with: ben)
+                let portB = try #require(clientB.port)
+                try await withSocket(port: portB, token: ben.token) { benIn, _ in
+                    let started = ContinuousClock.now
+                    try await clientA.say("through the database", in: id, as: ana)
+                    let event = try #require(try await benIn.next())
+                    #expect(event.type == "message")
+                    let message = event.data?.value["message"] as? [String: (any Sendable)?]
+                    #expect(message?["text"] as? String == "through the database")
+                    #expect(ContinuousClock.now - started < .seconds(5))
+                    // A long message goes through the outbox row instead of the notification payload.
+                    let long = String(repeating: "é", count: 2000)
+                    try await clientA.say(long, in: id, as: ana)
+                    let big = try #require(try await benIn.next())
+                    #expect((big.data?.value["message"] as? [String: (any Sendable)?])?["text"] as? String == long)
+                }
+                _ = clientB
+            }
+        }
+    }
+}
+
+/// The decoded messages of an open socket.
+final class SocketReader: @unchecked Sendable {
+    private var iterator: WebSocketInboundMessageStream.AsyncIterator
+
+    init(_ inbound: WebSocketInboundStream) {
+        iterator = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+    }
+
+    /// The next message (nil when the socket closed).
+    func next() async throws -> LiveMessage? {
+        guard case .text(let text) = try await iterator.next() else { return nil }
+        return try JSONDecoder().decode(LiveMessage.self, from: Data(text.utf8))
+    }
+}
+
+/// Opens `/v1/live` with `token`, waits for `ready`, runs `body`, then closes.
+func withSocket(
+    port: Int, host: String = "127.0.0.1", token: String,
+    _ body: @escaping @Sendable (SocketReader, WebSocketOutboundWriter) async throws -> Void
+) async throws {
+    try await WebSocketClient.connect(
+        url: "ws://\(host):\(port)/v1/live?token=\(token)", logger: Logger(label: "ws")
+    ) { inbound, outbound, _ in
+        let reader = SocketReader(inbound)
+        let ready = try await reader.next()
+        #expect(ready?.type == "ready")
+        try await body(reader, outbound)
+        try await outbound.close(.normalClosure, reason: nil)
+    }
+}
