@@ -192,14 +192,21 @@ struct EventsRouteTests {
             try await party("Karaoke Tokyo", tokyo, days: 2, time: "20:00")
             try await party("Late Techno", tokyo, days: 30, time: "23:00")
 
-            // Tonight, in the place's own zone: pick a zone where it is daytime so "in an hour" is tonight.
-            let zones = [(tokyo, "Asia/Tokyo"), (berlin, "Europe/Berlin")]
-            let daytime =
-                zones.first { _, zone in
-                    var calendar = Calendar(identifier: .gregorian)
-                    calendar.timeZone = TimeZone(identifier: zone)!
-                    return (8...20).contains(calendar.component(.hour, from: Date()))
-                } ?? zones[0]
+            // Tonight, in the place's own zone: pick a zone where it is daytime so "in an hour" is
+            // tonight (Tokyo, Berlin and New York daytimes cover every hour of the UTC day).
+            func isDaytime(_ zone: String) -> Bool {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: zone)!
+                return (8...20).contains(calendar.component(.hour, from: Date()))
+            }
+            let daytime: (JSON, String)
+            if let zone = [(tokyo, "Asia/Tokyo"), (berlin, "Europe/Berlin")].first(where: { isDaytime($0.1) }) {
+                daytime = zone
+            } else {
+                #expect(isDaytime("America/New_York"))
+                let newYork = try await createPlace(client, token: mod, name: "Bowery Ballroom", lat: 40.7204, lon: -73.9934)
+                daytime = (newYork, "America/New_York")
+            }
             var clock = Calendar(identifier: .gregorian)
             clock.timeZone = TimeZone(identifier: daytime.1)!
             let soon = clock.dateComponents([.hour, .minute], from: Date().addingTimeInterval(3600))
