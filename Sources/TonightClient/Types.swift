@@ -66,3 +66,9 @@ public typealias Device = Components.Schemas.Device
 public typealias Invitation = Components.Schemas.Invitation
 /// Who was invited and who was skipped.
 public typealias InviteResult = Components.Schemas.InviteResult
+/// A one-to-one conversation with a friend or a match.
+public typealias Conversation = Components.Schemas.Conversation
+/// A chat message; `seq` is its place in the conversation and the sync cursor.
+public typealias Message = Components.Schemas.Message
+/// A read position and unread counts.
+public typealias ReadState = Components.Schemas.ReadState

@@ -237,6 +237,49 @@ struct ClientTests {
         }
     }
 
+    @Test("chat: the device store syncs exactly the unseen messages, keeps them in a file, takes live events")
+    func chatStore() async throws {
+        try await withServer { _, url in
+            let ana = TonightClient(serverURL: url)
+            let anaID = try await ana.signUp(username: "ana", email: "ana@example.com", password: "a long enough passphrase").id
+            let ben = TonightClient(serverURL: url)
+            let benID = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase").id
+            _ = try await ana.sendFriendRequest(to: benID)
+            try await ben.acceptFriendRequest(from: anaID)
+            let conversation = try await ana.openConversation(with: benID)
+            for text in ["one", "two", "three"] { _ = try await ana.sendMessage(text, in: conversation.id) }
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("chat-\(UUID().uuidString).json")
+            let store = ChatStore(client: ben, fileURL: file)
+            #expect(try await store.sync(conversation.id).map(\.text) == ["one", "two", "three"])
+            #expect(try await store.sync(conversation.id).isEmpty)
+            // A restart reads the file; only what came since is fetched.
+            for text in ["four", "five"] { _ = try await ana.sendMessage(text, in: conversation.id) }
+            let reopened = ChatStore(client: ben, fileURL: file)
+            #expect(await reopened.cursor(of: conversation.id) == 3)
+            try await reopened.syncAll()
+            #expect(await reopened.messages(in: conversation.id).map(\.seq) == [1, 2, 3, 4, 5])
+
+            // Sending stores the message; the same message arriving live is not added twice.
+            let sent = try await reopened.send("six", in: conversation.id)
+            #expect(sent.seq == 6)
+            let echo = try LiveMessage(
+                type: LiveMessage.EventType.message,
+                data: OpenAPIObjectContainer(unvalidatedValue: [
+                    "message": [
+                        "id": sent.id, "conversationId": sent.conversationId, "seq": 6, "senderId": benID,
+                        "text": "six", "createdAt": "2031-01-01T00:00:00Z",
+                    ] as [String: any Sendable]
+                ]))
+            #expect(await reopened.receive(echo)?.seq == 6)
+            #expect(await reopened.messages(in: conversation.id).count == 6)
+            let (list, unread) = try await ana.conversations()
+            #expect(list.items.first?.lastMessage?.text == "six")
+            #expect(unread == 1)
+            #expect(try await ana.markRead(conversationID: conversation.id, upTo: 6).totalUnread == 0)
+        }
+    }
+
     @Test("places and events: geocode, create, search tonight, attend, suggest")
     func placesAndEvents() async throws {
         try await withServer { services, url in
