@@ -186,6 +186,14 @@ struct DatabaseCloser: Service {
     }
 }
 
+/// Runs a service's loop until graceful shutdown. The cancellation that ends it is a clean stop,
+/// not an error (otherwise `tonight serve` would exit with `CancellationError` on every SIGTERM).
+func runUntilShutdown(_ loop: @escaping @Sendable () async throws -> Void) async throws {
+    do {
+        try await cancelWhenGracefulShutdown(loop)
+    } catch is CancellationError {}
+}
+
 /// Periodic clean-up: forgets idempotency keys past their lifetime.
 struct Housekeeping: Service {
     let idempotency: any IdempotencyRepository
@@ -193,7 +201,7 @@ struct Housekeeping: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilShutdown {
             while !Task.isCancelled {
                 do {
                     try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)

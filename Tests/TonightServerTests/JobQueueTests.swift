@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 import TonightCore
@@ -20,6 +21,30 @@ struct Boom: Error {}
 struct JobQueueTests {
     func open(_ config: AppConfig) async throws -> AppServices {
         try await AppServices.make(config: config, logger: Logger(label: "jobs-test"))
+    }
+
+    @Test("the background services stop cleanly on graceful shutdown (a SIGTERM is not an error)")
+    func cleanShutdown() async throws {
+        let services = try await open(try await testConfig(.sqlite))
+        let worker = JobWorker(
+            queue: services.jobs, handlers: [:], pollInterval: .milliseconds(10), logger: services.logger)
+        let housekeeping = Housekeeping(idempotency: services.idempotency, ttl: 60, logger: services.logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [worker, housekeeping, services.presence], logger: services.logger))
+        var failure: (any Error)?
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await Task.sleep(for: .milliseconds(100))
+                await group.triggerGracefulShutdown()
+                // Throws if any service ended its run with an error.
+                try await tasks.waitForAll()
+            }
+        } catch {
+            failure = error
+        }
+        try await services.database.shutdown()
+        #expect(failure == nil, "a service failed at shutdown: \(String(describing: failure))")
     }
 
     @Test("a failing job is retried with backoff, then dead after N failures", arguments: Backend.available)

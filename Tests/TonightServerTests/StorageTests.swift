@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
+import SQLiteKit
 import Testing
 import TonightCore
 
@@ -7,6 +10,23 @@ import TonightCore
 
 @Suite("Storage: repositories and migrations on SQLite and PostgreSQL")
 struct StorageTests {
+    @Test("an SQLite connection whose set-up fails is closed and the error reported, not leaked open")
+    func failedSetUp() async throws {
+        let threads = NIOThreadPool(numberOfThreads: 1)
+        threads.start()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("setup-\(UUID().uuidString).sqlite")
+        var source = TunedSQLiteSource(base: .init(configuration: .init(storage: .file(path: path.path)), threadPool: threads))
+        source.setUp.append("SELECT * FROM no_such_table")
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        await #expect(throws: (any Error).self) {
+            try await source.makeConnection(logger: Logger(label: "setup"), on: loop).get()
+        }
+        source.setUp.removeLast()
+        let connection = try await source.makeConnection(logger: Logger(label: "setup"), on: loop).get()
+        try await connection.close().get()
+        try await threads.shutdownGracefully()
+    }
+
     func open(_ backend: Backend) async throws -> AppServices {
         try await AppServices.make(config: try await testConfig(backend), logger: Logger(label: "storage-test"))
     }

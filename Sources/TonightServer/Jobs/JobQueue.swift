@@ -59,7 +59,7 @@ public struct JobWorker: Service {
 
     /// Polls until graceful shutdown.
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilShutdown {
             while !Task.isCancelled {
                 let ran: Int
                 do {

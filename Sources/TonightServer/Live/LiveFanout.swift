@@ -71,7 +71,7 @@ final class PostgresFanout: LiveFanout, Service {
 
     /// Listens until graceful shutdown, reconnecting after failures.
     func run() async throws {
-        try await cancelWhenGracefulShutdown { try await self.listenLoop() }
+        try await runUntilShutdown { try await self.listenLoop() }
     }
 
     private func listenLoop() async throws {

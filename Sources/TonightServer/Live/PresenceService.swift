@@ -27,7 +27,7 @@ struct PresenceService: Service {
 
     /// Renews the lease of everyone connected here until graceful shutdown.
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: Self.renewEvery)
                 let now = Clock.millis()

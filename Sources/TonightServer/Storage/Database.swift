@@ -130,19 +130,25 @@ public final class Database: Sendable {
 /// Opens SQLite connections with the settings the embedded database needs under load.
 struct TunedSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
+    /// Run on every new connection, in order. `busy_timeout` comes first so the others wait for
+    /// a lock instead of failing at once when another connection is writing.
+    var setUp: [String] = [
+        "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+        "PRAGMA foreign_keys = ON",
+        // Reads come straight from the OS page cache through a memory map instead of a pread per
+        // page; each connection also keeps 16 MB of pages of its own.
+        "PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -16384",
+    ]
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            let pragmas = [
-                "PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 10000", "PRAGMA synchronous = NORMAL",
-                "PRAGMA foreign_keys = ON",
-                // Reads come straight from the OS page cache through a memory map instead of a
-                // pread per page; each connection also keeps 16 MB of pages of its own.
-                "PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -16384",
-            ]
-            return pragmas.reduce(eventLoop.makeSucceededVoidFuture()) { future, pragma in
-                future.flatMap { connection.query(pragma).map { _ in } }
-            }.map { connection }
+            setUp.reduce(eventLoop.makeSucceededVoidFuture()) { future, statement in
+                future.flatMap { connection.query(statement).map { _ in } }
+            }
+            .map { connection }
+            // A connection that could not be set up is closed, not dropped open (SQLiteNIO
+            // asserts on that, and the file handle would leak).
+            .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
     }
 }

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Live chat load: N open sockets, messages between random pairs, delivery latency.
+
+  chat_load.py tonight --url URL [--socket-url URL2] --sockets N --pairs P --seconds S --senders C
+  chat_load.py relay   --url ws://HOST:PORT --sockets N --pairs P --seconds S --senders C
+
+tonight: signs up N users, befriends P pairs and opens their conversations, connects one /v1/live
+socket per user (to --socket-url when given: another instance on the same database), then C
+senders POST messages to random pairs for S seconds; the latency of a message is from just before
+its POST to its arrival on the recipient's socket.
+relay: the baseline, bench/relay_server.py — the same sockets and pairs, each message sent on the
+sender's socket and forwarded by the relay to the recipient's.
+Prints one JSON line: sockets, messages, seconds, per_second, p50_ms, p99_ms, lost.
+"""
+import argparse, asyncio, json, random, statistics, sys, time, uuid
+
+import aiohttp
+import websockets
+
+
+def percentile(values, q):
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def gather_limited(coroutines, limit=32):
+    semaphore = asyncio.Semaphore(limit)
+
+    async def run(c):
+        async with semaphore:
+            return await c
+
+    return await asyncio.gather(*(run(c) for c in coroutines))
+
+
+class Receiver:
+    def __init__(self):
+        self.sent = {}
+        self.latencies = []
+
+    def arrived(self, key):
+        started = self.sent.pop(key, None)
+        if started is not None:
+            self.latencies.append((time.perf_counter() - started) * 1000)
+
+
+async def listen(ws, receiver, kind):
+    async for raw in ws:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
+        if kind == "tonight":
+            if message.get("type") == "message":
+                receiver.arrived(message["data"]["message"]["text"])
+        else:
+            receiver.arrived(message.get("text"))
+
+
+async def tonight(args):
+    base = args.url.rstrip("/")
+    socket_base = (args.socket_url or args.url).rstrip("/").replace("http://", "ws://")
+    run = uuid.uuid4().hex[:6]
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
+        async def signup(i):
+            body = {"username": f"c{run}{i}", "email": f"c{run}{i}@example.com", "password": "bench passphrase, long enough"}
+            async with http.post(f"{base}/v1/auth/signup", json=body) as r:
+                data = await r.json()
+                if r.status != 201:
+                    raise SystemExit(f"signup failed: {r.status} {data}")
+                return data["user"]["id"], data["accessToken"]
+
+        users = await gather_limited([signup(i) for i in range(args.sockets)])
+
+        async def befriend(a, b):
+            (aid, atok), (bid, btok) = users[a], users[b]
+            async with http.post(f"{base}/v1/me/friend-requests", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
+                await r.read()
+            async with http.post(f"{base}/v1/me/friend-requests/{aid}/accept", headers={"Authorization": f"Bearer {btok}"}) as r:
+                await r.read()
+            async with http.post(f"{base}/v1/conversations", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
+                return (await r.json())["id"]
+
+        pairs = [(2 * i, 2 * i + 1) for i in range(min(args.pairs, args.sockets // 2))]
+        conversations = await gather_limited([befriend(a, b) for a, b in pairs])
+        receiver = Receiver()
+        sockets = []
+
+        async def connect(i):
+            ws = await websockets.connect(f"{socket_base}/v1/live?token={users[i][1]}", max_size=1 << 20, open_timeout=60)
+            ready = json.loads(await ws.recv())
+            assert ready["type"] == "ready", ready
+            sockets.append(ws)
+            return ws
+
+        connections = await gather_limited([connect(i) for i in range(args.sockets)], limit=64)
+        readers = [asyncio.create_task(listen(ws, receiver, "tonight")) for ws in connections]
+        if args.pid:
+            await asyncio.sleep(1)
+        rss = read_rss(args.pid)
+        sent = 0
+        deadline = time.perf_counter() + args.seconds
+
+        async def sender():
+            nonlocal sent
+            while time.perf_counter() < deadline:
+                index = random.randrange(len(pairs))
+                side = random.randrange(2)
+                token = users[pairs[index][side]][1]
+                key = uuid.uuid4().hex
+                receiver.sent[key] = time.perf_counter()
+                async with http.post(f"{base}/v1/conversations/{conversations[index]}/messages", json={"text": key},
+                                     headers={"Authorization": f"Bearer {token}"}) as r:
+                    await r.read()
+                sent += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(sender() for _ in range(args.senders)))
+        elapsed = time.perf_counter() - started
+        await asyncio.sleep(1)
+        report(args, receiver, sent, elapsed, rss)
+        for task in readers:
+            task.cancel()
+        for ws in connections:
+            await ws.close()
+
+
+async def relay(args):
+    base = args.url.rstrip("/")
+    receiver = Receiver()
+
+    async def connect(i):
+        ws = await websockets.connect(f"{base}/?user={i}", max_size=1 << 20, open_timeout=60)
+        return ws
+
+    connections = await gather_limited([connect(i) for i in range(args.sockets)], limit=64)
+    readers = [asyncio.create_task(listen(ws, receiver, "relay")) for ws in connections]
+    rss = read_rss(args.pid)
+    pairs = [(2 * i, 2 * i + 1) for i in range(min(args.pairs, args.sockets // 2))]
+    sent = 0
+    deadline = time.perf_counter() + args.seconds
+
+    async def sender():
+        nonlocal sent
+        while time.perf_counter() < deadline:
+            a, b = random.choice(pairs)
+            if random.randrange(2):
+                a, b = b, a
+            key = uuid.uuid4().hex
+            receiver.sent[key] = time.perf_counter()
+            await connections[a].send(json.dumps({"to": b, "text": key}))
+            sent += 1
+            await asyncio.sleep(0)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(sender() for _ in range(args.senders)))
+    elapsed = time.perf_counter() - started
+    await asyncio.sleep(1)
+    report(args, receiver, sent, elapsed, rss)
+    for task in readers:
+        task.cancel()
+    for ws in connections:
+        await ws.close()
+
+
+def read_rss(pid):
+    if not pid:
+        return 0
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def report(args, receiver, sent, elapsed, rss):
+    values = receiver.latencies
+    print(json.dumps({
+        "mode": args.mode, "sockets": args.sockets, "messages": len(values), "sent": sent,
+        "seconds": round(elapsed, 2), "per_second": round(len(values) / elapsed, 1),
+        "p50_ms": round(percentile(values, 0.50), 2), "p99_ms": round(percentile(values, 0.99), 2),
+        "mean_ms": round(statistics.fmean(values), 2) if values else 0, "lost": sent - len(values),
+        "server_rss_mb": rss,
+    }))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["tonight", "relay"])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--socket-url")
+    parser.add_argument("--sockets", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, default=500)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--senders", type=int, default=8)
+    parser.add_argument("--pid", type=int, default=0)
+    args = parser.parse_args()
+    asyncio.run(tonight(args) if args.mode == "tonight" else relay(args))
+
+
+if __name__ == "__main__":
+    main()
