@@ -36,14 +36,31 @@ async def gather_limited(coroutines, limit=32):
 
 
 class Receiver:
+    """Matches arrivals to sends. Senders are closed-loop: each waits for its message to arrive
+    (at most 5 s, else it counts as lost) before sending the next, in both modes."""
+
     def __init__(self):
         self.sent = {}
         self.latencies = []
 
+    def expect(self, key):
+        arrived = asyncio.get_running_loop().create_future()
+        self.sent[key] = (time.perf_counter(), arrived)
+        return arrived
+
     def arrived(self, key):
-        started = self.sent.pop(key, None)
-        if started is not None:
-            self.latencies.append((time.perf_counter() - started) * 1000)
+        entry = self.sent.pop(key, None)
+        if entry is not None:
+            self.latencies.append((time.perf_counter() - entry[0]) * 1000)
+            if not entry[1].done():
+                entry[1].set_result(None)
+
+
+async def wait(arrived):
+    try:
+        await asyncio.wait_for(arrived, 5)
+    except asyncio.TimeoutError:
+        pass
 
 
 async def listen(ws, receiver, kind):
@@ -97,8 +114,7 @@ async def tonight(args):
 
         connections = await gather_limited([connect(i) for i in range(args.sockets)], limit=64)
         readers = [asyncio.create_task(listen(ws, receiver, "tonight")) for ws in connections]
-        if args.pid:
-            await asyncio.sleep(1)
+        await asyncio.sleep(1)
         rss = read_rss(args.pid)
         sent = 0
         deadline = time.perf_counter() + args.seconds
@@ -110,11 +126,12 @@ async def tonight(args):
                 side = random.randrange(2)
                 token = users[pairs[index][side]][1]
                 key = uuid.uuid4().hex
-                receiver.sent[key] = time.perf_counter()
+                arrived = receiver.expect(key)
                 async with http.post(f"{base}/v1/conversations/{conversations[index]}/messages", json={"text": key},
                                      headers={"Authorization": f"Bearer {token}"}) as r:
                     await r.read()
                 sent += 1
+                await wait(arrived)
 
         started = time.perf_counter()
         await asyncio.gather(*(sender() for _ in range(args.senders)))
@@ -149,10 +166,10 @@ async def relay(args):
             if random.randrange(2):
                 a, b = b, a
             key = uuid.uuid4().hex
-            receiver.sent[key] = time.perf_counter()
+            arrived = receiver.expect(key)
             await connections[a].send(json.dumps({"to": b, "text": key}))
             sent += 1
-            await asyncio.sleep(0)
+            await wait(arrived)
 
     started = time.perf_counter()
     await asyncio.gather(*(sender() for _ in range(args.senders)))
