@@ -146,6 +146,10 @@ public func buildApplication(
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     if config.jobsEnabled {
         serviceList.append(
+            EventChangeNotifier(
+                database: services.database, notifier: services.notifier,
+                interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
+        serviceList.append(
             JobWorker(
                 queue: services.jobs, handlers: [PushJob.kind: services.push.run].merging(jobHandlers) { $1 },
                 pollInterval: .milliseconds(max(10, config.jobPollMilliseconds)), logger: services.logger))

@@ -207,4 +207,45 @@ struct SocialRouteTests {
             #expect(try await client.notificationKinds(ana).count == 5)
         }
     }
+
+    @Test("a followed event that moves or is cancelled tells its attendees and followers once per change", arguments: Backend.available)
+    func eventChanges(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let host = try await client.member("host")
+            let event = try await createParty(services, client, host: host)
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let cyd = try await client.member("cyd")
+            try await client.going(ana, to: event)
+            _ = try await client.send(
+                .put, "/v1/events/\(event)/attendance", json: ["status": "following"], token: ben.token)
+            let alerts = EventChangeNotifier(
+                database: services.database, notifier: services.notifier, interval: .seconds(1),
+                logger: services.logger)
+            // Changes made before anyone follows are not news.
+            #expect(try await alerts.runOnce() == 0)
+
+            let moved = try await client.send(
+                .patch, "/v1/events/\(event)", json: ["localTime": "23:15"], token: host.token)
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(try await alerts.runOnce() == 1)
+            #expect(try await alerts.runOnce() == 0)
+            for user in [ana, ben] {
+                let inbox = try await client.send(.get, "/v1/notifications", token: user.token)
+                let items = inbox.json["items"] as? [JSON] ?? []
+                #expect(items.count == 1)
+                #expect(items.first?["kind"] as? String == "eventChanged")
+                #expect((items.first?["text"] as? String)?.contains("now starts") == true)
+                #expect((items.first?["text"] as? String)?.hasSuffix("at 23:15") == true)
+                #expect(items.first?["eventId"] as? String == event)
+            }
+            #expect(try await client.notificationKinds(host).isEmpty)
+            #expect(try await client.notificationKinds(cyd).isEmpty)
+
+            _ = try await client.send(.post, "/v1/events/\(event)/cancel", token: host.token)
+            #expect(try await alerts.runOnce() == 1)
+            let latest = try await client.send(.get, "/v1/notifications?limit=1", token: ana.token)
+            #expect(((latest.json["items"] as? [JSON])?.first?["text"] as? String)?.hasSuffix("is cancelled") == true)
+        }
+    }
 }

@@ -111,9 +111,10 @@ public enum AccountRules {
     public static func suggestedUsername(name: String?, email: String?) -> String {
         for source in [name, email.map { String($0.prefix { $0 != "@" }) }] {
             guard let source else { continue }
+            // Any script to Latin, then Latin to ASCII (ë → e, Ø → O, ß → ss).
             let folded =
-                source.applyingTransform(.toLatin, reverse: false)?
-                .folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil) ?? source.lowercased()
+                source.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false)
+                ?? source.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
             let kept = String(
                 folded.lowercased().unicodeScalars.filter {
                     ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."

@@ -29,6 +29,7 @@ enum Migrations {
         CreateInvitations(),
         CreateChat(),
         CreateLiveOutbox(),
+        EventChangeAlerts(),
     ]
 }
 
