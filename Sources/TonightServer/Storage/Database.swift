@@ -22,6 +22,8 @@ public final class Database: Sendable {
     /// The pooled database all queries go through.
     public let sql: any SQLDatabase
     private let shutdownPool: @Sendable () async throws -> Void
+    /// SQLite write transactions of this process, one at a time in arrival order.
+    private let writeGate = WriteGate()
 
     private init(kind: DatabaseKind, sql: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
         self.kind = kind
@@ -80,9 +82,27 @@ public final class Database: Sendable {
 
     /// Runs `body` in one transaction on one connection: committed if it returns, rolled back
     /// if it throws.
+    ///
+    /// On SQLite, this process's write transactions also queue at ``writeGate`` first: only one
+    /// writer can hold the file anyway, and a connection that finds it busy waits in SQLite's
+    /// busy handler, which sleeps in steps of up to 100 ms — a long tail under concurrent writes.
+    /// Queued in the process, each starts the moment the previous one commits.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T)
         async throws -> T
     {
+        guard kind == .sqlite else { return try await run(body) }
+        await writeGate.enter()
+        do {
+            let result = try await run(body)
+            await writeGate.leave()
+            return result
+        } catch {
+            await writeGate.leave()
+            throw error
+        }
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await sql.withSession { connection in
             try await connection.raw(self.kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
@@ -178,4 +198,28 @@ struct PooledSQLiteDatabase: SQLiteDatabase, @unchecked Sendable {
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A first-come, first-served lock for async code.
+actor WriteGate {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until the gate is free and takes it.
+    func enter() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the gate to the next in line, or frees it.
+    func leave() {
+        if waiting.isEmpty {
+            held = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
 }
