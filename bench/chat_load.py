@@ -133,8 +133,23 @@ async def tonight(args):
                 sent += 1
                 await wait(arrived)
 
+        async def one():
+            nonlocal sent
+            index = random.randrange(len(pairs))
+            token = users[pairs[index][random.randrange(2)]][1]
+            key = uuid.uuid4().hex
+            arrived = receiver.expect(key)
+            sent += 1
+            async with http.post(f"{base}/v1/conversations/{conversations[index]}/messages", json={"text": key},
+                                 headers={"Authorization": f"Bearer {token}"}) as r:
+                await r.read()
+            await wait(arrived)
+
         started = time.perf_counter()
-        await asyncio.gather(*(sender() for _ in range(args.senders)))
+        if args.rate > 0:
+            await paced(one, args.rate, args.seconds)
+        else:
+            await asyncio.gather(*(sender() for _ in range(args.senders)))
         elapsed = time.perf_counter() - started
         await asyncio.sleep(1)
         report(args, receiver, sent, elapsed, rss)
@@ -142,6 +157,19 @@ async def tonight(args):
             task.cancel()
         for ws in connections:
             await ws.close()
+
+
+async def paced(one, rate, seconds):
+    """Starts `one()` every 1/rate seconds for `seconds`, without waiting for earlier ones."""
+    tasks = []
+    started = time.perf_counter()
+    count = int(rate * seconds)
+    for i in range(count):
+        delay = started + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one()))
+    await asyncio.gather(*tasks)
 
 
 async def relay(args):
@@ -171,8 +199,22 @@ async def relay(args):
             sent += 1
             await wait(arrived)
 
+    async def one():
+        nonlocal sent
+        a, b = random.choice(pairs)
+        if random.randrange(2):
+            a, b = b, a
+        key = uuid.uuid4().hex
+        arrived = receiver.expect(key)
+        sent += 1
+        await connections[a].send(json.dumps({"to": b, "text": key}))
+        await wait(arrived)
+
     started = time.perf_counter()
-    await asyncio.gather(*(sender() for _ in range(args.senders)))
+    if args.rate > 0:
+        await paced(one, args.rate, args.seconds)
+    else:
+        await asyncio.gather(*(sender() for _ in range(args.senders)))
     elapsed = time.perf_counter() - started
     await asyncio.sleep(1)
     report(args, receiver, sent, elapsed, rss)
@@ -195,7 +237,7 @@ def read_rss(pid):
 def report(args, receiver, sent, elapsed, rss):
     values = receiver.latencies
     print(json.dumps({
-        "mode": args.mode, "sockets": args.sockets, "messages": len(values), "sent": sent,
+        "mode": args.mode, "sockets": args.sockets, "rate": args.rate, "messages": len(values), "sent": sent,
         "seconds": round(elapsed, 2), "per_second": round(len(values) / elapsed, 1),
         "p50_ms": round(percentile(values, 0.50), 2), "p99_ms": round(percentile(values, 0.99), 2),
         "mean_ms": round(statistics.fmean(values), 2) if values else 0, "lost": sent - len(values),
@@ -213,6 +255,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--pid", type=int, default=0)
+    parser.add_argument("--rate", type=float, default=0,
+                        help="open loop: start this many messages a second (each still timed to its arrival) instead of closed-loop senders")
     args = parser.parse_args()
     asyncio.run(tonight(args) if args.mode == "tonight" else relay(args))
 

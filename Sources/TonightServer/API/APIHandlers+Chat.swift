@@ -98,18 +98,20 @@ extension APIHandlers {
             if !issues.isEmpty { throw APIError.validation(issues) }
             let conversation = try await membership(input.path.conversationId, caller)
             guard try await canTalk(in: conversation) else { throw Self.friendsAndMatchesOnly }
-            let me = try await currentUser(caller)
-            let recipient = conversation.other(than: me.id)
+            let recipient = conversation.other(than: caller.userID)
             let offline = (try await chat.presence(of: [recipient])[recipient]?.onlineUntil ?? 0) <= Clock.millis()
+            // The sender's name only matters for the notification of an offline recipient.
+            let senderName = offline ? try await currentUser(caller).shownName : ""
             let preview = String(text.prefix(80))
             let sent = try await chat.send(
-                in: conversation.id, from: me.id, text: text, clientID: body.clientId, now: Clock.millis()
+                in: conversation.id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis()
             ) { message in
                 // Someone with an open socket sees the message live; the others get it in the inbox (and pushed).
                 offline
                     ? [
                         .init(
-                            userID: recipient, kind: .message, text: "\(me.shownName): \(preview)", actorID: me.id,
+                            userID: recipient, kind: .message, text: "\(senderName): \(preview)",
+                            actorID: caller.userID,
                             conversationID: message.conversationID)
                     ] : []
             }

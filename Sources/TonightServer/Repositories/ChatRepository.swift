@@ -167,31 +167,42 @@ struct SQLChatRepository: ChatRepository {
         if let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID) {
             return (earlier, false, [])
         }
+        let id = Identifier.make()
+        let numbered: SQLQueryString =
+            database.kind == .postgres
+            ? """
+            WITH c AS (
+                UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: now),
+                    read_a = CASE WHEN user_a = \(bind: sender) THEN last_seq + 1 ELSE read_a END,
+                    read_b = CASE WHEN user_b = \(bind: sender) THEN last_seq + 1 ELSE read_b END
+                WHERE id = \(bind: conversationID) RETURNING id, last_seq)
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT c.id, c.last_seq, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now) FROM c
+            RETURNING seq
+            """
+            // SQLite: the trigger `messages_number` moves the conversation's counters.
+            : """
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT id, last_seq + 1, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now)
+            FROM conversations WHERE id = \(bind: conversationID)
+            RETURNING seq
+            """
         do {
-            return try await database.transaction { db in
-                // The conversation row is the lock: numbering is gap-free and in commit order.
-                guard
-                    let row = try await db.raw(
-                        """
-                        UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: now),
-                            read_a = CASE WHEN user_a = \(bind: sender) THEN last_seq + 1 ELSE read_a END,
-                            read_b = CASE WHEN user_b = \(bind: sender) THEN last_seq + 1 ELSE read_b END
-                        WHERE id = \(bind: conversationID) RETURNING last_seq
-                        """
-                    ).first()
-                else { throw APIError.notFound("No such conversation.") }
-                let message = MessageRecord(
-                    conversationID: conversationID, seq: try row.decode(column: "last_seq", as: Int64.self),
-                    id: Identifier.make(), senderID: sender, clientID: clientID, text: text, createdAt: now)
-                try await db.raw(
-                    """
-                    INSERT INTO messages (\(unsafeRaw: Self.messageColumns)) VALUES (
-                        \(bind: message.conversationID), \(bind: message.seq), \(bind: message.id),
-                        \(bind: message.senderID), \(bind: message.clientID), \(bind: message.text), \(bind: now))
-                    """
-                ).run()
-                return (message, true, try await SQLNotificationRepository.write(notice(message), now: now, on: db))
+            // One statement numbers and stores the message: the conversation row is the lock, so
+            // numbering is gap-free and in commit order.
+            guard let row = try await database.write({ db in try await db.raw(numbered).first() }) else {
+                throw APIError.notFound("No such conversation.")
             }
+            let message = MessageRecord(
+                conversationID: conversationID, seq: try row.decode(column: "seq", as: Int64.self), id: id,
+                senderID: sender, clientID: clientID, text: text, createdAt: now)
+            let drafts = notice(message)
+            let written =
+                drafts.isEmpty
+                ? [] : try await database.transaction { db in
+                    try await SQLNotificationRepository.write(drafts, now: now, on: db)
+                }
+            return (message, true, written)
         } catch where Database.isUniqueViolation(error) {
             // The same client id raced with itself: the other attempt stored it.
             guard let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID)

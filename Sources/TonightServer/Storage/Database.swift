@@ -90,10 +90,20 @@ public final class Database: Sendable {
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T)
         async throws -> T
     {
-        guard kind == .sqlite else { return try await run(body) }
+        try await gated { try await self.run(body) }
+    }
+
+    /// Runs a write that is one statement (so needs no explicit transaction), queued at
+    /// ``writeGate`` on SQLite like ``transaction(_:)``.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await gated { try await body(self.sql) }
+    }
+
+    private func gated<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
+        guard kind == .sqlite else { return try await operation() }
         await writeGate.enter()
         do {
-            let result = try await run(body)
+            let result = try await operation()
             await writeGate.leave()
             return result
         } catch {

@@ -30,6 +30,7 @@ enum Migrations {
         CreateChat(),
         CreateLiveOutbox(),
         EventChangeAlerts(),
+        MessageNumbering(),
     ]
 }
 
