@@ -51,8 +51,10 @@ extension TonightClient {
     @discardableResult
     public func markRead(conversationID: String, upTo seq: Int64) async throws -> ReadState {
         try await call {
-            try await api.markConversationRead(path: .init(conversationId: conversationID), body: .json(.init(seq: seq)))
-                .ok.body.json
+            try await api.markConversationRead(
+                path: .init(conversationId: conversationID), body: .json(.init(seq: seq))
+            )
+            .ok.body.json
         }
     }
 }

@@ -241,9 +241,13 @@ struct ClientTests {
     func chatStore() async throws {
         try await withServer { _, url in
             let ana = TonightClient(serverURL: url)
-            let anaID = try await ana.signUp(username: "ana", email: "ana@example.com", password: "a long enough passphrase").id
+            let anaID = try await ana.signUp(
+                username: "ana", email: "ana@example.com", password: "a long enough passphrase"
+            ).id
             let ben = TonightClient(serverURL: url)
-            let benID = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase").id
+            let benID = try await ben.signUp(
+                username: "ben", email: "ben@example.com", password: "a long enough passphrase"
+            ).id
             _ = try await ana.sendFriendRequest(to: benID)
             try await ben.acceptFriendRequest(from: anaID)
             let conversation = try await ana.openConversation(with: benID)

@@ -44,7 +44,8 @@ struct SocialRulesTests {
     @Test func changeSentences() throws {
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         #expect(
-            EventChangeText.describe(event: "Techno", field: "start", newValue: "2031-01-15T22:15:00Z", timeZone: berlin)
+            EventChangeText.describe(
+                event: "Techno", field: "start", newValue: "2031-01-15T22:15:00Z", timeZone: berlin)
                 == "“Techno” now starts Wednesday 2031-01-15 at 23:15")
         #expect(
             EventChangeText.describe(event: "Techno", field: "start", newValue: "2031-01-18", timeZone: berlin)

@@ -44,7 +44,9 @@ extension TestClientProtocol {
 
 @Suite("Chat")
 struct ChatRouteTests {
-    @Test("friends talk: history backwards, sync since, read receipts, unread counts, members only", arguments: Backend.available)
+    @Test(
+        "friends talk: history backwards, sync since, read receipts, unread counts, members only",
+        arguments: Backend.available)
     func conversation(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let ana = try await client.member("ana")
@@ -60,7 +62,10 @@ struct ChatRouteTests {
             let latest = try await client.send(.get, "/v1/conversations/\(id)/messages?limit=3", token: ana.token)
             #expect((latest.json["items"] as? [JSON])?.compactMap { $0["text"] as? String } == ["m5", "m6", "m7"])
             #expect(latest.json["hasMore"] as? Bool == true)
-            #expect(try await client.texts("/v1/conversations/\(id)/messages?limit=3&before=5", as: ana) == ["m2", "m3", "m4"])
+            #expect(
+                try await client.texts("/v1/conversations/\(id)/messages?limit=3&before=5", as: ana) == [
+                    "m2", "m3", "m4",
+                ])
             #expect(try await client.texts("/v1/conversations/\(id)/messages?since=4", as: ben) == ["m5", "m6", "m7"])
             let synced = try await client.send(.get, "/v1/conversations/\(id)/messages?since=7", token: ben.token)
             #expect((synced.json["items"] as? [JSON])?.isEmpty == true)
@@ -83,18 +88,23 @@ struct ChatRouteTests {
 
             // Only members; bad input is a 400.
             #expect(try await client.send(.get, "/v1/conversations/\(id)", token: eve.token).status == .notFound)
-            #expect(try await client.send(.get, "/v1/conversations/\(id)/messages", token: eve.token).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/conversations/\(id)/messages", token: eve.token).status == .notFound)
             #expect(try await client.say("hi", in: id, as: eve).status == .notFound)
             #expect(try await client.say("   ", in: id, as: ana).status == .badRequest)
             #expect(try await client.say(String(repeating: "x", count: 2001), in: id, as: ana).status == .badRequest)
-            #expect(try await client.send(.get, "/v1/conversations/\(id)/messages?since=-1", token: ana.token).status == .badRequest)
+            #expect(
+                try await client.send(.get, "/v1/conversations/\(id)/messages?since=-1", token: ana.token).status
+                    == .badRequest)
 
             // No longer friends: the conversation stays readable but closed for writing; a block removes it.
             _ = try await client.send(.delete, "/v1/me/friends/\(ben.id)", token: ana.token)
             #expect(try await client.say("still there?", in: id, as: ben).status == .forbidden)
             _ = try await client.send(.put, "/v1/me/blocks/\(ana.id)", token: ben.token)
             #expect(try await client.send(.get, "/v1/conversations/\(id)", token: ana.token).status == .notFound)
-            #expect((try await client.send(.get, "/v1/conversations", token: ana.token).json["items"] as? [JSON])?.isEmpty == true)
+            #expect(
+                (try await client.send(.get, "/v1/conversations", token: ana.token).json["items"] as? [JSON])?.isEmpty
+                    == true)
         }
     }
 
@@ -119,7 +129,9 @@ struct ChatRouteTests {
         }
     }
 
-    @Test("two senders at once: one gap-free order, each sender's messages in the order sent", arguments: Backend.available)
+    @Test(
+        "two senders at once: one gap-free order, each sender's messages in the order sent",
+        arguments: Backend.available)
     func order(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let ana = try await client.member("ana")
@@ -146,7 +158,9 @@ struct ChatRouteTests {
         }
     }
 
-    @Test("a retried send with one client id stores one message, even when the retries race", arguments: Backend.available)
+    @Test(
+        "a retried send with one client id stores one message, even when the retries race", arguments: Backend.available
+    )
     func retries(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let ana = try await client.member("ana")
@@ -172,7 +186,9 @@ struct ChatRouteTests {
         }
     }
 
-    @Test("live: both members' sockets get the message, typing and read receipts; offline recipients get a notification", arguments: Backend.available)
+    @Test(
+        "live: both members' sockets get the message, typing and read receipts; offline recipients get a notification",
+        arguments: Backend.available)
     func live(backend: Backend) async throws {
         try await withLiveApp(backend) { services, client in
             let ana = try await client.member("ana")

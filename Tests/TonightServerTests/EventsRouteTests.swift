@@ -204,7 +204,8 @@ struct EventsRouteTests {
                 daytime = zone
             } else {
                 #expect(isDaytime("America/New_York"))
-                let newYork = try await createPlace(client, token: mod, name: "Bowery Ballroom", lat: 40.7204, lon: -73.9934)
+                let newYork = try await createPlace(
+                    client, token: mod, name: "Bowery Ballroom", lat: 40.7204, lon: -73.9934)
                 daytime = (newYork, "America/New_York")
             }
             var clock = Calendar(identifier: .gregorian)

@@ -208,7 +208,9 @@ struct SocialRouteTests {
         }
     }
 
-    @Test("a followed event that moves or is cancelled tells its attendees and followers once per change", arguments: Backend.available)
+    @Test(
+        "a followed event that moves or is cancelled tells its attendees and followers once per change",
+        arguments: Backend.available)
     func eventChanges(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let host = try await client.member("host")

@@ -15,7 +15,8 @@ struct StorageTests {
         let threads = NIOThreadPool(numberOfThreads: 1)
         threads.start()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("setup-\(UUID().uuidString).sqlite")
-        var source = TunedSQLiteSource(base: .init(configuration: .init(storage: .file(path: path.path)), threadPool: threads))
+        var source = TunedSQLiteSource(
+            base: .init(configuration: .init(storage: .file(path: path.path)), threadPool: threads))
         source.setUp.append("SELECT * FROM no_such_table")
         let loop = MultiThreadedEventLoopGroup.singleton.any()
         await #expect(throws: (any Error).self) {

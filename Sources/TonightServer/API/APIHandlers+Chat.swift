@@ -76,7 +76,8 @@ extension APIHandlers {
             let forward = input.query.since != nil
             let page = forward ? Array(rows.prefix(limit)) : Array(rows.suffix(limit))
             return .ok(
-                .init(body: .json(.init(items: page.map(Components.Schemas.Message.init), hasMore: rows.count > limit))))
+                .init(body: .json(.init(items: page.map(Components.Schemas.Message.init), hasMore: rows.count > limit)))
+            )
         }
     }
 
@@ -144,7 +145,8 @@ extension APIHandlers {
             if readSeq > conversation.read(of: caller.userID) {
                 let receipt = ReadReceipt(conversationId: conversation.id, userId: caller.userID, seq: readSeq)
                 await fanout.send(
-                    try LiveMessage.event(LiveMessage.EventType.read, receipt), to: [conversation.other(than: caller.userID)])
+                    try LiveMessage.event(LiveMessage.EventType.read, receipt),
+                    to: [conversation.other(than: caller.userID)])
             }
             return .ok(
                 .init(

@@ -77,7 +77,8 @@ struct LiveRoutes {
                 guard let userID = principal?.userID, let id = parsed.conversationId,
                     let conversation = try? await chat.conversation(id: id), conversation.includes(userID)
                 else {
-                    try await send(LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."), outbound)
+                    try await send(
+                        LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."), outbound)
                     continue
                 }
                 let typing = try LiveMessage.event(

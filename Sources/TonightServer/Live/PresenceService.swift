@@ -33,7 +33,8 @@ struct PresenceService: Service {
                 let now = Clock.millis()
                 let users = await hub.onlineUsers()
                 for chunk in stride(from: 0, to: users.count, by: 500) {
-                    await update(Array(users[chunk..<min(users.count, chunk + 500)]), onlineUntil: now + Self.lease, now: now)
+                    await update(
+                        Array(users[chunk..<min(users.count, chunk + 500)]), onlineUntil: now + Self.lease, now: now)
                 }
             }
         }

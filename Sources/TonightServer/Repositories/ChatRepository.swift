@@ -199,11 +199,12 @@ struct SQLChatRepository: ChatRepository {
             let drafts = notice(message)
             let written =
                 drafts.isEmpty
-                ? [] : try await database.transaction { db in
+                ? []
+                : try await database.transaction { db in
                     try await SQLNotificationRepository.write(drafts, now: now, on: db)
                 }
             return (message, true, written)
-        } catch where Database.isUniqueViolation(error) {
+        } catch  where Database.isUniqueViolation(error) {
             // The same client id raced with itself: the other attempt stored it.
             guard let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID)
             else { throw error }
