@@ -117,21 +117,6 @@ async def tonight(args):
         await asyncio.sleep(1)
         rss = read_rss(args.pid)
         sent = 0
-        deadline = time.perf_counter() + args.seconds
-
-        async def sender():
-            nonlocal sent
-            while time.perf_counter() < deadline:
-                index = random.randrange(len(pairs))
-                side = random.randrange(2)
-                token = users[pairs[index][side]][1]
-                key = uuid.uuid4().hex
-                arrived = receiver.expect(key)
-                async with http.post(f"{base}/v1/conversations/{conversations[index]}/messages", json={"text": key},
-                                     headers={"Authorization": f"Bearer {token}"}) as r:
-                    await r.read()
-                sent += 1
-                await wait(arrived)
 
         async def one():
             nonlocal sent
@@ -145,18 +130,30 @@ async def tonight(args):
                 await r.read()
             await wait(arrived)
 
-        started = time.perf_counter()
-        if args.rate > 0:
-            await paced(one, args.rate, args.seconds)
-        else:
-            await asyncio.gather(*(sender() for _ in range(args.senders)))
-        elapsed = time.perf_counter() - started
+        elapsed = await drive(one, args)
         await asyncio.sleep(1)
         report(args, receiver, sent, elapsed, rss)
         for task in readers:
             task.cancel()
         for ws in connections:
             await ws.close()
+
+
+async def drive(one, args):
+    """Runs `one()` — send a message and wait for its arrival — at a steady rate (open loop) or
+    from closed-loop senders back to back; returns the seconds it took."""
+    started = time.perf_counter()
+    if args.rate > 0:
+        await paced(one, args.rate, args.seconds)
+    else:
+        deadline = started + args.seconds
+
+        async def sender():
+            while time.perf_counter() < deadline:
+                await one()
+
+        await asyncio.gather(*(sender() for _ in range(args.senders)))
+    return time.perf_counter() - started
 
 
 async def paced(one, rate, seconds):
@@ -185,19 +182,6 @@ async def relay(args):
     rss = read_rss(args.pid)
     pairs = [(2 * i, 2 * i + 1) for i in range(min(args.pairs, args.sockets // 2))]
     sent = 0
-    deadline = time.perf_counter() + args.seconds
-
-    async def sender():
-        nonlocal sent
-        while time.perf_counter() < deadline:
-            a, b = random.choice(pairs)
-            if random.randrange(2):
-                a, b = b, a
-            key = uuid.uuid4().hex
-            arrived = receiver.expect(key)
-            await connections[a].send(json.dumps({"to": b, "text": key}))
-            sent += 1
-            await wait(arrived)
 
     async def one():
         nonlocal sent
@@ -210,12 +194,7 @@ async def relay(args):
         await connections[a].send(json.dumps({"to": b, "text": key}))
         await wait(arrived)
 
-    started = time.perf_counter()
-    if args.rate > 0:
-        await paced(one, args.rate, args.seconds)
-    else:
-        await asyncio.gather(*(sender() for _ in range(args.senders)))
-    elapsed = time.perf_counter() - started
+    elapsed = await drive(one, args)
     await asyncio.sleep(1)
     report(args, receiver, sent, elapsed, rss)
     for task in readers:
