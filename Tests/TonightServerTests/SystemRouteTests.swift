@@ -150,6 +150,13 @@ struct SystemRouteTests {
                 token: token)
             #expect(patch.status == .badRequest)
             #expect(Set(patch.json.fieldErrors) == ["bio", "homeCity", "preferences.sportsPlayed"])
+            // Ids and filters that only travel to a query: a client error on either database.
+            let conversation = try await client.send(.post, "/v1/conversations", json: ["userId": nul], token: token)
+            #expect((400..<500).contains(conversation.status.code), "\(conversation.text)")
+            let artists = try await client.send(.get, "/v1/artists?category=a%00b")
+            #expect((400..<500).contains(artists.status.code) || artists.status == .ok, "\(artists.text)")
+            let event = try await client.send(.get, "/v1/events/a%00b")
+            #expect((400..<500).contains(event.status.code), "\(event.text)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -101,6 +102,9 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
+            if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
+                return .badRequest("The request contains a NUL or other invalid character.", code: "invalid_characters")
+            }
             return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
         }
         if cause.contains("Content-Type") || cause.contains("content type") {
@@ -118,6 +122,14 @@ enum ProblemRenderer {
             return .badRequest("The request body is invalid: \(described)", code: "invalid_body")
         }
         return .badRequest("The request could not be read: \(cause).", code: "invalid_request")
+    }
+
+    /// PostgreSQL refuses text with a NUL byte (`22021`) or that cannot be encoded (`22P05`);
+    /// such a value came from the request (nothing stored contains one), so it is the client's
+    /// mistake, whatever field carried it to the query.
+    static func isTextEncodingError(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "22021" || state == "22P05"
     }
 
     private static func classify(httpError error: HTTPError) -> APIError {
