@@ -3,20 +3,8 @@ import Testing
 
 @testable import TonightCore
 
-/// A deterministic generator (SplitMix64), so that a failing random case fails again.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A point spread evenly over the sphere.
-private func randomPoint(_ rng: inout SeededGenerator) -> GeoPoint {
+private func randomPoint(_ rng: inout SplitMix64) -> GeoPoint {
     GeoPoint(
         latitude: asin(Double.random(in: -1...1, using: &rng)) * 180 / .pi,
         longitude: Double.random(in: -180...180, using: &rng))
@@ -181,7 +169,7 @@ struct GazetteerTests {
         for text in ["Saint-Jean-sur-Richelieu", "  St. John's ", "A--B", "O'Fallon", "x", "", "!!", "ABC 123_def"] {
             #expect(Gazetteer.fold(text) == SearchText.fold(text), "\(text)")
         }
-        var rng = SeededGenerator(state: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<2000 {
             let text = String(
                 decoding: (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt8.random(in: 0...127, using: &rng) },
@@ -219,7 +207,7 @@ struct GazetteerTests {
 
     @Test("nearest equals brute force: random cities, clustered cities, edge points")
     func nearestRandom() {
-        var rng = SeededGenerator(state: 2026)
+        var rng = SplitMix64(seed: 2026)
         let scattered = Gazetteer(
             (1...800).map { id in
                 let point = randomPoint(&rng)
@@ -284,7 +272,7 @@ struct BundledGazetteerTests {
     @Test("nearest equals brute force on the bundled cities", .enabled(if: present))
     func bundledNearest() throws {
         let gazetteer = try Self.loaded.get()
-        var rng = SeededGenerator(state: 15_000)
+        var rng = SplitMix64(seed: 15_000)
         var points = (0..<300).map { _ in randomPoint(&rng) }
         points += [
             GeoPoint(latitude: 90, longitude: 0), GeoPoint(latitude: -90, longitude: 0),

@@ -54,8 +54,9 @@ public enum ClickTrack {
     }
 }
 
-/// Small deterministic PRNG (SplitMix64), enough for reproducible test noise.
-struct SplitMix64 {
+/// Small deterministic PRNG (SplitMix64): reproducible noise here, and reproducible random cases
+/// in tests (a failing case fails again).
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
