@@ -166,6 +166,11 @@ extension TonightClient {
         }
     }
 
+    /// How many notifications are unread (for a badge).
+    public func unreadNotificationCount() async throws -> Int {
+        try await call { try await api.unreadNotificationCount().ok.body.json.unread }
+    }
+
     /// The caller's notification settings.
     public func notificationSettings() async throws -> NotificationSettings {
         try await call { try await api.getNotificationSettings().ok.body.json }
@@ -180,6 +185,11 @@ extension TonightClient {
     /// Registers this device's APNs token (hex) for push.
     public func registerPushToken(_ token: String) async throws {
         try await call { _ = try await api.registerDevice(body: .json(.init(token: token, platform: .apns))).ok }
+    }
+
+    /// The caller's registered push tokens.
+    public func devices() async throws -> [Device] {
+        try await call { try await api.listDevices().ok.body.json.items }
     }
 
     /// Stops push to this device's token.

@@ -221,8 +221,11 @@ struct ClientTests {
             #expect(try await ana.markRead() == 0)
             let settings = try await ana.setNotificationSettings(.init(muted: [.message]))
             #expect(try await ana.notificationSettings() == settings)
+            #expect(try await ana.unreadNotificationCount() == 0)
             try await ana.registerPushToken(String(repeating: "ab", count: 32))
+            #expect(try await ana.devices().map(\.token) == [String(repeating: "ab", count: 32)])
             try await ana.unregisterPushToken(String(repeating: "ab", count: 32))
+            #expect(try await ana.devices().isEmpty)
 
             try await ben.unmatch(try #require(matched.match?.id))
             try await ben.setBlocked(anaID, true)

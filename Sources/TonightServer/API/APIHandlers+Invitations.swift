@@ -17,12 +17,15 @@ extension APIHandlers {
                     "Say you are going (or interested) before inviting friends.", code: "not_attending")
             }
             let me = try await currentUser(caller)
+            let candidates = NSOrderedSet(array: body.userIds).compactMap { $0 as? String }.filter { $0 != me.id }
+            let friends = try await social.friends(of: me.id, among: candidates)
+            let going = try await events.going(in: event.id, among: candidates)
             var skipped: [Components.Schemas.InviteSkip] = []
             var invitees: [String] = []
-            for id in NSOrderedSet(array: body.userIds).compactMap({ $0 as? String }) where id != me.id {
-                if try await !social.areFriends(me.id, id) {
+            for id in candidates {
+                if !friends.contains(id) {
                     skipped.append(.init(userId: id, reason: .notFriend))
-                } else if try await events.attendance(of: id, in: [event.id])[event.id] == "going" {
+                } else if going.contains(id) {
                     skipped.append(.init(userId: id, reason: .alreadyGoing))
                 } else {
                     invitees.append(id)

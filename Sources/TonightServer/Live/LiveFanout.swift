@@ -41,7 +41,7 @@ final class PostgresFanout: LiveFanout, Service {
     private let hub: LiveHub
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private let listening = ManagedAtomicFlag()
+    private let listening = NIOLockedValueBox(false)
 
     init(database: Database, hub: LiveHub, url: String, logger: Logger) throws {
         self.database = database
@@ -82,7 +82,7 @@ final class PostgresFanout: LiveFanout, Service {
                     configuration: configuration, id: 1, logger: logger)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
-                    self.listening.set(true)
+                    self.listening.withLockedValue { $0 = true }
                     attempt = 0
                     for try await notification in notifications { await self.deliver(notification.payload) }
                 }
@@ -92,7 +92,7 @@ final class PostgresFanout: LiveFanout, Service {
                 attempt += 1
                 logger.warning("live listener lost its connection", metadata: ["error": "\(error)"])
             }
-            listening.set(false)
+            listening.withLockedValue { $0 = false }
             try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
         }
     }
@@ -101,7 +101,7 @@ final class PostgresFanout: LiveFanout, Service {
     func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if listening.get() { return true }
+            if listening.withLockedValue({ $0 }) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
@@ -120,11 +120,4 @@ final class PostgresFanout: LiveFanout, Service {
         guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }
         for user in envelope.users { await hub.deliver(envelope.message, to: user) }
     }
-}
-
-/// A thread-safe boolean.
-final class ManagedAtomicFlag: Sendable {
-    private let value = NIOLockedValueBox(false)
-    func set(_ flag: Bool) { value.withLockedValue { $0 = flag } }
-    func get() -> Bool { value.withLockedValue { $0 } }
 }

@@ -40,11 +40,6 @@ struct PresenceService: Service {
         }
     }
 
-    /// Whether each user is online now, and when they were last seen.
-    static func presence(onlineUntil: Int64, lastSeen: Int64?, now: Int64 = Clock.millis()) -> (Bool, Int64?) {
-        (onlineUntil > now, lastSeen)
-    }
-
     private func update(_ users: [String], onlineUntil: Int64, now: Int64) async {
         guard !users.isEmpty else { return }
         do {

@@ -78,6 +78,8 @@ protocol EventRepository: Sendable {
     /// Events the user attends (by status) or organises, ordered by start.
     func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
         async throws -> [EventRecord]
+    /// Which of `users` are going to `eventID` (one query).
+    func going(in eventID: String, among users: [String]) async throws -> Set<String>
     /// Who attends `eventID`, without anyone blocked either way by `viewer`.
     func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
         async throws -> [(userID: String, status: String, since: Int64)]
@@ -317,6 +319,17 @@ struct SQLEventRepository: EventRepository {
             "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY e.start_at, e.id LIMIT \(literal: limit)"
         return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func going(in eventID: String, among users: [String]) async throws -> Set<String> {
+        guard !users.isEmpty else { return [] }
+        let rows = try await db.raw(
+            """
+            SELECT user_id FROM attendance
+            WHERE event_id = \(bind: eventID) AND status = 'going' AND user_id IN (\(binds: users))
+            """
+        ).all()
+        return Set(try rows.map { try $0.decode(column: "user_id", as: String.self) })
     }
 
     func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)

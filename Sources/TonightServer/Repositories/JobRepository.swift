@@ -42,14 +42,6 @@ struct SQLJobRepository: JobRepository {
     let kind: DatabaseKind
 
     func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws {
-        try await Self.enqueue(
-            id: id, kind: kind, payload: payload, runAt: runAt, maxAttempts: maxAttempts, now: now, on: db)
-    }
-
-    /// Enqueues on `db`, so a job can be written in the same transaction as what it is about.
-    static func enqueue(
-        id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64, on db: any SQLDatabase
-    ) async throws {
         try await db.raw(
             """
             INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, created_at, updated_at)

@@ -121,6 +121,7 @@ struct SQLNotificationRepository: NotificationRepository {
             try await db.raw("SELECT DISTINCT user_id FROM devices WHERE user_id IN (\(binds: recipients))").all()
                 .map { try $0.decode(column: "user_id", as: String.self) })
         var written: [NotificationRecord] = []
+        var pushes: [[any Encodable & Sendable]] = []
         for draft in drafts {
             // A recipient who is gone or muted this kind gets nothing.
             guard let mutedKinds = muted[draft.userID], !mutedKinds.contains(draft.kind.rawValue) else { continue }
@@ -128,24 +129,29 @@ struct SQLNotificationRepository: NotificationRepository {
                 id: Identifier.make(), userID: draft.userID, kind: draft.kind.rawValue, text: draft.text,
                 actorID: draft.actorID, eventID: draft.eventID, matchID: draft.matchID,
                 conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil)
-            try await db.raw(
-                """
-                INSERT INTO notifications (\(unsafeRaw: columns)) VALUES (
-                    \(bind: record.id), \(bind: record.userID), \(bind: record.kind), \(bind: record.text),
-                    \(bind: record.actorID), \(bind: record.eventID), \(bind: record.matchID),
-                    \(bind: record.conversationID), \(bind: record.postID), \(bind: record.createdAt), NULL)
-                """
-            ).run()
             written.append(record)
             // The push outbox: a job in the same transaction, unless there is nowhere to push or
             // the recipient's quiet hours are on (the inbox and live sockets still get it).
             if withDevices.contains(record.userID), !quiet.contains(record.userID) {
                 let job = String(decoding: try JSONEncoder().encode(PushJob(notificationId: record.id)), as: UTF8.self)
-                try await SQLJobRepository.enqueue(
-                    id: Identifier.make(), kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1, now: now,
-                    on: db)
+                pushes.append([Identifier.make(), PushJob.kind, job, "queued", now, 0, 1, now, now])
             }
         }
+        // One multi-row insert each, however many recipients (an event change can have thousands).
+        try await BulkWrite.upsert(
+            "notifications", columns: columns.components(separatedBy: ", "),
+            rows: written.map {
+                [
+                    $0.id, $0.userID, $0.kind, $0.text, $0.actorID, $0.eventID, $0.matchID, $0.conversationID,
+                    $0.postID, $0.createdAt, $0.readAt,
+                ]
+            }, key: ["id"], on: db)
+        try await BulkWrite.upsert(
+            "jobs",
+            columns: [
+                "id", "kind", "payload", "state", "run_at", "attempts", "max_attempts", "created_at", "updated_at",
+            ],
+            rows: pushes, key: ["id"], on: db)
         return written
     }
 

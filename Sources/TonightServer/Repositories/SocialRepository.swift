@@ -31,6 +31,8 @@ protocol SocialRepository: Sendable {
     func deleteRequest(from: String, to: String) async throws
     func removeFriend(_ user: String, _ friend: String) async throws
     func areFriends(_ a: String, _ b: String) async throws -> Bool
+    /// Which of `others` are friends of `user` (one query).
+    func friends(of user: String, among others: [String]) async throws -> Set<String>
     /// Friends of `user`, newest first, before a keyset position.
     func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
     /// Pending requests to (`incoming`) or from `user`, newest first.
@@ -106,6 +108,14 @@ struct SQLSocialRepository: SocialRepository {
 
     func areFriends(_ a: String, _ b: String) async throws -> Bool {
         try await Self.areFriends(a, b, on: db)
+    }
+
+    func friends(of user: String, among others: [String]) async throws -> Set<String> {
+        guard !others.isEmpty else { return [] }
+        let rows = try await db.raw(
+            "SELECT friend_id FROM friends WHERE user_id = \(bind: user) AND friend_id IN (\(binds: others))"
+        ).all()
+        return Set(try rows.map { try $0.decode(column: "friend_id", as: String.self) })
     }
 
     func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
