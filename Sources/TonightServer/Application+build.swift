@@ -54,10 +54,16 @@ public struct AppServices: Sendable {
             url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize, logger: logger)
         do {
             try await MigrationRunner(database: database, logger: logger).run()
+            return try await wire(config: config, logger: logger, database: database)
         } catch {
+            // Whatever failed after opening (migrations, the key, the gazetteer), close the pool.
             try? await database.shutdown()
             throw error
         }
+    }
+
+    /// The services over an open, migrated database.
+    private static func wire(config: AppConfig, logger: Logger, database: Database) async throws -> AppServices {
         let key = try TokenService.loadKey(configured: config.jwtKey, dataDirectory: config.dataDirectory)
         let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
         let hasher = PasswordHasher(cost: config.bcryptCost)
