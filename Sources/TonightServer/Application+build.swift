@@ -42,6 +42,9 @@ public struct AppServices: Sendable {
     /// Live delivery to sockets on every instance.
     let fanout: any LiveFanout
     let presence: PresenceService
+    let posts: PostService
+    /// Processes uploads (ffmpeg when installed).
+    let media: MediaJob
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -84,6 +87,26 @@ public struct AppServices: Sendable {
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
+        let postRepository = SQLPostRepository(db: database.sql, database: database)
+        let posts = PostService(
+            posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
+            urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL),
+            votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold),
+            views: ViewCounter(repository: postRepository, logger: logger),
+            storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,
+            retentionDays: config.mediaRetentionDays, logger: logger)
+        logger.info("media: \(config.mediaStorage == "s3" ? "S3 bucket \(config.s3Bucket)" : "local folder")")
+        let tools = MediaTools.locate(
+            ffmpeg: config.ffmpegPath.isEmpty ? nil : config.ffmpegPath,
+            ffprobe: config.ffprobePath.isEmpty ? nil : config.ffprobePath)
+        logger.info(
+            tools.map { "media processing: ffmpeg at \($0.ffmpeg)" }
+                ?? "media processing: ffmpeg not found; posts are served as uploaded, without posters or tempo")
+        let media = MediaJob(
+            service: posts,
+            processor: MediaProcessor(
+                tools: tools, limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
+            workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
@@ -102,7 +125,13 @@ public struct AppServices: Sendable {
                 logger: logger),
             invitations: SQLInvitationRepository(db: database.sql, database: database),
             chat: SQLChatRepository(db: database.sql, database: database), fanout: fanout,
-            presence: PresenceService(db: database.sql, hub: live, logger: logger))
+            presence: PresenceService(db: database.sql, hub: live, logger: logger), posts: posts,
+            media: media)
+    }
+
+    /// The job handlers by kind.
+    public var jobHandlers: [String: JobHandler] {
+        [PushJob.kind: push.run, PostService.processJob: media.run]
     }
 
     /// Creates an account with a role (the CLI's `admin create-user`).
@@ -126,7 +155,11 @@ public func buildApplication(
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestMiddleware(trustProxy: config.trustProxy))
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: BodyLimitMiddleware(limit: config.bodyLimit))
+    router.add(
+        middleware: BodyLimitMiddleware(
+            limit: config.bodyLimit,
+            // The multipart envelope around the file: fields and headers, at most 64 kB.
+            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
     router.add(middleware: AuthMiddleware(tokens: services.tokens))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
@@ -135,6 +168,7 @@ public func buildApplication(
         events: services.events, catalog: services.catalog, suggester: services.suggester, social: services.social,
         wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
         devices: services.devices, invitations: services.invitations, chat: services.chat, fanout: services.fanout,
+        postService: services.posts,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
@@ -143,11 +177,13 @@ public func buildApplication(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout
     ).register(on: router)
+    MediaRoutes(blobs: services.posts.blobs, urls: services.posts.urls).register(on: router)
 
     var serviceList: [any Service] = [
         DatabaseCloser(database: services.database),
         Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
         services.presence,
+        services.posts.views,
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     if config.jobsEnabled {
@@ -157,7 +193,7 @@ public func buildApplication(
                 interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
         serviceList.append(
             JobWorker(
-                queue: services.jobs, handlers: [PushJob.kind: services.push.run].merging(jobHandlers) { $1 },
+                queue: services.jobs, handlers: services.jobHandlers.merging(jobHandlers) { $1 },
                 pollInterval: .milliseconds(max(10, config.jobPollMilliseconds)), logger: services.logger))
     }
     let logger = services.logger

@@ -46,5 +46,15 @@ extension Components {
         public typealias UserId = Swift.String
         /// - Remark: Generated from `#/components/parameters/ConversationId`.
         public typealias ConversationId = Swift.String
+        /// - Remark: Generated from `#/components/parameters/PostId`.
+        public typealias PostId = Swift.String
+        /// A username.
+        ///
+        /// - Remark: Generated from `#/components/parameters/Username`.
+        public typealias Username = Swift.String
+        /// `city$region$country`, as geocoding answers.
+        ///
+        /// - Remark: Generated from `#/components/parameters/CityKey`.
+        public typealias CityKey = Swift.String
     }
 }

@@ -3488,5 +3488,682 @@ extension Components {
                 case totalUnread
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PostStatus`.
+        @frozen public enum PostStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case processing = "processing"
+            case ready = "ready"
+            case failed = "failed"
+        }
+        /// `media` expires after the configured time; `favorites` and `stick` are kept.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Retention`.
+        @frozen public enum Retention: String, Codable, Hashable, Sendable, CaseIterable {
+            case media = "media"
+            case favorites = "favorites"
+            case stick = "stick"
+        }
+        /// - Remark: Generated from `#/components/schemas/PostUpload`.
+        @frozen public enum PostUpload: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/schemas/PostUpload/media`.
+            public struct MediaPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `MediaPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case media(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.MediaPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/placeId`.
+            public struct PlaceIdPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `PlaceIdPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case placeId(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.PlaceIdPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/city`.
+            public struct CityPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `CityPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case city(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.CityPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/eventId`.
+            public struct EventIdPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `EventIdPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case eventId(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.EventIdPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/caption`.
+            public struct CaptionPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `CaptionPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case caption(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.CaptionPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/tags`.
+            public struct TagsPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `TagsPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case tags(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.TagsPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/songTitle`.
+            public struct SongTitlePayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `SongTitlePayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case songTitle(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.SongTitlePayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/songArtist`.
+            public struct SongArtistPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `SongArtistPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case songArtist(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.SongArtistPayload>)
+            /// - Remark: Generated from `#/components/schemas/PostUpload/songUri`.
+            public struct SongUriPayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `SongUriPayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case songUri(OpenAPIRuntime.MultipartPart<Components.Schemas.PostUpload.SongUriPayload>)
+            case undocumented(OpenAPIRuntime.MultipartRawPart)
+        }
+        /// - Remark: Generated from `#/components/schemas/Song`.
+        public struct Song: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Song/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Song/artist`.
+            public var artist: Swift.String?
+            /// `spotify:track:…`
+            ///
+            /// - Remark: Generated from `#/components/schemas/Song/uri`.
+            public var uri: Swift.String?
+            /// The track on open.spotify.com.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Song/url`.
+            public var url: Swift.String?
+            /// Creates a new `Song`.
+            ///
+            /// - Parameters:
+            ///   - title:
+            ///   - artist:
+            ///   - uri: `spotify:track:…`
+            ///   - url: The track on open.spotify.com.
+            public init(
+                title: Swift.String,
+                artist: Swift.String? = nil,
+                uri: Swift.String? = nil,
+                url: Swift.String? = nil
+            ) {
+                self.title = title
+                self.artist = artist
+                self.uri = uri
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case title
+                case artist
+                case uri
+                case url
+            }
+        }
+        /// The author; `username` and `displayName` are left out when the author hides their name on posts.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PostAuthor`.
+        public struct PostAuthor: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PostAuthor/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PostAuthor/username`.
+            public var username: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PostAuthor/displayName`.
+            public var displayName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PostAuthor/avatarUrl`.
+            public var avatarUrl: Swift.String?
+            /// Creates a new `PostAuthor`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - username:
+            ///   - displayName:
+            ///   - avatarUrl:
+            public init(
+                id: Swift.String,
+                username: Swift.String? = nil,
+                displayName: Swift.String? = nil,
+                avatarUrl: Swift.String? = nil
+            ) {
+                self.id = id
+                self.username = username
+                self.displayName = displayName
+                self.avatarUrl = avatarUrl
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case username
+                case displayName
+                case avatarUrl
+            }
+        }
+        /// Where imported content came from (for example a venue's own feed).
+        ///
+        /// - Remark: Generated from `#/components/schemas/PostSource`.
+        public struct PostSource: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PostSource/name`.
+            public var name: Swift.String
+            /// Creates a new `PostSource`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            public init(name: Swift.String) {
+                self.name = name
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PostMedia`.
+        public struct PostMedia: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PostMedia/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case video = "video"
+                case image = "image"
+            }
+            /// - Remark: Generated from `#/components/schemas/PostMedia/kind`.
+            public var kind: Components.Schemas.PostMedia.KindPayload
+            /// The playable file (or the original until processing ends).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostMedia/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PostMedia/contentType`.
+            public var contentType: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PostMedia/posterUrl`.
+            public var posterUrl: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PostMedia/width`.
+            public var width: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PostMedia/height`.
+            public var height: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PostMedia/durationSeconds`.
+            public var durationSeconds: Swift.Double?
+            /// Creates a new `PostMedia`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - url: The playable file (or the original until processing ends).
+            ///   - contentType:
+            ///   - posterUrl:
+            ///   - width:
+            ///   - height:
+            ///   - durationSeconds:
+            public init(
+                kind: Components.Schemas.PostMedia.KindPayload,
+                url: Swift.String,
+                contentType: Swift.String,
+                posterUrl: Swift.String? = nil,
+                width: Swift.Int? = nil,
+                height: Swift.Int? = nil,
+                durationSeconds: Swift.Double? = nil
+            ) {
+                self.kind = kind
+                self.url = url
+                self.contentType = contentType
+                self.posterUrl = posterUrl
+                self.width = width
+                self.height = height
+                self.durationSeconds = durationSeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case url
+                case contentType
+                case posterUrl
+                case width
+                case height
+                case durationSeconds
+            }
+        }
+        /// The clip's estimated tempo and beat times (seconds from the start) for the tutorial mode.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Tempo`.
+        public struct Tempo: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Tempo/bpm`.
+            public var bpm: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/Tempo/beats`.
+            public var beats: [Swift.Double]
+            /// Creates a new `Tempo`.
+            ///
+            /// - Parameters:
+            ///   - bpm:
+            ///   - beats:
+            public init(
+                bpm: Swift.Double,
+                beats: [Swift.Double]
+            ) {
+                self.bpm = bpm
+                self.beats = beats
+            }
+            public enum CodingKeys: String, CodingKey {
+                case bpm
+                case beats
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Post`.
+        public struct Post: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Post/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Post/status`.
+            public var status: Components.Schemas.PostStatus
+            /// - Remark: Generated from `#/components/schemas/Post/failureReason`.
+            public var failureReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Post/author`.
+            public var author: Components.Schemas.PostAuthor?
+            /// - Remark: Generated from `#/components/schemas/Post/source`.
+            public var source: Components.Schemas.PostSource?
+            /// - Remark: Generated from `#/components/schemas/Post/placeId`.
+            public var placeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Post/placeName`.
+            public var placeName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Post/cityKey`.
+            public var cityKey: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Post/eventId`.
+            public var eventId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Post/caption`.
+            public var caption: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Post/song`.
+            public var song: Components.Schemas.Song?
+            /// - Remark: Generated from `#/components/schemas/Post/tags`.
+            public var tags: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/Post/media`.
+            public var media: Components.Schemas.PostMedia
+            /// - Remark: Generated from `#/components/schemas/Post/tempo`.
+            public var tempo: Components.Schemas.Tempo?
+            /// - Remark: Generated from `#/components/schemas/Post/up`.
+            public var up: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Post/down`.
+            public var down: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Post/comments`.
+            public var comments: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/Post/views`.
+            public var views: Swift.Int64
+            /// The caller's vote (−1, 0, 1), when signed in and voted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Post/myVote`.
+            public var myVote: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/Post/flaggedByMe`.
+            public var flaggedByMe: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Post/bookmarked`.
+            public var bookmarked: Swift.Bool?
+            /// Hidden pending moderation (seen only by its author and moderators).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Post/hidden`.
+            public var hidden: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/Post/retention`.
+            public var retention: Components.Schemas.Retention
+            /// - Remark: Generated from `#/components/schemas/Post/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Post`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - status:
+            ///   - failureReason:
+            ///   - author:
+            ///   - source:
+            ///   - placeId:
+            ///   - placeName:
+            ///   - cityKey:
+            ///   - eventId:
+            ///   - caption:
+            ///   - song:
+            ///   - tags:
+            ///   - media:
+            ///   - tempo:
+            ///   - up:
+            ///   - down:
+            ///   - comments:
+            ///   - views:
+            ///   - myVote: The caller's vote (−1, 0, 1), when signed in and voted.
+            ///   - flaggedByMe:
+            ///   - bookmarked:
+            ///   - hidden: Hidden pending moderation (seen only by its author and moderators).
+            ///   - retention:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                status: Components.Schemas.PostStatus,
+                failureReason: Swift.String? = nil,
+                author: Components.Schemas.PostAuthor? = nil,
+                source: Components.Schemas.PostSource? = nil,
+                placeId: Swift.String? = nil,
+                placeName: Swift.String? = nil,
+                cityKey: Swift.String,
+                eventId: Swift.String? = nil,
+                caption: Swift.String,
+                song: Components.Schemas.Song? = nil,
+                tags: [Swift.String],
+                media: Components.Schemas.PostMedia,
+                tempo: Components.Schemas.Tempo? = nil,
+                up: Swift.Int64,
+                down: Swift.Int64,
+                comments: Swift.Int64,
+                views: Swift.Int64,
+                myVote: Swift.Int? = nil,
+                flaggedByMe: Swift.Bool? = nil,
+                bookmarked: Swift.Bool? = nil,
+                hidden: Swift.Bool? = nil,
+                retention: Components.Schemas.Retention,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.status = status
+                self.failureReason = failureReason
+                self.author = author
+                self.source = source
+                self.placeId = placeId
+                self.placeName = placeName
+                self.cityKey = cityKey
+                self.eventId = eventId
+                self.caption = caption
+                self.song = song
+                self.tags = tags
+                self.media = media
+                self.tempo = tempo
+                self.up = up
+                self.down = down
+                self.comments = comments
+                self.views = views
+                self.myVote = myVote
+                self.flaggedByMe = flaggedByMe
+                self.bookmarked = bookmarked
+                self.hidden = hidden
+                self.retention = retention
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case status
+                case failureReason
+                case author
+                case source
+                case placeId
+                case placeName
+                case cityKey
+                case eventId
+                case caption
+                case song
+                case tags
+                case media
+                case tempo
+                case up
+                case down
+                case comments
+                case views
+                case myVote
+                case flaggedByMe
+                case bookmarked
+                case hidden
+                case retention
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FeedPage`.
+        public struct FeedPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FeedPage/items`.
+            public var items: [Components.Schemas.Post]
+            /// 1-based number of this page.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedPage/page`.
+            public var page: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/FeedPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `FeedPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - page: 1-based number of this page.
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Post],
+                page: Swift.Int,
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.page = page
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case page
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/VoteInput`.
+        public struct VoteInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/VoteInput/value`.
+            public var value: Swift.Int
+            /// Creates a new `VoteInput`.
+            ///
+            /// - Parameters:
+            ///   - value:
+            public init(value: Swift.Int) {
+                self.value = value
+            }
+            public enum CodingKeys: String, CodingKey {
+                case value
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/VoteState`.
+        public struct VoteState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/VoteState/postId`.
+            public var postId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/VoteState/value`.
+            public var value: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/VoteState/flagged`.
+            public var flagged: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/VoteState/up`.
+            public var up: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/VoteState/down`.
+            public var down: Swift.Int64
+            /// Creates a new `VoteState`.
+            ///
+            /// - Parameters:
+            ///   - postId:
+            ///   - value:
+            ///   - flagged:
+            ///   - up:
+            ///   - down:
+            public init(
+                postId: Swift.String,
+                value: Swift.Int,
+                flagged: Swift.Bool,
+                up: Swift.Int64,
+                down: Swift.Int64
+            ) {
+                self.postId = postId
+                self.value = value
+                self.flagged = flagged
+                self.up = up
+                self.down = down
+            }
+            public enum CodingKeys: String, CodingKey {
+                case postId
+                case value
+                case flagged
+                case up
+                case down
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Comment`.
+        public struct Comment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Comment/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Comment/postId`.
+            public var postId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Comment/author`.
+            public var author: Components.Schemas.PostAuthor
+            /// - Remark: Generated from `#/components/schemas/Comment/text`.
+            public var text: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Comment/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Comment`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - postId:
+            ///   - author:
+            ///   - text:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                postId: Swift.String,
+                author: Components.Schemas.PostAuthor,
+                text: Swift.String,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.postId = postId
+                self.author = author
+                self.text = text
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case postId
+                case author
+                case text
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CommentInput`.
+        public struct CommentInput: Codable, Hashable, Sendable {
+            /// 1–1000 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CommentInput/text`.
+            public var text: Swift.String
+            /// Creates a new `CommentInput`.
+            ///
+            /// - Parameters:
+            ///   - text: 1–1000 characters.
+            public init(text: Swift.String) {
+                self.text = text
+            }
+            public enum CodingKeys: String, CodingKey {
+                case text
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CommentPage`.
+        public struct CommentPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CommentPage/items`.
+            public var items: [Components.Schemas.Comment]
+            /// - Remark: Generated from `#/components/schemas/CommentPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `CommentPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Comment],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ViewsInput`.
+        public struct ViewsInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ViewsInput/postIds`.
+            public var postIds: [Swift.String]
+            /// Creates a new `ViewsInput`.
+            ///
+            /// - Parameters:
+            ///   - postIds:
+            public init(postIds: [Swift.String]) {
+                self.postIds = postIds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case postIds
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FollowState`.
+        public struct FollowState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FollowState/userId`.
+            public var userId: Swift.String
+            /// Whether the caller now follows this user.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FollowState/following`.
+            public var following: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/FollowState/followers`.
+            public var followers: Swift.Int64
+            /// Creates a new `FollowState`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            ///   - following: Whether the caller now follows this user.
+            ///   - followers:
+            public init(
+                userId: Swift.String,
+                following: Swift.Bool,
+                followers: Swift.Int64
+            ) {
+                self.userId = userId
+                self.following = following
+                self.followers = followers
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+                case following
+                case followers
+            }
+        }
     }
 }

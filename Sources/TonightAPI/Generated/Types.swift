@@ -396,6 +396,111 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/conversations/{conversationId}/read`.
     /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/read/post(markConversationRead)`.
     func markConversationRead(_ input: Operations.MarkConversationRead.Input) async throws -> Operations.MarkConversationRead.Output
+    /// Upload a clip (MP4, MOV or WebM video) or a still (JPEG, PNG, HEIC) as a post. The real format is read from the bytes, never from the file name or declared type. The post answers `processing` at once; a job validates it with ffprobe, makes a web-playable H.264/AAC MP4 with a poster and the clip's tempo, then it is `ready` (or `failed` with a reason). Give a `placeId` (venue feed) or a `city` key (the city's pregame feed); `eventId` is optional.
+    ///
+    /// - Remark: HTTP `POST /v1/posts`.
+    /// - Remark: Generated from `#/paths//v1/posts/post(createPost)`.
+    func createPost(_ input: Operations.CreatePost.Input) async throws -> Operations.CreatePost.Output
+    /// One post (its author also sees it while processing, failed or hidden).
+    ///
+    /// - Remark: HTTP `GET /v1/posts/{postId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/get(getPost)`.
+    func getPost(_ input: Operations.GetPost.Input) async throws -> Operations.GetPost.Output
+    /// Delete one's own post (moderators and admins any post), with its media.
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/delete(deletePost)`.
+    func deletePost(_ input: Operations.DeletePost.Input) async throws -> Operations.DeletePost.Output
+    /// Vote +1 (up; the dance feed's "like"), 0 (meh) or −1 (down). One vote per user and post, changeable; the post's `up` and `down` counters always equal the votes stored. Authors cannot vote on their own posts.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/vote`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/vote/put(votePost)`.
+    func votePost(_ input: Operations.VotePost.Input) async throws -> Operations.VotePost.Output
+    /// Report a post as inappropriate (once per user). When enough distinct users flag it, it is hidden until a moderator reviews it. Authors cannot flag their own posts.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/flag`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/flag/put(flagPost)`.
+    func flagPost(_ input: Operations.FlagPost.Input) async throws -> Operations.FlagPost.Output
+    /// Take one's report back.
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/flag`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/flag/delete(unflagPost)`.
+    func unflagPost(_ input: Operations.UnflagPost.Input) async throws -> Operations.UnflagPost.Output
+    /// Comments on a post, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/posts/{postId}/comments`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/get(listComments)`.
+    func listComments(_ input: Operations.ListComments.Input) async throws -> Operations.ListComments.Output
+    /// Comment on a post.
+    ///
+    /// - Remark: HTTP `POST /v1/posts/{postId}/comments`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/post(createComment)`.
+    func createComment(_ input: Operations.CreateComment.Input) async throws -> Operations.CreateComment.Output
+    /// Delete one's own comment (moderators any; the post's author may remove comments on it).
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/comments/{commentId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/{commentId}/delete(deleteComment)`.
+    func deleteComment(_ input: Operations.DeleteComment.Input) async throws -> Operations.DeleteComment.Output
+    /// Bookmark a post (idempotent).
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/bookmark`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/bookmark/put(bookmarkPost)`.
+    func bookmarkPost(_ input: Operations.BookmarkPost.Input) async throws -> Operations.BookmarkPost.Output
+    /// Remove a bookmark (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/bookmark`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/bookmark/delete(unbookmarkPost)`.
+    func unbookmarkPost(_ input: Operations.UnbookmarkPost.Input) async throws -> Operations.UnbookmarkPost.Output
+    /// Count views of posts (a batch of ids the client showed). Counted in memory and written in batches every few seconds, so a view costs no database write of its own; unknown ids are ignored.
+    ///
+    /// - Remark: HTTP `POST /v1/posts/views`.
+    /// - Remark: Generated from `#/paths//v1/posts/views/post(recordViews)`.
+    func recordViews(_ input: Operations.RecordViews.Input) async throws -> Operations.RecordViews.Output
+    /// The caller's bookmarked posts, most recently bookmarked first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/bookmarks`.
+    /// - Remark: Generated from `#/paths//v1/me/bookmarks/get(listBookmarks)`.
+    func listBookmarks(_ input: Operations.ListBookmarks.Input) async throws -> Operations.ListBookmarks.Output
+    /// Follow a user (idempotent); their posts join the caller's following feed.
+    ///
+    /// - Remark: HTTP `PUT /v1/users/{username}/follow`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/follow/put(followUser)`.
+    func followUser(_ input: Operations.FollowUser.Input) async throws -> Operations.FollowUser.Output
+    /// Stop following a user (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/users/{username}/follow`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/follow/delete(unfollowUser)`.
+    func unfollowUser(_ input: Operations.UnfollowUser.Input) async throws -> Operations.UnfollowUser.Output
+    /// A user's posts, newest first (their profile grid).
+    ///
+    /// - Remark: HTTP `GET /v1/users/{username}/posts`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/posts/get(listUserPosts)`.
+    func listUserPosts(_ input: Operations.ListUserPosts.Input) async throws -> Operations.ListUserPosts.Output
+    /// What it looks like at a venue right now: its ready clips from the recency window (configuration, default 24 hours), newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/places/{placeId}/posts`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/posts/get(placeFeed)`.
+    func placeFeed(_ input: Operations.PlaceFeed.Input) async throws -> Operations.PlaceFeed.Output
+    /// A city's posts, newest first: `all` (every post in the city) or `pregame` (posts with the city but no venue).
+    ///
+    /// - Remark: HTTP `GET /v1/cities/{cityKey}/posts`.
+    /// - Remark: Generated from `#/paths//v1/cities/{cityKey}/posts/get(cityFeed)`.
+    func cityFeed(_ input: Operations.CityFeed.Input) async throws -> Operations.CityFeed.Output
+    /// Posts with a tag (without `#`, case-insensitive), newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/tags/{tag}/posts`.
+    /// - Remark: Generated from `#/paths//v1/tags/{tag}/posts/get(tagFeed)`.
+    func tagFeed(_ input: Operations.TagFeed.Input) async throws -> Operations.TagFeed.Output
+    /// Posts by the users the caller follows, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/feeds/following`.
+    /// - Remark: Generated from `#/paths//v1/feeds/following/get(followingFeed)`.
+    func followingFeed(_ input: Operations.FollowingFeed.Input) async throws -> Operations.FollowingFeed.Output
+    /// Explore: recent posts ranked by a time-decayed score, `(1 + w_up·up − w_down·down + w_comment·comments + w_view·views) / (ageHours + 2)^gravity` (weights and gravity are configuration; defaults 1, 1, 2, 0.05 and 1.5), over the posts of the last `TRENDING_WINDOW_HOURS` (default 72), optionally in one city.
+    ///
+    /// - Remark: HTTP `GET /v1/feeds/trending`.
+    /// - Remark: Generated from `#/paths//v1/feeds/trending/get(trendingFeed)`.
+    func trendingFeed(_ input: Operations.TrendingFeed.Input) async throws -> Operations.TrendingFeed.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1281,6 +1386,293 @@ extension APIProtocol {
             path: path,
             headers: headers,
             body: body
+        ))
+    }
+    /// Upload a clip (MP4, MOV or WebM video) or a still (JPEG, PNG, HEIC) as a post. The real format is read from the bytes, never from the file name or declared type. The post answers `processing` at once; a job validates it with ffprobe, makes a web-playable H.264/AAC MP4 with a poster and the clip's tempo, then it is `ready` (or `failed` with a reason). Give a `placeId` (venue feed) or a `city` key (the city's pregame feed); `eventId` is optional.
+    ///
+    /// - Remark: HTTP `POST /v1/posts`.
+    /// - Remark: Generated from `#/paths//v1/posts/post(createPost)`.
+    public func createPost(
+        headers: Operations.CreatePost.Input.Headers = .init(),
+        body: Operations.CreatePost.Input.Body
+    ) async throws -> Operations.CreatePost.Output {
+        try await createPost(Operations.CreatePost.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One post (its author also sees it while processing, failed or hidden).
+    ///
+    /// - Remark: HTTP `GET /v1/posts/{postId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/get(getPost)`.
+    public func getPost(
+        path: Operations.GetPost.Input.Path,
+        headers: Operations.GetPost.Input.Headers = .init()
+    ) async throws -> Operations.GetPost.Output {
+        try await getPost(Operations.GetPost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Delete one's own post (moderators and admins any post), with its media.
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/delete(deletePost)`.
+    public func deletePost(
+        path: Operations.DeletePost.Input.Path,
+        headers: Operations.DeletePost.Input.Headers = .init()
+    ) async throws -> Operations.DeletePost.Output {
+        try await deletePost(Operations.DeletePost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Vote +1 (up; the dance feed's "like"), 0 (meh) or −1 (down). One vote per user and post, changeable; the post's `up` and `down` counters always equal the votes stored. Authors cannot vote on their own posts.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/vote`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/vote/put(votePost)`.
+    public func votePost(
+        path: Operations.VotePost.Input.Path,
+        headers: Operations.VotePost.Input.Headers = .init(),
+        body: Operations.VotePost.Input.Body
+    ) async throws -> Operations.VotePost.Output {
+        try await votePost(Operations.VotePost.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Report a post as inappropriate (once per user). When enough distinct users flag it, it is hidden until a moderator reviews it. Authors cannot flag their own posts.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/flag`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/flag/put(flagPost)`.
+    public func flagPost(
+        path: Operations.FlagPost.Input.Path,
+        headers: Operations.FlagPost.Input.Headers = .init()
+    ) async throws -> Operations.FlagPost.Output {
+        try await flagPost(Operations.FlagPost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Take one's report back.
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/flag`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/flag/delete(unflagPost)`.
+    public func unflagPost(
+        path: Operations.UnflagPost.Input.Path,
+        headers: Operations.UnflagPost.Input.Headers = .init()
+    ) async throws -> Operations.UnflagPost.Output {
+        try await unflagPost(Operations.UnflagPost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Comments on a post, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/posts/{postId}/comments`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/get(listComments)`.
+    public func listComments(
+        path: Operations.ListComments.Input.Path,
+        query: Operations.ListComments.Input.Query = .init(),
+        headers: Operations.ListComments.Input.Headers = .init()
+    ) async throws -> Operations.ListComments.Output {
+        try await listComments(Operations.ListComments.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Comment on a post.
+    ///
+    /// - Remark: HTTP `POST /v1/posts/{postId}/comments`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/post(createComment)`.
+    public func createComment(
+        path: Operations.CreateComment.Input.Path,
+        headers: Operations.CreateComment.Input.Headers = .init(),
+        body: Operations.CreateComment.Input.Body
+    ) async throws -> Operations.CreateComment.Output {
+        try await createComment(Operations.CreateComment.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete one's own comment (moderators any; the post's author may remove comments on it).
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/comments/{commentId}`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/comments/{commentId}/delete(deleteComment)`.
+    public func deleteComment(
+        path: Operations.DeleteComment.Input.Path,
+        headers: Operations.DeleteComment.Input.Headers = .init()
+    ) async throws -> Operations.DeleteComment.Output {
+        try await deleteComment(Operations.DeleteComment.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Bookmark a post (idempotent).
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/bookmark`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/bookmark/put(bookmarkPost)`.
+    public func bookmarkPost(
+        path: Operations.BookmarkPost.Input.Path,
+        headers: Operations.BookmarkPost.Input.Headers = .init()
+    ) async throws -> Operations.BookmarkPost.Output {
+        try await bookmarkPost(Operations.BookmarkPost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Remove a bookmark (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/posts/{postId}/bookmark`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/bookmark/delete(unbookmarkPost)`.
+    public func unbookmarkPost(
+        path: Operations.UnbookmarkPost.Input.Path,
+        headers: Operations.UnbookmarkPost.Input.Headers = .init()
+    ) async throws -> Operations.UnbookmarkPost.Output {
+        try await unbookmarkPost(Operations.UnbookmarkPost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Count views of posts (a batch of ids the client showed). Counted in memory and written in batches every few seconds, so a view costs no database write of its own; unknown ids are ignored.
+    ///
+    /// - Remark: HTTP `POST /v1/posts/views`.
+    /// - Remark: Generated from `#/paths//v1/posts/views/post(recordViews)`.
+    public func recordViews(
+        headers: Operations.RecordViews.Input.Headers = .init(),
+        body: Operations.RecordViews.Input.Body
+    ) async throws -> Operations.RecordViews.Output {
+        try await recordViews(Operations.RecordViews.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The caller's bookmarked posts, most recently bookmarked first.
+    ///
+    /// - Remark: HTTP `GET /v1/me/bookmarks`.
+    /// - Remark: Generated from `#/paths//v1/me/bookmarks/get(listBookmarks)`.
+    public func listBookmarks(
+        query: Operations.ListBookmarks.Input.Query = .init(),
+        headers: Operations.ListBookmarks.Input.Headers = .init()
+    ) async throws -> Operations.ListBookmarks.Output {
+        try await listBookmarks(Operations.ListBookmarks.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Follow a user (idempotent); their posts join the caller's following feed.
+    ///
+    /// - Remark: HTTP `PUT /v1/users/{username}/follow`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/follow/put(followUser)`.
+    public func followUser(
+        path: Operations.FollowUser.Input.Path,
+        headers: Operations.FollowUser.Input.Headers = .init()
+    ) async throws -> Operations.FollowUser.Output {
+        try await followUser(Operations.FollowUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Stop following a user (idempotent).
+    ///
+    /// - Remark: HTTP `DELETE /v1/users/{username}/follow`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/follow/delete(unfollowUser)`.
+    public func unfollowUser(
+        path: Operations.UnfollowUser.Input.Path,
+        headers: Operations.UnfollowUser.Input.Headers = .init()
+    ) async throws -> Operations.UnfollowUser.Output {
+        try await unfollowUser(Operations.UnfollowUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A user's posts, newest first (their profile grid).
+    ///
+    /// - Remark: HTTP `GET /v1/users/{username}/posts`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/posts/get(listUserPosts)`.
+    public func listUserPosts(
+        path: Operations.ListUserPosts.Input.Path,
+        query: Operations.ListUserPosts.Input.Query = .init(),
+        headers: Operations.ListUserPosts.Input.Headers = .init()
+    ) async throws -> Operations.ListUserPosts.Output {
+        try await listUserPosts(Operations.ListUserPosts.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// What it looks like at a venue right now: its ready clips from the recency window (configuration, default 24 hours), newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/places/{placeId}/posts`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/posts/get(placeFeed)`.
+    public func placeFeed(
+        path: Operations.PlaceFeed.Input.Path,
+        query: Operations.PlaceFeed.Input.Query = .init(),
+        headers: Operations.PlaceFeed.Input.Headers = .init()
+    ) async throws -> Operations.PlaceFeed.Output {
+        try await placeFeed(Operations.PlaceFeed.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A city's posts, newest first: `all` (every post in the city) or `pregame` (posts with the city but no venue).
+    ///
+    /// - Remark: HTTP `GET /v1/cities/{cityKey}/posts`.
+    /// - Remark: Generated from `#/paths//v1/cities/{cityKey}/posts/get(cityFeed)`.
+    public func cityFeed(
+        path: Operations.CityFeed.Input.Path,
+        query: Operations.CityFeed.Input.Query = .init(),
+        headers: Operations.CityFeed.Input.Headers = .init()
+    ) async throws -> Operations.CityFeed.Output {
+        try await cityFeed(Operations.CityFeed.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Posts with a tag (without `#`, case-insensitive), newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/tags/{tag}/posts`.
+    /// - Remark: Generated from `#/paths//v1/tags/{tag}/posts/get(tagFeed)`.
+    public func tagFeed(
+        path: Operations.TagFeed.Input.Path,
+        query: Operations.TagFeed.Input.Query = .init(),
+        headers: Operations.TagFeed.Input.Headers = .init()
+    ) async throws -> Operations.TagFeed.Output {
+        try await tagFeed(Operations.TagFeed.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Posts by the users the caller follows, newest first.
+    ///
+    /// - Remark: HTTP `GET /v1/feeds/following`.
+    /// - Remark: Generated from `#/paths//v1/feeds/following/get(followingFeed)`.
+    public func followingFeed(
+        query: Operations.FollowingFeed.Input.Query = .init(),
+        headers: Operations.FollowingFeed.Input.Headers = .init()
+    ) async throws -> Operations.FollowingFeed.Output {
+        try await followingFeed(Operations.FollowingFeed.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Explore: recent posts ranked by a time-decayed score, `(1 + w_up·up − w_down·down + w_comment·comments + w_view·views) / (ageHours + 2)^gravity` (weights and gravity are configuration; defaults 1, 1, 2, 0.05 and 1.5), over the posts of the last `TRENDING_WINDOW_HOURS` (default 72), optionally in one city.
+    ///
+    /// - Remark: HTTP `GET /v1/feeds/trending`.
+    /// - Remark: Generated from `#/paths//v1/feeds/trending/get(trendingFeed)`.
+    public func trendingFeed(
+        query: Operations.TrendingFeed.Input.Query = .init(),
+        headers: Operations.TrendingFeed.Input.Headers = .init()
+    ) async throws -> Operations.TrendingFeed.Output {
+        try await trendingFeed(Operations.TrendingFeed.Input(
+            query: query,
+            headers: headers
         ))
     }
 }

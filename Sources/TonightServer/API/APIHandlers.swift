@@ -22,6 +22,7 @@ struct APIHandlers: APIProtocol {
     let invitations: any InvitationRepository
     let chat: any ChatRepository
     let fanout: any LiveFanout
+    let postService: PostService
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

@@ -82,3 +82,18 @@ enum Paging {
         return (point, Double(radius))
     }
 }
+
+extension Paging {
+    /// A feed cursor: the next page's number and the last item's keyset position.
+    static func feedCursor(page: Int, _ number: Int64, _ id: String) -> String { encode("f:\(page):\(number):\(id)") }
+
+    /// The page number (1 without a cursor) and keyset position a feed cursor stands for.
+    static func feedPosition(_ cursor: String?) throws -> (page: Int, position: (Int64, String)?) {
+        guard let cursor else { return (1, nil) }
+        let parts = try decode(cursor).split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "f", let page = Int(parts[1]), page >= 2, page < 1_000_000,
+            let number = Int64(parts[2])
+        else { throw badCursor }
+        return (page, (number, String(parts[3])))
+    }
+}

@@ -1,4 +1,5 @@
 import TonightAPI
+import TonightCore
 
 /// An operation output that can express an ``APIError`` as one of its documented responses.
 protocol ProblemOutput {
@@ -11,6 +12,8 @@ func answer<Output: ProblemOutput>(_ body: () async throws -> Output) async thro
         return try await body()
     } catch let error as APIError {
         return .problem(error)
+    } catch let issue as FieldIssue {
+        return .problem(.validation([issue]))
     }
 }
 
@@ -728,6 +731,219 @@ extension Operations.MarkConversationRead.Output: ProblemOutput {
         case 403: .forbidden(e.response())
         case 404: .notFound(e.response())
         case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Components.Responses.TooLarge: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Components.Responses.UnsupportedMedia: ProblemResponse {
+    init(problem: Components.Schemas.Problem) { self.init(body: .applicationProblemJson(problem)) }
+}
+extension Operations.CreatePost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        case 413: .contentTooLarge(e.response())
+        case 415: .unsupportedMediaType(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.GetPost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.DeletePost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.VotePost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.FlagPost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.UnflagPost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ListComments.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.CreateComment.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.DeleteComment.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.BookmarkPost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.UnbookmarkPost.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.RecordViews.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ListBookmarks.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.FollowUser.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.UnfollowUser.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ListUserPosts.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.PlaceFeed.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.CityFeed.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.TagFeed.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.FollowingFeed.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.TrendingFeed.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
         default: .default(statusCode: e.status, e.defaultResponse)
         }
     }

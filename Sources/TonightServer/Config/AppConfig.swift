@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Configuration
+import TonightCore
 import Foundation
 import Logging
 
@@ -83,6 +85,46 @@ public struct AppConfig: Sendable {
     /// `production` (default) or `sandbox`, or an https URL of another endpoint (`apns.endpoint`).
     public var apnsEndpoint: String = "production"
 
+    /// Largest upload in bytes (`media.max.bytes`, default 100 MB).
+    public var mediaMaxBytes: Int = 100 * 1024 * 1024
+    /// Longest clip in seconds (`media.max.seconds`, default 60).
+    public var mediaMaxSeconds: Double = 60
+    /// Where media lives (`media.storage`): `local` (default, `<data dir>/media`) or `s3`.
+    public var mediaStorage: String = "local"
+    /// S3-compatible storage: endpoint URL (`s3.endpoint`, e.g. `https://s3.eu-west-1.amazonaws.com`),
+    /// bucket (`s3.bucket`), region (`s3.region`), keys (`s3.access.key`, `s3.secret.key`) and the
+    /// storage class new objects get (`s3.storage.class`, e.g. `REDUCED_REDUNDANCY`; empty = the
+    /// bucket's default).
+    public var s3Endpoint: String = ""
+    /// See ``s3Endpoint``.
+    public var s3Bucket: String = ""
+    /// See ``s3Endpoint``.
+    public var s3Region: String = "us-east-1"
+    /// See ``s3Endpoint``.
+    public var s3AccessKey: String = ""
+    /// See ``s3Endpoint``.
+    public var s3SecretKey: String = ""
+    /// See ``s3Endpoint``.
+    public var s3StorageClass: String = ""
+    /// Secret for signed media URLs (`media.signing.key`). Empty (default): media URLs are plain
+    /// and public; set: they carry `expires` and an HMAC `sig` and unsigned requests answer 403.
+    public var mediaSigningKey: String = ""
+    /// How long a signed media URL stays valid, in seconds (`media.url.ttl`, default 6 hours).
+    public var mediaURLTTL: Int = 6 * 3600
+    /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
+    /// Without them posts are served as uploaded, without posters (said at start-up).
+    public var ffmpegPath: String = ""
+    /// See ``ffmpegPath``.
+    public var ffprobePath: String = ""
+    /// Days a post in the `media` retention tier is kept (`media.retention.days`, default 30).
+    public var mediaRetentionDays: Int = 30
+    /// Hours of clips a venue feed shows (`feed.place.window.hours`, default 24).
+    public var placeFeedWindowHours: Int = 24
+    /// Distinct users whose flags hide a post pending review (`moderation.flag.threshold`, default 3).
+    public var flagThreshold: Int = 3
+    /// Trending score constants (`trending.*`), see ``TrendingScore``.
+    public var trending = TrendingScore()
+
     /// The defaults.
     public init() {}
 
@@ -157,6 +199,33 @@ public struct AppConfig: Sendable {
         config.apnsKeyFile = reader.string(forKey: "apns.key.file", default: "")
         config.apnsTopic = reader.string(forKey: "apns.topic", default: "")
         config.apnsEndpoint = reader.string(forKey: "apns.endpoint", default: config.apnsEndpoint)
+        config.mediaMaxBytes = reader.int(forKey: "media.max.bytes", default: config.mediaMaxBytes)
+        config.mediaMaxSeconds = reader.double(forKey: "media.max.seconds", default: config.mediaMaxSeconds)
+        config.mediaStorage = reader.string(forKey: "media.storage", default: config.mediaStorage)
+        config.s3Endpoint = reader.string(forKey: "s3.endpoint", default: "")
+        config.s3Bucket = reader.string(forKey: "s3.bucket", default: "")
+        config.s3Region = reader.string(forKey: "s3.region", default: config.s3Region)
+        config.s3AccessKey = reader.string(forKey: "s3.access.key", isSecret: true, default: "")
+        config.s3SecretKey = reader.string(forKey: "s3.secret.key", isSecret: true, default: "")
+        config.s3StorageClass = reader.string(forKey: "s3.storage.class", default: "")
+        config.mediaSigningKey = reader.string(forKey: "media.signing.key", isSecret: true, default: "")
+        config.mediaURLTTL = reader.int(forKey: "media.url.ttl", default: config.mediaURLTTL)
+        config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
+        config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
+        config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)
+        config.placeFeedWindowHours = reader.int(
+            forKey: "feed.place.window.hours", default: config.placeFeedWindowHours)
+        config.flagThreshold = reader.int(forKey: "moderation.flag.threshold", default: config.flagThreshold)
+        config.trending.upWeight = reader.double(forKey: "trending.up.weight", default: config.trending.upWeight)
+        config.trending.downWeight = reader.double(
+            forKey: "trending.down.weight", default: config.trending.downWeight)
+        config.trending.commentWeight = reader.double(
+            forKey: "trending.comment.weight", default: config.trending.commentWeight)
+        config.trending.viewWeight = reader.double(
+            forKey: "trending.view.weight", default: config.trending.viewWeight)
+        config.trending.gravity = reader.double(forKey: "trending.gravity", default: config.trending.gravity)
+        config.trending.windowHours = reader.int(
+            forKey: "trending.window.hours", default: config.trending.windowHours)
         return config
     }
 
@@ -172,6 +241,26 @@ public struct AppConfig: Sendable {
             try await EnvironmentVariablesProvider(environmentFilePath: .init(environmentFile), allowMissing: true),
         ]
         return load(from: ConfigReader(providers: providers))
+    }
+
+    /// Where uploads are written while they arrive: `<data dir>/tmp/uploads`.
+    public var uploadDirectory: String { dataDirectory + "/tmp/uploads" }
+
+    /// The blob store these settings name: S3 when `media.storage` is `s3`, else the local folder
+    /// `<data dir>/media`.
+    func blobStore(httpClient: HTTPClient) throws -> any BlobStore {
+        guard mediaStorage == "s3" else { return LocalBlobStore(root: dataDirectory + "/media") }
+        guard let endpoint = URL(string: s3Endpoint), endpoint.host != nil, !s3Bucket.isEmpty, !s3AccessKey.isEmpty,
+            !s3SecretKey.isEmpty
+        else {
+            throw ConfigurationError(
+                "MEDIA_STORAGE=s3 needs S3_ENDPOINT (a URL), S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY")
+        }
+        return S3BlobStore(
+            configuration: .init(
+                endpoint: endpoint, bucket: s3Bucket, region: s3Region, accessKeyID: s3AccessKey,
+                secretAccessKey: s3SecretKey),
+            httpClient: httpClient)
     }
 
     /// Whether storage is PostgreSQL (`database.url` set) rather than the embedded SQLite.

@@ -2,17 +2,26 @@ import Hummingbird
 
 /// Reads request bodies up to the configured limit (413 beyond it), so handlers and the
 /// idempotency store see a complete body.
+///
+/// Uploads (`POST` to a path in ``streamingLimits``) are not collected: they stream to their
+/// handler, which writes them to disk and enforces its own limit as the bytes arrive; here only
+/// a declared `Content-Length` above that limit is refused up front.
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let limit: Int
+    /// Upload paths and the largest body each accepts.
+    var streamingLimits: [String: Int] = [:]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        let streamingLimit = request.method == .post ? streamingLimits[request.uri.path] : nil
+        let limit = streamingLimit ?? self.limit
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError(
                 status: 413, code: "body_too_large", detail: "The request body is larger than \(limit) bytes.")
         }
+        if streamingLimit != nil { return try await next(request, context) }
         var request = request
         let buffer = try await request.collectBody(upTo: limit)
         request.body = .init(buffer: buffer)

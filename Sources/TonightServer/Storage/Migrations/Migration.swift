@@ -31,6 +31,7 @@ enum Migrations {
         CreateLiveOutbox(),
         EventChangeAlerts(),
         MessageNumbering(),
+        CreatePosts(),
     ]
 }
 

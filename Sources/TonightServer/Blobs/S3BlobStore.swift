@@ -1,0 +1,445 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Any S3-compatible service, addressed path-style: `<endpoint>/<bucket>/<key>`,
+/// e.g. `http://127.0.0.1:9000/bucket/media/a.mp4`.
+public struct S3Configuration: Sendable {
+    /// Scheme, host, optional port and optional base path, e.g. `https://s3.eu-west-1.amazonaws.com`.
+    public var endpoint: URL
+    public var bucket: String
+    public var region: String
+    public var accessKeyID: String
+    public var secretAccessKey: String
+    /// Deadline for one whole request (upload or download included).
+    public var requestTimeout: TimeAmount
+
+    public init(
+        endpoint: URL,
+        bucket: String,
+        region: String,
+        accessKeyID: String,
+        secretAccessKey: String,
+        requestTimeout: TimeAmount = .minutes(30)
+    ) {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.region = region
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+        self.requestTimeout = requestTimeout
+    }
+
+    var credentials: SigV4.Credentials {
+        SigV4.Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey)
+    }
+}
+
+public struct S3BlobStore: BlobStore {
+    public let configuration: S3Configuration
+    public let httpClient: HTTPClient
+
+    /// Largest response body `get` or an error body will collect (a `get` of a whole object must fit in memory).
+    static let maxBodySize = Int.max
+
+    public init(configuration: S3Configuration, httpClient: HTTPClient) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+    }
+
+    // MARK: Addressing
+
+    var scheme: String { configuration.endpoint.scheme?.lowercased() ?? "http" }
+
+    /// Host header value: host, plus ":port" when the port is not the scheme's default.
+    var hostHeader: String {
+        let url = configuration.endpoint
+        var host = url.host ?? "localhost"
+        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }  // IPv6 literal
+        if let port = url.port, !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
+            host += ":\(port)"
+        }
+        return host
+    }
+
+    /// Unencoded path of the bucket or of an object in it.
+    func path(key: String?) -> String {
+        var base = configuration.endpoint.path
+        while base.hasSuffix("/") { base.removeLast() }
+        var p = base + "/" + configuration.bucket
+        if let key { p += "/" + key }
+        return p
+    }
+
+    // MARK: Signed requests
+
+    struct Response {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: ByteBuffer
+    }
+
+    /// Signs and sends one request, collecting the whole response body.
+    func send(
+        method: HTTPMethod,
+        key: String?,
+        query: [(String, String)] = [],
+        headers: [(String, String)] = [],
+        body: HTTPClientRequest.Body? = nil,
+        payloadHash: String = SigV4.emptyPayloadHash,
+        now: Date = Date()
+    ) async throws -> Response {
+        let path = path(key: key)
+        let signed = SigV4.sign(
+            method: method.rawValue,
+            host: hostHeader,
+            path: path,
+            query: query,
+            headers: headers,
+            payloadHash: payloadHash,
+            region: configuration.region,
+            credentials: configuration.credentials,
+            date: now
+        )
+        var url = "\(scheme)://\(hostHeader)\(SigV4.canonicalURI(path))"
+        if !query.isEmpty { url += "?" + SigV4.canonicalQueryString(query) }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
+        if let body { request.body = body }
+        let response = try await httpClient.execute(request, timeout: configuration.requestTimeout)
+        let collected = try await response.body.collect(upTo: Self.maxBodySize)  // empty for HEAD
+        return Response(status: Int(response.status.code), headers: response.headers, body: collected)
+    }
+
+    /// `BlobError.server` from an S3 error response ("Code: Message" from its XML body when there is one).
+    static func serverError(_ response: Response) -> BlobError {
+        let text = String(buffer: response.body)
+        let code = XMLScan.firstValue(of: "Code", in: text)
+        let message = XMLScan.firstValue(of: "Message", in: text)
+        let summary: String
+        switch (code, message) {
+        case let (c?, m?): summary = "\(c): \(m)"
+        case let (c?, nil): summary = c
+        case let (nil, m?): summary = m
+        default:
+            summary = text.isEmpty ? HTTPResponseStatus(statusCode: response.status).reasonPhrase : text
+        }
+        return .server(status: response.status, message: summary)
+    }
+
+    // MARK: BlobStore
+
+    public func put(key: String, from localFile: String, contentType: String, storageClass: String?) async throws {
+        try BlobKey.validate(key)
+        // First pass: size and SHA-256 (streamed), so the payload hash is signed for real.
+        let (size, hash) = try await blocking { () throws -> (Int64, String) in
+            let size = try fileSize(localFile)
+            let fd = open(localFile, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw posixError("open \(localFile)") }
+            defer { close(fd) }
+            var hasher = SHA256()
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = try readFully(fd, &buffer)
+                if n == 0 { break }
+                buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            }
+            return (size, SigV4.hex(hasher.finalize()))
+        }
+        var headers: [(String, String)] = [("Content-Type", contentType)]
+        if let storageClass { headers.append(("x-amz-storage-class", storageClass)) }
+        let response = try await send(
+            method: .PUT,
+            key: key,
+            headers: headers,
+            body: .stream(FileChunks(path: localFile), length: .known(size)),
+            payloadHash: hash
+        )
+        guard (200..<300).contains(response.status) else { throw Self.serverError(response) }
+    }
+
+    public func get(key: String, range: Range<Int64>?) async throws -> (data: [UInt8], totalSize: Int64) {
+        try BlobKey.validate(key)
+        var headers: [(String, String)] = []
+        if let range {
+            if range.isEmpty {
+                guard let info = try await head(key: key) else { throw BlobError.notFound }
+                return ([], info.size)
+            }
+            guard range.lowerBound >= 0 else {
+                throw BlobError.server(status: 416, message: "negative range \(range)")
+            }
+            headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"))
+        }
+        let response = try await send(method: .GET, key: key, headers: headers)
+        switch response.status {
+        case 200, 206:
+            let data = Array(buffer: response.body)
+            var total = Int64(data.count)
+            if response.status == 206, let contentRange = response.headers.first(name: "Content-Range"),
+                let slash = contentRange.lastIndex(of: "/"),
+                let parsed = Int64(contentRange[contentRange.index(after: slash)...])
+            {
+                total = parsed
+            }
+            return (data, total)
+        case 404:
+            throw BlobError.notFound
+        default:
+            throw Self.serverError(response)
+        }
+    }
+
+    public func head(key: String) async throws -> BlobInfo? {
+        guard let headers = try await headHeaders(key: key) else { return nil }
+        let size = headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0
+        var etag = headers.first(name: "ETag") ?? ""
+        if etag.count >= 2, etag.hasPrefix("\""), etag.hasSuffix("\"") { etag = String(etag.dropFirst().dropLast()) }
+        let modified = headers.first(name: "Last-Modified").flatMap(HTTPDate.parse) ?? Date(timeIntervalSince1970: 0)
+        return BlobInfo(size: size, etag: etag, lastModified: modified)
+    }
+
+    /// The object's storage class as S3 reports it in HEAD (`x-amz-storage-class`); S3 omits the
+    /// header for STANDARD, which is returned as "STANDARD". nil when the object is missing.
+    public func storageClass(key: String) async throws -> String? {
+        guard let headers = try await headHeaders(key: key) else { return nil }
+        return headers.first(name: "x-amz-storage-class") ?? "STANDARD"
+    }
+
+    func headHeaders(key: String) async throws -> HTTPHeaders? {
+        try BlobKey.validate(key)
+        let response = try await send(method: .HEAD, key: key)
+        switch response.status {
+        case 200: return response.headers
+        case 404: return nil
+        default: throw Self.serverError(response)
+        }
+    }
+
+    public func delete(key: String) async throws {
+        try BlobKey.validate(key)
+        let response = try await send(method: .DELETE, key: key)
+        guard (200..<300).contains(response.status) || response.status == 404 else {
+            throw Self.serverError(response)
+        }
+    }
+
+    public func list(prefix: String) async throws -> [String] {
+        try await list(prefix: prefix, maxKeys: nil)
+    }
+
+    /// Every key under `prefix`, asking for at most `maxKeys` per page (nil = S3's default, 1000).
+    public func list(prefix: String, maxKeys: Int?) async throws -> [String] {
+        var keys: [String] = []
+        var token: String? = nil
+        repeat {
+            let page = try await listPage(prefix: prefix, continuationToken: token, maxKeys: maxKeys)
+            keys += page.keys
+            token = page.nextContinuationToken
+        } while token != nil
+        return keys
+    }
+
+    /// One ListObjectsV2 page; `nextContinuationToken` is nil on the last page.
+    public func listPage(
+        prefix: String,
+        continuationToken: String?,
+        maxKeys: Int?
+    ) async throws -> (keys: [String], nextContinuationToken: String?) {
+        try BlobKey.validatePrefix(prefix)
+        var query: [(String, String)] = [("list-type", "2"), ("prefix", prefix)]
+        if let continuationToken { query.append(("continuation-token", continuationToken)) }
+        if let maxKeys { query.append(("max-keys", String(maxKeys))) }
+        let response = try await send(method: .GET, key: nil, query: query)
+        guard response.status == 200 else { throw Self.serverError(response) }
+        let text = String(buffer: response.body)
+        let keys = XMLScan.elements("Contents", in: text).compactMap { XMLScan.firstValue(of: "Key", in: $0) }
+        let truncated = XMLScan.firstValue(of: "IsTruncated", in: text) == "true"
+        let next = truncated ? XMLScan.firstValue(of: "NextContinuationToken", in: text) : nil
+        if truncated && next == nil {
+            throw BlobError.server(status: 502, message: "truncated listing without NextContinuationToken")
+        }
+        return (keys, next)
+    }
+
+    /// Creates the bucket (for development setups and tests); an existing bucket we own is fine.
+    public func createBucket() async throws {
+        let response = try await send(method: .PUT, key: nil)
+        if (200..<300).contains(response.status) { return }
+        if response.status == 409, XMLScan.firstValue(of: "Code", in: String(buffer: response.body)) == "BucketAlreadyOwnedByYou" {
+            return
+        }
+        throw Self.serverError(response)
+    }
+
+    public func directURL(key: String, seconds: Int) -> URL? {
+        BlobKey.isValid(key) ? presignedGET(key: key, expires: seconds) : nil
+    }
+
+    /// A presigned GET URL valid for `expires` seconds (SigV4 query-string auth).
+    public func presignedGET(key: String, expires: Int, now: Date = Date()) -> URL {
+        SigV4.presign(
+            method: "GET",
+            scheme: scheme,
+            host: hostHeader,
+            path: path(key: key),
+            region: configuration.region,
+            credentials: configuration.credentials,
+            date: now,
+            expires: expires
+        ).url
+    }
+}
+
+// MARK: - Streaming file body
+
+/// The file's bytes as 256 KiB ByteBuffers, read on NIO's blocking pool.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+    var chunkSize = 256 * 1024
+
+    final class Iterator: AsyncIteratorProtocol {
+        let path: String
+        let chunkSize: Int
+        var fd: Int32 = -1
+        var finished = false
+
+        init(path: String, chunkSize: Int) {
+            self.path = path
+            self.chunkSize = chunkSize
+        }
+
+        deinit { if fd >= 0 { close(fd) } }
+
+        func next() async throws -> ByteBuffer? {
+            if finished { return nil }
+            if fd < 0 {
+                let path = self.path
+                fd = try await blocking { () throws -> Int32 in
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                    guard fd >= 0 else { throw posixError("open \(path)") }
+                    return fd
+                }
+            }
+            let fd = self.fd
+            let size = chunkSize
+            let chunk = try await blocking { () throws -> [UInt8] in
+                var buffer = [UInt8](repeating: 0, count: size)
+                let n = try readFully(fd, &buffer)
+                buffer.removeLast(size - n)
+                return buffer
+            }
+            if chunk.isEmpty {
+                finished = true
+                close(fd)
+                self.fd = -1
+                return nil
+            }
+            return ByteBuffer(bytes: chunk)
+        }
+    }
+
+    func makeAsyncIterator() -> Iterator { Iterator(path: path, chunkSize: chunkSize) }
+}
+
+// MARK: - Tiny XML and date helpers
+
+/// Just enough XML for S3's flat answers: element text by name, entities decoded.
+enum XMLScan {
+    /// Inner texts of every `<name>…</name>` (also `<name attr="…">`), in order.
+    static func elements(_ name: String, in text: String) -> [String] {
+        var results: [String] = []
+        var rest = text[...]
+        let close = "</\(name)>"
+        while let open = rest.range(of: "<\(name)") {
+            let afterName = rest[open.upperBound...]
+            guard let first = afterName.first, first == ">" || first == " " || first == "/" else {
+                rest = afterName
+                continue
+            }
+            guard let tagEnd = afterName.firstIndex(of: ">") else { break }
+            if tagEnd > afterName.startIndex, afterName[afterName.index(before: tagEnd)] == "/" {  // <name/>
+                results.append("")
+                rest = afterName[afterName.index(after: tagEnd)...]
+                continue
+            }
+            let contentStart = afterName.index(after: tagEnd)
+            guard let end = afterName[contentStart...].range(of: close) else { break }
+            results.append(String(afterName[contentStart..<end.lowerBound]))
+            rest = afterName[end.upperBound...]
+        }
+        return results
+    }
+
+    static func firstValue(of name: String, in text: String) -> String? {
+        elements(name, in: text).first.map(decodeEntities)
+    }
+
+    static func decodeEntities(_ s: String) -> String {
+        guard s.contains("&") else { return s }
+        var out = ""
+        var i = s.startIndex
+        while i < s.endIndex {
+            if s[i] == "&", let semi = s[i...].firstIndex(of: ";"), s.distance(from: i, to: semi) <= 10 {
+                let entity = s[s.index(after: i)..<semi]
+                var replacement: String? = nil
+                switch entity {
+                case "amp": replacement = "&"
+                case "lt": replacement = "<"
+                case "gt": replacement = ">"
+                case "quot": replacement = "\""
+                case "apos": replacement = "'"
+                default:
+                    if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let v = UInt32(entity.dropFirst(2), radix: 16),
+                        let u = Unicode.Scalar(v)
+                    {
+                        replacement = String(Character(u))
+                    } else if entity.hasPrefix("#"), let v = UInt32(entity.dropFirst()), let u = Unicode.Scalar(v) {
+                        replacement = String(Character(u))
+                    }
+                }
+                if let replacement {
+                    out += replacement
+                    i = s.index(after: semi)
+                    continue
+                }
+            }
+            out.append(s[i])
+            i = s.index(after: i)
+        }
+        return out
+    }
+}
+
+/// RFC 7231 IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT"), as S3 sends Last-Modified.
+enum HTTPDate {
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func parse(_ text: String) -> Date? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 6,
+            let day = Int(parts[1]),
+            let monthIndex = months.firstIndex(of: String(parts[2])),
+            let year = Int(parts[3])
+        else { return nil }
+        let time = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let components = DateComponents(
+            year: year, month: monthIndex + 1, day: day, hour: time[0], minute: time[1], second: time[2])
+        return calendar.date(from: components)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TonightCore
+
+/// `GET`/`HEAD /v1/media/<key>`: stored media, straight from the blob store.
+///
+/// Local store: the file is streamed from disk with `Range` (one range, 206; 416 out of range;
+/// `If-Range` honoured), a strong `ETag` (size and modification time), `Last-Modified`,
+/// `If-None-Match` (304) and a long `Cache-Control`, since a key's bytes never change. S3: a
+/// redirect (302) to a presigned URL, and S3 does the rest. With media signing on, a request
+/// needs the `expires` and `sig` the API handed out (403 otherwise).
+struct MediaRoutes: Sendable {
+    let blobs: any BlobStore
+    let urls: MediaURLs
+    let fileIO = FileIO()
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/v1/media/**") { request, context in try await self.serve(request, context, head: false) }
+        router.head("/v1/media/**") { request, context in try await self.serve(request, context, head: true) }
+    }
+
+    private func serve(_ request: Request, _ context: AppRequestContext, head: Bool) async throws -> Response {
+        let key = context.parameters.getCatchAll().joined(separator: "/")
+        guard key.hasPrefix("posts/") || key.hasPrefix("ads/"), BlobKey.isValid(key) else {
+            throw APIError.notFound("No such media.")
+        }
+        let query = request.uri.queryParameters
+        guard urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
+            throw APIError.forbidden("This media link is missing its signature or has expired.", code: "media_link")
+        }
+        guard let path = blobs.localFile(key: key) else {
+            guard let url = blobs.directURL(key: key, seconds: urls.ttl) else { throw APIError.notFound("No such media.") }
+            return Response(status: .found, headers: [.location: url.absoluteString, .cacheControl: "private, max-age=60"])
+        }
+        guard let info = try await blobs.head(key: key) else { throw APIError.notFound("No such media.") }
+        let etag = "\"\(info.etag)\""
+        var headers: HTTPFields = [
+            .contentType: Self.contentType(of: key), .acceptRanges: "bytes", .eTag: etag,
+            .lastModified: Self.httpDate(info.lastModified),
+            .cacheControl: urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
+        ]
+        if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let size = Int(info.size)
+        var range = ByteRange.parse(request.headers[.range], size: size)
+        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
+        switch range {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            headers[.contentLength] = String(size)
+            if head || size == 0 { return Response(status: .ok, headers: headers) }
+            return Response(
+                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+        case .partial(let lower, let upper):
+            headers[.contentRange] = "bytes \(lower)-\(upper)/\(size)"
+            headers[.contentLength] = String(upper - lower + 1)
+            if head { return Response(status: .partialContent, headers: headers) }
+            return Response(
+                status: .partialContent, headers: headers,
+                body: try await fileIO.loadFile(path: path, range: lower...upper, context: context))
+        }
+    }
+
+    static func contentType(of key: String) -> String {
+        switch key.split(separator: ".").last ?? "" {
+        case "mp4": "video/mp4"
+        case "mov": "video/quicktime"
+        case "webm": "video/webm"
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "heic": "image/heic"
+        case "html": "text/html; charset=utf-8"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

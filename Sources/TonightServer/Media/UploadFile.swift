@@ -1,0 +1,99 @@
+import Foundation
+import NIOPosix
+import TonightCore
+
+/// An upload being written to a temporary file: counts bytes against the limit and identifies the
+/// container from the first bytes, so a file that is too large or not a supported format is
+/// refused as soon as that is known, before the rest arrives.
+///
+/// The file lives under `<data dir>/tmp/uploads` and is removed by ``discard()`` (the caller does
+/// this on every path; a crash leaves it for the start-up sweep of that folder).
+final class UploadFile: @unchecked Sendable {
+    /// What went wrong with the bytes.
+    enum Problem: Error, Equatable {
+        case tooLarge(limit: Int)
+        case unsupported
+        case empty
+    }
+
+    let path: String
+    let limit: Int
+    private(set) var size = 0
+    private(set) var container: MediaContainer?
+    private var head: [UInt8] = []
+    private let handle: FileHandle
+    private var closed = false
+    /// Bytes sniffed before deciding (the sniffer wants up to 64).
+    private static let sniffLength = 64
+
+    /// Creates an empty temporary file in `directory`.
+    init(directory: String, limit: Int) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = directory + "/" + Identifier.make() + ".part"
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw ConfigurationError("cannot create \(path)")
+        }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        self.limit = limit
+    }
+
+    /// Appends a chunk; throws ``Problem`` once the upload is known to be unacceptable.
+    func append(_ chunk: ArraySlice<UInt8>) async throws {
+        size += chunk.count
+        guard size <= limit else { throw Problem.tooLarge(limit: limit) }
+        if container == nil {
+            head.append(contentsOf: chunk.prefix(Self.sniffLength - head.count))
+            if head.count >= Self.sniffLength {
+                guard let sniffed = ContainerSniffer.sniff(head) else { throw Problem.unsupported }
+                container = sniffed
+            }
+        }
+        let data = Data(chunk)
+        let handle = self.handle
+        try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: data) }
+    }
+
+    /// Finishes writing; returns the container (a file shorter than 64 bytes is sniffed as is).
+    func finish() throws -> MediaContainer {
+        closed = true
+        try handle.close()
+        guard size > 0 else { throw Problem.empty }
+        if let container { return container }
+        guard let sniffed = ContainerSniffer.sniff(head) else { throw Problem.unsupported }
+        container = sniffed
+        return sniffed
+    }
+
+    /// Removes the file.
+    func discard() {
+        if !closed { try? handle.close() }
+        closed = true
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+extension MediaContainer {
+    /// The MIME type of files in this container.
+    var contentType: String {
+        switch self {
+        case .mp4: "video/mp4"
+        case .mov: "video/quicktime"
+        case .webm: "video/webm"
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .heic: "image/heic"
+        }
+    }
+
+    /// The file extension blobs of this container get.
+    var fileExtension: String {
+        switch self {
+        case .mp4: "mp4"
+        case .mov: "mov"
+        case .webm: "webm"
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .heic: "heic"
+        }
+    }
+}

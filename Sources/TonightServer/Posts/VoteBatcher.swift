@@ -1,0 +1,46 @@
+import Logging
+
+/// Commits concurrent votes in groups: while one group's transaction runs, new votes queue, and
+/// the next transaction takes all of them (up to ``maxBatch``). One vote alone still commits at
+/// once; a thousand at the same moment cost a handful of transactions instead of a thousand.
+/// Every caller gets the outcome of its own change, after its group committed.
+actor VoteBatcher {
+    private let repository: any VoteRepository
+    private let flagThreshold: Int
+    private let maxBatch: Int
+    private var queue: [(change: VoteChange, reply: CheckedContinuation<VoteOutcome, any Error>)] = []
+    private var running = false
+
+    /// Creates a batcher over `repository`.
+    init(repository: any VoteRepository, flagThreshold: Int, maxBatch: Int = 500) {
+        self.repository = repository
+        self.flagThreshold = flagThreshold
+        self.maxBatch = maxBatch
+    }
+
+    /// Applies one change with whichever group it joins; returns its outcome.
+    func submit(_ change: VoteChange) async throws -> VoteOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.append((change, continuation))
+            if !running {
+                running = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while !queue.isEmpty {
+            let batch = Array(queue.prefix(maxBatch))
+            queue.removeFirst(batch.count)
+            do {
+                let outcomes = try await repository.apply(
+                    batch.map(\.change), flagThreshold: flagThreshold, now: Clock.millis())
+                for (item, outcome) in zip(batch, outcomes) { item.reply.resume(returning: outcome) }
+            } catch {
+                for item in batch { item.reply.resume(throwing: error) }
+            }
+        }
+        running = false
+    }
+}

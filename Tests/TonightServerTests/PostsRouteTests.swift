@@ -1,0 +1,451 @@
+import Foundation
+import HTTPTypes
+import TonightCore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import TonightServer
+
+/// A `multipart/form-data` body with text fields and an optional file part named `media`.
+func multipartBody(_ fields: [String: String], file: [UInt8]?, filename: String = "clip.mp4", type: String = "video/mp4")
+    -> (body: ByteBuffer, contentType: String)
+{
+    let boundary = "tonight-\(UUID().uuidString)"
+    var buffer = ByteBuffer()
+    for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        buffer.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+    }
+    if let file {
+        buffer.writeString(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"media\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n"
+        )
+        buffer.writeBytes(file)
+        buffer.writeString("\r\n")
+    }
+    buffer.writeString("--\(boundary)--\r\n")
+    return (buffer, "multipart/form-data; boundary=\(boundary)")
+}
+
+/// Media files made once per test run with the real ffmpeg.
+enum Clips {
+    static let directory: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonight-clips-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    /// A file made by `ffmpeg <arguments> <dir>/<name>` (cached by name).
+    static func make(_ name: String, _ arguments: [String]) throws -> [UInt8] {
+        let path = directory + "/" + name
+        if let data = FileManager.default.contents(atPath: path) { return [UInt8](data) }
+        // Tests run in parallel: make it under a unique name, then rename it into place whole.
+        let temporary = directory + "/" + UUID().uuidString + "-" + name
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-v", "error", "-y"] + arguments + [temporary]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ConfigurationError("ffmpeg could not make \(name)") }
+        _ = rename(temporary, path)
+        unlink(temporary)
+        guard let data = FileManager.default.contents(atPath: path) else { throw ConfigurationError("\(name) is gone") }
+        return [UInt8](data)
+    }
+
+    /// A 2-second 320×240 H.264/AAC MP4 with a test pattern and a tone.
+    static func mp4() throws -> [UInt8] {
+        try make(
+            "clip.mp4",
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440",
+                "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+            ])
+    }
+
+    /// A 240×160 JPEG still.
+    static func jpeg() throws -> [UInt8] {
+        try make("still.jpg", ["-f", "lavfi", "-i", "testsrc2=size=240x160", "-frames:v", "1"])
+    }
+}
+
+extension TestClientProtocol {
+    /// Uploads a post; returns the response.
+    func upload(_ file: [UInt8]?, fields: [String: String], token: String, filename: String = "clip.mp4")
+        async throws -> TestResponse
+    {
+        let (body, type) = multipartBody(fields, file: file, filename: filename)
+        return try await execute(
+            uri: "/v1/posts", method: .post, headers: [.contentType: type, .authorization: "Bearer \(token)"], body: body)
+    }
+}
+
+/// Inserts a ready post straight into storage (for feed and vote tests that need many).
+@discardableResult
+func insertPost(
+    _ services: AppServices, author: String?, city: String = "Halifax$Nova Scotia$CA", place: String? = nil,
+    tags: [String] = [], createdAt: Int64 = Clock.millis(), caption: String = ""
+) async throws -> String {
+    let id = Identifier.make()
+    try await services.posts.posts.create(
+        PostRecord(
+            id: id, authorID: author, placeID: place, cityKey: city, caption: caption, status: "ready",
+            mediaKind: "image", originalKey: "posts/\(id)/original.jpg", originalType: "image/jpeg",
+            createdAt: createdAt, updatedAt: createdAt, tags: tags),
+        job: nil)
+    return id
+}
+
+/// Every blob key in the local media folder.
+func storedBlobs(_ services: AppServices) async throws -> [String] {
+    try await services.posts.blobs.list(prefix: "posts/")
+}
+
+@Suite("Posts, votes and feeds")
+struct PostsRouteTests {
+    @Test("disguised and hostile uploads are judged by their bytes; refused ones store nothing", arguments: Backend.available)
+    func disguisedUploads(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let alice = try await client.member("alice")
+            let city = ["city": "Halifax$Nova Scotia$CA"]
+            // A zip named .mp4: 415, nothing stored.
+            let zip: [UInt8] = [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0x41, count: 200)
+            let refused = try await client.upload(zip, fields: city, token: alice.token)
+            #expect(refused.status == .unsupportedMediaType, "\(refused.text)")
+            #expect(refused.json["code"] as? String == "unsupported_media")
+            // An empty file: 400 with the field.
+            let empty = try await client.upload([], fields: city, token: alice.token)
+            #expect(empty.status == .badRequest)
+            #expect(empty.json.fieldErrors == ["media"])
+            // No file at all.
+            let missing = try await client.upload(nil, fields: city, token: alice.token)
+            #expect(missing.status == .badRequest, "\(missing.text)")
+            #expect(try await rowCount("posts", in: services) == 0)
+            #expect(try await storedBlobs(services).isEmpty)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: services.config.uploadDirectory)) ?? [] == [])
+            // A JPEG named .mp4 is an image post.
+            let jpeg = try await client.upload(try Clips.jpeg(), fields: city, token: alice.token, filename: "x.mp4")
+            #expect(jpeg.status == .created, "\(jpeg.text)")
+            let media = jpeg.json["media"] as? JSON ?? [:]
+            #expect(media["kind"] as? String == "image")
+            #expect(media["contentType"] as? String == "image/jpeg")
+            #expect(jpeg.json["status"] as? String == "processing")
+            #expect(try await storedBlobs(services).count == 1)
+        }
+    }
+
+    @Test("a real clip is processed into H.264 with a poster and served with ranges", arguments: Backend.available)
+    func processAndServe(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let alice = try await client.member("alice")
+            let created = try await client.upload(
+                try Clips.mp4(),
+                fields: [
+                    "city": "Halifax$Nova Scotia$CA", "caption": "Friday #Salsa night",
+                    "songTitle": "Song", "songArtist": "Band", "songUri": "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+                ], token: alice.token, filename: "clip.mov")
+            #expect(created.status == .created, "\(created.text)")
+            let id = created.json["id"] as? String ?? ""
+            #expect(created.json["tags"] as? [String] == ["salsa"])
+            // Processing shows to the author only; feeds skip it.
+            #expect(try await client.send(.get, "/v1/posts/\(id)").status == .notFound)
+            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            #expect(try await worker.runOnce() == 1)
+            let post = try await client.send(.get, "/v1/posts/\(id)").json
+            #expect(post["status"] as? String == "ready", "\(post)")
+            let media = post["media"] as? JSON ?? [:]
+            #expect(media["contentType"] as? String == "video/mp4")
+            #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
+            #expect(abs((media["durationSeconds"] as? Double ?? 0) - 2) < 0.2)
+            #expect((post["song"] as? JSON)?["url"] as? String == "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC")
+            let url = media["url"] as? String ?? ""
+            let poster = try await client.send(.get, media["posterUrl"] as? String ?? "")
+            #expect(poster.status == .ok)
+            #expect(Array(poster.body.readableBytesView.prefix(3)) == [0xFF, 0xD8, 0xFF])
+            // The whole file, then ranges.
+            let whole = try await client.send(.get, url)
+            #expect(whole.status == .ok)
+            #expect(whole.headers[.contentType] == "video/mp4")
+            #expect(whole.headers[.acceptRanges] == "bytes")
+            let size = whole.body.readableBytes
+            let bytes = Array(whole.body.readableBytesView)
+            #expect(String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp")
+            let etag = try #require(whole.headers[.eTag])
+            let first = try await client.send(.get, url, headers: [.range: "bytes=0-99"])
+            #expect(first.status == .partialContent)
+            #expect(first.headers[.contentRange] == "bytes 0-99/\(size)")
+            #expect(Array(first.body.readableBytesView) == Array(bytes[0..<100]))
+            let suffix = try await client.send(.get, url, headers: [.range: "bytes=-10"])
+            #expect(suffix.status == .partialContent)
+            #expect(Array(suffix.body.readableBytesView) == Array(bytes[(size - 10)...]))
+            let open = try await client.send(.get, url, headers: [.range: "bytes=\(size - 5)-"])
+            #expect(open.body.readableBytes == 5)
+            let outside = try await client.send(.get, url, headers: [.range: "bytes=\(size)-"])
+            #expect(outside.status == .rangeNotSatisfiable)
+            #expect(outside.headers[.contentRange] == "bytes */\(size)")
+            let cached = try await client.send(.get, url, headers: [.ifNoneMatch: etag])
+            #expect(cached.status == .notModified)
+            let stale = try await client.send(.get, url, headers: [.range: "bytes=0-9", .ifRange: "\"other\""])
+            #expect(stale.status == .ok && stale.body.readableBytes == size)
+            #expect(try await client.send(.get, "/v1/media/posts/nope/video.mp4").status == .notFound)
+            #expect(try await client.send(.get, "/v1/media/../etc/passwd").status == .notFound)
+            // The upload itself was replaced by the playable copy; deleting the post removes both files.
+            #expect(try await storedBlobs(services) == ["posts/\(id)/poster.jpg", "posts/\(id)/video.mp4"])
+            #expect(try await client.send(.delete, "/v1/posts/\(id)", token: alice.token).status == .noContent)
+            #expect(try await storedBlobs(services).isEmpty)
+            #expect(try await client.send(.get, url).status == .notFound)
+        }
+    }
+
+    @Test("uploads larger than the JSON body limit stream through", arguments: Backend.available)
+    func largeUpload(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.bodyLimit = 64 * 1024 }) { services, client in
+            let alice = try await client.member("alice")
+            let file = try Clips.jpeg() + [UInt8](repeating: 0, count: 3_000_000)
+            let created = try await client.upload(file, fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+            #expect(created.status == .created, "\(created.text)")
+            let key = try #require(try await storedBlobs(services).first)
+            #expect(try await services.posts.blobs.head(key: key)?.size == Int64(file.count))
+            let json = try await client.send(.post, "/v1/posts/views", raw: "[" + String(repeating: "1,", count: 40_000) + "1]")
+            #expect(json.status == .contentTooLarge)
+        }
+    }
+
+    @Test("a truncated clip fails with a reason and leaves no blob", arguments: Backend.available)
+    func truncatedClip(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let alice = try await client.member("alice")
+            let created = try await client.upload(
+                Array(try Clips.mp4().prefix(2048)), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+            #expect(created.status == .created, "\(created.text)")
+            let id = created.json["id"] as? String ?? ""
+            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            #expect(try await worker.runOnce() == 1)
+            let post = try await client.send(.get, "/v1/posts/\(id)", token: alice.token).json
+            #expect(post["status"] as? String == "failed")
+            #expect(!(post["failureReason"] as? String ?? "").isEmpty)
+            #expect(try await storedBlobs(services).isEmpty)
+            #expect(try await client.send(.get, "/v1/posts/\(id)").status == .notFound)
+        }
+    }
+
+    @Test("signed media links: the handed-out URL works, a bare or tampered one is refused")
+    func signedMedia() async throws {
+        try await withApp(.sqlite, configure: { $0.mediaSigningKey = "secret" }) { services, client in
+            let alice = try await client.member("alice")
+            let created = try await client.upload(try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+            let url = (created.json["media"] as? JSON)?["url"] as? String ?? ""
+            #expect(url.contains("expires=") && url.contains("&sig="))
+            #expect(try await client.send(.get, url).status == .ok)
+            let bare = String(url.prefix(while: { $0 != "?" }))
+            #expect(try await client.send(.get, bare).status == .forbidden)
+            #expect(try await client.send(.get, url.replacingOccurrences(of: "expires=", with: "expires=1")).status == .forbidden)
+        }
+    }
+
+    @Test("uploads are limited in size, need a city or place and a member", arguments: Backend.available)
+    func uploadLimits(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.mediaMaxBytes = 4096 }) { services, client in
+            let alice = try await client.member("alice")
+            let big = try await client.upload(
+                try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+            #expect(big.status == .contentTooLarge, "\(big.text)")
+            #expect(try await rowCount("posts", in: services) == 0)
+            let noCity = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
+            #expect(noCity.status == .badRequest)
+            #expect(noCity.json.fieldErrors == ["city"])
+            let badSong = try await client.upload(
+                try Clips.jpeg().prefix(4000).map { $0 },
+                fields: ["city": "Halifax$Nova Scotia$CA", "songTitle": "x", "songUri": "spotify:track:nope"],
+                token: alice.token)
+            #expect(badSong.json.fieldErrors == ["songUri"])
+            let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
+            let denied = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
+            #expect(denied.status == .forbidden)
+            #expect(try await rowCount("posts", in: services) == 0)
+            #expect(try await storedBlobs(services).isEmpty)
+        }
+    }
+
+    @Test("a thousand users voting and changing their minds leave exact counters", arguments: Backend.available)
+    func voteRace(_ backend: Backend) async throws {
+        try await withLiveApp(backend, configure: { $0.idleTimeout = 120 }) { services, client in
+            let author = try await client.member("author")
+            let post = try await insertPost(services, author: author.id)
+            // Users straight into storage (signing up a thousand over HTTP would test bcrypt).
+            var tokens: [String] = []
+            for index in 0..<1000 {
+                let id = Identifier.make()
+                try await services.database.sql.raw(
+                    """
+                    INSERT INTO users (id, is_anonymous, username, username_key, role, created_at, updated_at)
+                    VALUES (\(bind: id), FALSE, \(bind: "v\(index)"), \(bind: "v\(index)"), 'user', 0, 0)
+                    """
+                ).run()
+                tokens.append(
+                    try await services.tokens.accessToken(
+                        for: Principal(userID: id, sessionID: "s", role: .user, isAnonymous: false)))
+            }
+            // All users at once: each votes up, then changes their mind (user i ends on i % 3 - 1).
+            let voters = tokens
+            let statuses = try await client.concurrentStatuses(1000) { user in
+                let first = try await client.send(
+                    .put, "/v1/posts/\(post)/vote", json: ["value": 1], token: voters[user])
+                guard first.status == .ok else { return first }
+                return try await client.send(
+                    .put, "/v1/posts/\(post)/vote", json: ["value": user % 3 - 1], token: voters[user])
+            }
+            #expect(statuses.allSatisfy { $0 == .ok })
+            let truth = try await services.posts.posts.countVotes(postID: post)
+            let stored = try #require(try await services.posts.posts.find(id: post))
+            #expect(stored.upCount == truth.up)
+            #expect(stored.downCount == truth.down)
+            // The final votes are known: a third each of −1, 0 and +1.
+            #expect(truth.up == Int64((0..<1000).filter { $0 % 3 == 2 }.count))
+            #expect(truth.down == Int64((0..<1000).filter { $0 % 3 == 0 }.count))
+            let own = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: author.token)
+            #expect(own.status == .forbidden)
+        }
+    }
+
+    @Test("votes: exact counts for a known sequence; flags hide a post at the threshold", arguments: Backend.available)
+    func votesAndFlags(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.flagThreshold = 2 }) { services, client in
+            let author = try await client.member("author")
+            let (a, b, c) = (try await client.member("ann"), try await client.member("ben"), try await client.member("cat"))
+            let post = try await insertPost(services, author: author.id)
+            func vote(_ user: TestUser, _ value: Int) async throws -> JSON {
+                let response = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": value], token: user.token)
+                #expect(response.status == .ok, "\(response.text)")
+                return response.json
+            }
+            _ = try await vote(a, 1)
+            _ = try await vote(b, 1)
+            var state = try await vote(c, -1)
+            #expect(state["up"] as? Int == 2 && state["down"] as? Int == 1)
+            state = try await vote(a, -1)
+            #expect(state["up"] as? Int == 1 && state["down"] as? Int == 2)
+            state = try await vote(b, 0)
+            #expect(state["up"] as? Int == 0 && state["down"] as? Int == 2 && state["value"] as? Int == 0)
+            let bad = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 2], token: a.token)
+            #expect(bad.status == .badRequest)
+            let seen = try await client.send(.get, "/v1/posts/\(post)", token: a.token).json
+            #expect(seen["myVote"] as? Int == -1)
+            // Flags: one, then the same again (still one), then a second user: hidden.
+            #expect(try await client.send(.put, "/v1/posts/\(post)/flag", token: a.token).json["flagged"] as? Bool == true)
+            _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: a.token)
+            #expect(try await client.send(.get, "/v1/posts/\(post)").status == .ok)
+            _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: b.token)
+            #expect(try await client.send(.get, "/v1/posts/\(post)").status == .notFound)
+            let mine = try await client.send(.get, "/v1/posts/\(post)", token: author.token)
+            #expect(mine.json["hidden"] as? Bool == true)
+            #expect(try await services.posts.posts.countVotes(postID: post).flags == 2)
+        }
+    }
+
+    @Test("feed pages have no duplicates or gaps while new posts arrive", arguments: Backend.available)
+    func feedPaging(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let author = try await client.member("author")
+            let base = Clock.millis() - 100_000
+            var original: [String] = []
+            for index in 0..<45 { original.append(try await insertPost(services, author: author.id, createdAt: base + Int64(index))) }
+            var seen: [String] = []
+            var pages: [Int] = []
+            var cursor: String?
+            repeat {
+                let query = cursor.map { "&cursor=\($0)" } ?? ""
+                let page = try await client.send(.get, "/v1/cities/Halifax$Nova%20Scotia$CA/posts?limit=20\(query)").json
+                pages.append(page["page"] as? Int ?? 0)
+                seen += (page["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
+                cursor = page["nextCursor"] as? String
+                // New posts arrive between pages.
+                try await insertPost(services, author: author.id)
+            } while cursor != nil
+            #expect(seen == original.reversed())
+            #expect(pages == [1, 2, 3])
+        }
+    }
+
+    @Test("comments, bookmarks, follows and the tag, pregame and following feeds", arguments: Backend.available)
+    func engagement(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let (alice, bob) = (try await client.member("alice"), try await client.member("bob"))
+            let moderator = try await moderatorToken(services, client)
+            let place = try await createPlace(client, token: moderator, name: "The Dome", lat: 44.6488, lon: -63.5752)
+            let placeID = place["id"] as? String ?? ""
+            let city = place["cityKey"] as? String ?? "Halifax$Nova Scotia$CA"
+            let atPlace = try await insertPost(services, author: alice.id, city: city, place: placeID, tags: ["salsa"])
+            let pregame = try await insertPost(services, author: alice.id, city: city, tags: ["salsa", "warmup"])
+            let cityPath = "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/posts"
+            func ids(_ path: String, _ token: String? = nil) async throws -> [String] {
+                let response = try await client.send(.get, path, token: token)
+                #expect(response.status == .ok, "\(path): \(response.text)")
+                return (response.json["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
+            }
+            #expect(try await ids(cityPath) == [pregame, atPlace])
+            #expect(try await ids(cityPath + "?scope=pregame") == [pregame])
+            #expect(try await ids("/v1/places/\(placeID)/posts") == [atPlace])
+            #expect(try await ids("/v1/tags/%23SALSA/posts") == [pregame, atPlace])
+            #expect(try await ids("/v1/tags/warmup/posts") == [pregame])
+            // Following.
+            #expect(try await ids("/v1/feeds/following", bob.token).isEmpty)
+            let follow = try await client.send(.put, "/v1/users/alice/follow", token: bob.token)
+            #expect(follow.json["following"] as? Bool == true && follow.json["followers"] as? Int == 1)
+            #expect(try await ids("/v1/feeds/following", bob.token) == [pregame, atPlace])
+            #expect(try await ids("/v1/users/alice/posts") == [pregame, atPlace])
+            // Comments.
+            let comment = try await client.send(.post, "/v1/posts/\(atPlace)/comments", json: ["text": " nice moves "], token: bob.token)
+            #expect(comment.status == .created)
+            #expect(comment.json["text"] as? String == "nice moves")
+            let empty = try await client.send(.post, "/v1/posts/\(atPlace)/comments", json: ["text": "  "], token: bob.token)
+            #expect(empty.json.fieldErrors == ["text"])
+            let listed = try await client.send(.get, "/v1/posts/\(atPlace)/comments").json["items"] as? [JSON] ?? []
+            #expect(listed.count == 1)
+            #expect(try await client.send(.get, "/v1/posts/\(atPlace)").json["comments"] as? Int == 1)
+            let commentID = comment.json["id"] as? String ?? ""
+            // Alice (the post's author) may remove it; a stranger may not.
+            let carol = try await client.member("carol")
+            #expect(try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: carol.token).status == .forbidden)
+            #expect(try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: alice.token).status == .noContent)
+            #expect(try await client.send(.get, "/v1/posts/\(atPlace)").json["comments"] as? Int == 0)
+            // Bookmarks.
+            #expect(try await client.send(.put, "/v1/posts/\(pregame)/bookmark", token: bob.token).status == .noContent)
+            #expect(try await client.send(.put, "/v1/posts/\(pregame)/bookmark", token: bob.token).status == .noContent)
+            #expect(try await ids("/v1/me/bookmarks", bob.token) == [pregame])
+            #expect(try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).json["bookmarked"] as? Bool == true)
+            _ = try await client.send(.delete, "/v1/posts/\(pregame)/bookmark", token: bob.token)
+            #expect(try await ids("/v1/me/bookmarks", bob.token).isEmpty)
+            // Blocking hides the author's posts from the feeds, both ways.
+            _ = try await client.send(.put, "/v1/me/blocks/\(alice.id)", token: bob.token)
+            #expect(try await ids(cityPath, bob.token).isEmpty)
+            #expect(try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).status == .notFound)
+            #expect(try await ids(cityPath).count == 2)
+            // Anonymous readers read; they cannot vote.
+            let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
+            #expect(try await ids(cityPath, anonymous).count == 2)
+            let vote = try await client.send(.put, "/v1/posts/\(pregame)/vote", json: ["value": 1], token: anonymous)
+            #expect(vote.status == .forbidden)
+        }
+    }
+
+    @Test("trending ranks by the decayed score; views are counted in batches", arguments: Backend.available)
+    func trending(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let author = try await client.member("author")
+            let voter = try await client.member("voter")
+            let now = Clock.millis()
+            let old = try await insertPost(services, author: author.id, createdAt: now - 30 * 3_600_000)
+            let fresh = try await insertPost(services, author: author.id, createdAt: now - 3_600_000)
+            let liked = try await insertPost(services, author: author.id, createdAt: now - 2 * 3_600_000)
+            _ = try await client.send(.put, "/v1/posts/\(liked)/vote", json: ["value": 1], token: voter.token)
+            let views = try await client.send(.post, "/v1/posts/views", json: ["postIds": [old, old, "nope"]])
+            #expect(views.status == .noContent)
+            await services.posts.views.flush()
+            #expect(try await services.posts.posts.find(id: old)?.viewCount == 1)
+            let page = try await client.send(.get, "/v1/feeds/trending").json
+            #expect((page["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String } == [liked, fresh, old])
+        }
+    }
+}
