@@ -45,6 +45,8 @@ public struct AppServices: Sendable {
     let posts: PostService
     /// Processes uploads (ffmpeg when installed).
     let media: MediaJob
+    /// Deletes expired posts, orphan blobs and leftover files.
+    let sweeper: PostSweeper
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -126,7 +128,11 @@ public struct AppServices: Sendable {
             invitations: SQLInvitationRepository(db: database.sql, database: database),
             chat: SQLChatRepository(db: database.sql, database: database), fanout: fanout,
             presence: PresenceService(db: database.sql, hub: live, logger: logger), posts: posts,
-            media: media)
+            media: media,
+            sweeper: PostSweeper(
+                service: posts, uploadDirectory: config.uploadDirectory,
+                workDirectory: config.dataDirectory + "/tmp/media-work",
+                interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger))
     }
 
     /// The job handlers by kind.
@@ -187,6 +193,7 @@ public func buildApplication(
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     if config.jobsEnabled {
+        serviceList.append(services.sweeper)
         serviceList.append(
             EventChangeNotifier(
                 database: services.database, notifier: services.notifier,

@@ -212,6 +212,62 @@ struct PostsRouteTests {
         }
     }
 
+    @Test("the retention sweep deletes expired posts and orphan blobs, keeps kept tiers and fresh uploads", arguments: Backend.available)
+    func retentionSweep(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let alice = try await client.member("alice")
+            let moderator = try await moderatorToken(services, client)
+            var ids: [String] = []
+            for _ in 0..<3 {
+                let created = try await client.upload(try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                ids.append(created.json["id"] as? String ?? "")
+            }
+            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            #expect(try await worker.runOnce() == 3)
+            let kept = try await client.send(.put, "/v1/posts/\(ids[1])/retention", json: ["retention": "stick"], token: moderator)
+            #expect(kept.status == .ok && kept.json["retention"] as? String == "stick", "\(kept.text)")
+            let denied = try await client.send(.put, "/v1/posts/\(ids[2])/retention", json: ["retention": "stick"], token: alice.token)
+            #expect(denied.status == .forbidden)
+            // An orphan: a blob whose post is gone (as a crash between blob and row would leave).
+            let orphan = Clips.directory + "/orphan.jpg"
+            FileManager.default.createFile(atPath: orphan, contents: Data(try Clips.jpeg()))
+            try await services.posts.blobs.put(key: "posts/orphan/original.jpg", from: orphan, contentType: "image/jpeg", storageClass: nil)
+            let before = try await storedBlobs(services).count
+            // Now: nothing has expired and the orphan is too fresh to judge.
+            #expect(try await services.sweeper.sweep() == .init())
+            #expect(try await storedBlobs(services).count == before)
+            // Past the retention time: the two `media` posts go with their blobs, the orphan too.
+            let later = Date().addingTimeInterval(Double(services.config.mediaRetentionDays + 1) * 86_400)
+            let result = try await services.sweeper.sweep(now: later)
+            #expect(result.expiredPosts == 2 && result.orphanBlobs == 1)
+            #expect(try await rowCount("posts", in: services) == 1)
+            #expect(try await storedBlobs(services).allSatisfy { $0.hasPrefix("posts/\(ids[1])/") })
+            #expect(try await !storedBlobs(services).isEmpty)
+        }
+    }
+
+    @Test("moderators review hidden posts: restore clears the flags, remove deletes", arguments: Backend.available)
+    func moderationQueue(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.flagThreshold = 1 }) { services, client in
+            let (alice, bob) = (try await client.member("alice"), try await client.member("bob"))
+            let moderator = try await moderatorToken(services, client)
+            let first = try await insertPost(services, author: alice.id)
+            let second = try await insertPost(services, author: alice.id)
+            for post in [first, second] { _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: bob.token) }
+            #expect(try await client.send(.get, "/v1/moderation/posts", token: bob.token).status == .forbidden)
+            let queue = try await client.send(.get, "/v1/moderation/posts", token: moderator).json
+            #expect((queue["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String } == [second, first])
+            let restored = try await client.send(.post, "/v1/moderation/posts/\(first)/restore", token: moderator)
+            #expect(restored.status == .ok && restored.json["hidden"] == nil, "\(restored.text)")
+            #expect(try await client.send(.get, "/v1/posts/\(first)").status == .ok)
+            #expect(try await services.posts.posts.countVotes(postID: first).flags == 0)
+            #expect(try await client.send(.post, "/v1/moderation/posts/\(second)/remove", token: moderator).status == .noContent)
+            #expect(try await client.send(.get, "/v1/posts/\(second)", token: moderator).status == .notFound)
+            let empty = try await client.send(.get, "/v1/moderation/posts", token: moderator).json
+            #expect((empty["items"] as? [JSON] ?? []).isEmpty)
+        }
+    }
+
     @Test("a truncated clip fails with a reason and leaves no blob", arguments: Backend.available)
     func truncatedClip(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in

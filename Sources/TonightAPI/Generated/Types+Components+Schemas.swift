@@ -4165,5 +4165,20 @@ extension Components {
                 case followers
             }
         }
+        /// - Remark: Generated from `#/components/schemas/RetentionInput`.
+        public struct RetentionInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RetentionInput/retention`.
+            public var retention: Components.Schemas.Retention
+            /// Creates a new `RetentionInput`.
+            ///
+            /// - Parameters:
+            ///   - retention:
+            public init(retention: Components.Schemas.Retention) {
+                self.retention = retention
+            }
+            public enum CodingKeys: String, CodingKey {
+                case retention
+            }
+        }
     }
 }

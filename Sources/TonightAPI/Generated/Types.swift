@@ -501,6 +501,26 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/feeds/trending`.
     /// - Remark: Generated from `#/paths//v1/feeds/trending/get(trendingFeed)`.
     func trendingFeed(_ input: Operations.TrendingFeed.Input) async throws -> Operations.TrendingFeed.Output
+    /// Moderators move a post between retention tiers: `media` expires after the configured time (`MEDIA_RETENTION_DAYS`, counted from the post's creation), `favorites` and `stick` are kept until deleted.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/retention`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/retention/put(setPostRetention)`.
+    func setPostRetention(_ input: Operations.SetPostRetention.Input) async throws -> Operations.SetPostRetention.Output
+    /// Posts hidden by flags and waiting for review, most recently hidden first (moderators).
+    ///
+    /// - Remark: HTTP `GET /v1/moderation/posts`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/get(moderationQueue)`.
+    func moderationQueue(_ input: Operations.ModerationQueue.Input) async throws -> Operations.ModerationQueue.Output
+    /// Restore a hidden post (moderators). Its flags are cleared, so it is hidden again only when enough people flag it anew.
+    ///
+    /// - Remark: HTTP `POST /v1/moderation/posts/{postId}/restore`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/{postId}/restore/post(restorePost)`.
+    func restorePost(_ input: Operations.RestorePost.Input) async throws -> Operations.RestorePost.Output
+    /// Remove a post after review (moderators); it is deleted with its media.
+    ///
+    /// - Remark: HTTP `POST /v1/moderation/posts/{postId}/remove`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/{postId}/remove/post(removePost)`.
+    func removePost(_ input: Operations.RemovePost.Input) async throws -> Operations.RemovePost.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1672,6 +1692,60 @@ extension APIProtocol {
     ) async throws -> Operations.TrendingFeed.Output {
         try await trendingFeed(Operations.TrendingFeed.Input(
             query: query,
+            headers: headers
+        ))
+    }
+    /// Moderators move a post between retention tiers: `media` expires after the configured time (`MEDIA_RETENTION_DAYS`, counted from the post's creation), `favorites` and `stick` are kept until deleted.
+    ///
+    /// - Remark: HTTP `PUT /v1/posts/{postId}/retention`.
+    /// - Remark: Generated from `#/paths//v1/posts/{postId}/retention/put(setPostRetention)`.
+    public func setPostRetention(
+        path: Operations.SetPostRetention.Input.Path,
+        headers: Operations.SetPostRetention.Input.Headers = .init(),
+        body: Operations.SetPostRetention.Input.Body
+    ) async throws -> Operations.SetPostRetention.Output {
+        try await setPostRetention(Operations.SetPostRetention.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Posts hidden by flags and waiting for review, most recently hidden first (moderators).
+    ///
+    /// - Remark: HTTP `GET /v1/moderation/posts`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/get(moderationQueue)`.
+    public func moderationQueue(
+        query: Operations.ModerationQueue.Input.Query = .init(),
+        headers: Operations.ModerationQueue.Input.Headers = .init()
+    ) async throws -> Operations.ModerationQueue.Output {
+        try await moderationQueue(Operations.ModerationQueue.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Restore a hidden post (moderators). Its flags are cleared, so it is hidden again only when enough people flag it anew.
+    ///
+    /// - Remark: HTTP `POST /v1/moderation/posts/{postId}/restore`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/{postId}/restore/post(restorePost)`.
+    public func restorePost(
+        path: Operations.RestorePost.Input.Path,
+        headers: Operations.RestorePost.Input.Headers = .init()
+    ) async throws -> Operations.RestorePost.Output {
+        try await restorePost(Operations.RestorePost.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Remove a post after review (moderators); it is deleted with its media.
+    ///
+    /// - Remark: HTTP `POST /v1/moderation/posts/{postId}/remove`.
+    /// - Remark: Generated from `#/paths//v1/moderation/posts/{postId}/remove/post(removePost)`.
+    public func removePost(
+        path: Operations.RemovePost.Input.Path,
+        headers: Operations.RemovePost.Input.Headers = .init()
+    ) async throws -> Operations.RemovePost.Output {
+        try await removePost(Operations.RemovePost.Input(
+            path: path,
             headers: headers
         ))
     }

@@ -118,6 +118,9 @@ public struct AppConfig: Sendable {
     public var ffprobePath: String = ""
     /// Days a post in the `media` retention tier is kept (`media.retention.days`, default 30).
     public var mediaRetentionDays: Int = 30
+    /// Minutes between media sweeps (`media.sweep.minutes`, default 10): expired posts, orphan
+    /// blobs and leftover upload files.
+    public var mediaSweepMinutes: Int = 10
     /// Hours of clips a venue feed shows (`feed.place.window.hours`, default 24).
     public var placeFeedWindowHours: Int = 24
     /// Distinct users whose flags hide a post pending review (`moderation.flag.threshold`, default 3).
@@ -213,6 +216,7 @@ public struct AppConfig: Sendable {
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)
+        config.mediaSweepMinutes = reader.int(forKey: "media.sweep.minutes", default: config.mediaSweepMinutes)
         config.placeFeedWindowHours = reader.int(
             forKey: "feed.place.window.hours", default: config.placeFeedWindowHours)
         config.flagThreshold = reader.int(forKey: "moderation.flag.threshold", default: config.flagThreshold)

@@ -77,6 +77,8 @@ enum FeedSource: Sendable, Equatable {
     case following(String)
     /// `user`'s bookmarks, by bookmark time.
     case bookmarks(String)
+    /// Posts hidden by flags, waiting for a moderator.
+    case hidden
 }
 
 /// Posts, their media state and their feeds. Votes, comments, bookmarks and follows are in the
@@ -107,6 +109,10 @@ protocol PostRepository: Sendable {
     func expired(now: Int64, limit: Int) async throws -> [PostRecord]
     /// Whether a post with this id exists (the orphan sweep asks for blobs' owners).
     func existing(ids: [String]) async throws -> Set<String>
+    /// Moves a post to a retention tier (`expiresAt` nil for the kept tiers).
+    func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws
+    /// Makes a hidden post visible again and clears its flags (rows and counter together).
+    func restore(id: String, now: Int64) async throws
 }
 
 /// What one viewer did to a post.
@@ -216,11 +222,16 @@ struct SQLPostRepository: PostRepository {
             from = "bookmarks b JOIN posts p ON p.id = b.post_id"
             position = "b.created_at"
             filter = "b.user_id = \(bind: user)"
+        case .hidden:
+            filter = "p.moderation = 'hidden'"
         }
         if let before { filter = "\(filter) AND \(Keyset.before(before, position, "p.id"))" }
         // Bookmarks stay visible to their owner whatever their state; other feeds show ready,
         // visible posts only.
-        if case .bookmarks = source {} else { filter = "\(filter) AND p.status = 'ready' AND p.moderation = 'visible'" }
+        switch source {
+        case .bookmarks, .hidden: break
+        default: filter = "\(filter) AND p.status = 'ready' AND p.moderation = 'visible'"
+        }
         filter = "\(filter) AND \(Self.notBlocked(viewer))"
         let rows = try await db.raw(
             """
@@ -280,6 +291,31 @@ struct SQLPostRepository: PostRepository {
         return Set(
             try await db.raw("SELECT id FROM posts WHERE id IN (\(binds: ids))").all()
                 .map { try $0.decode(column: "id", as: String.self) })
+    }
+
+    func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws {
+        try await database.write { db in
+            try await db.raw(
+                """
+                UPDATE posts SET retention = \(bind: retention), expires_at = \(bind: expiresAt), updated_at = \(bind: now)
+                WHERE id = \(bind: id)
+                """
+            ).run()
+        }
+    }
+
+    func restore(id: String, now: Int64) async throws {
+        let lock = database.kind == .postgres ? "FOR UPDATE" : ""
+        try await database.transaction { tx in
+            try await tx.raw("SELECT id FROM posts WHERE id = \(bind: id) \(unsafeRaw: lock)").run()
+            try await tx.raw("UPDATE post_votes SET flagged = FALSE WHERE post_id = \(bind: id) AND flagged").run()
+            try await tx.raw(
+                """
+                UPDATE posts SET moderation = 'visible', flag_count = 0, updated_at = \(bind: now)
+                WHERE id = \(bind: id) AND moderation = 'hidden'
+                """
+            ).run()
+        }
     }
 
     // MARK: - Helpers

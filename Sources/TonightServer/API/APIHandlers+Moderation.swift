@@ -1,0 +1,52 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+extension APIHandlers {
+    func setPostRetention(_ input: Operations.SetPostRetention.Input) async throws
+        -> Operations.SetPostRetention.Output
+    {
+        try await answer {
+            let caller = try RequestInfo.requireModerator()
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            let post = try await visiblePost(input.path.postId, viewer: caller)
+            let retention = body.retention.rawValue
+            let expiresAt =
+                retention == "media" ? post.createdAt + Int64(config.mediaRetentionDays) * 86_400_000 : nil
+            try await postService.posts.setRetention(
+                id: post.id, retention: retention, expiresAt: expiresAt, now: Clock.millis())
+            return .ok(.init(body: .json(try await assembledPost(post.id, viewer: caller.userID))))
+        }
+    }
+
+    func moderationQueue(_ input: Operations.ModerationQueue.Input) async throws -> Operations.ModerationQueue.Output {
+        try await answer {
+            _ = try RequestInfo.requireModerator()
+            let page = try await feedPage(.hidden, cursor: input.query.cursor, limit: input.query.limit)
+            return .ok(.init(body: .json(page)))
+        }
+    }
+
+    func restorePost(_ input: Operations.RestorePost.Input) async throws -> Operations.RestorePost.Output {
+        try await answer {
+            let caller = try RequestInfo.requireModerator()
+            let post = try await visiblePost(input.path.postId, viewer: caller)
+            try await postService.posts.restore(id: post.id, now: Clock.millis())
+            return .ok(.init(body: .json(try await assembledPost(post.id, viewer: caller.userID))))
+        }
+    }
+
+    func removePost(_ input: Operations.RemovePost.Input) async throws -> Operations.RemovePost.Output {
+        try await answer {
+            let caller = try RequestInfo.requireModerator()
+            try await postService.delete(try await visiblePost(input.path.postId, viewer: caller))
+            return .noContent(.init())
+        }
+    }
+
+    /// A post as stored now, as the API shows it to `viewer`.
+    private func assembledPost(_ id: String, viewer: String) async throws -> Components.Schemas.Post {
+        guard let post = try await postService.posts.find(id: id) else { throw APIError.notFound("No such post.") }
+        return try await assemblePosts([post], viewer: viewer)[0]
+    }
+}
