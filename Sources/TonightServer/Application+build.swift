@@ -89,11 +89,12 @@ public struct AppServices: Sendable {
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
+        let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
         let postRepository = SQLPostRepository(db: database.sql, database: database)
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
             urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL),
-            votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold),
+            votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier),
             views: ViewCounter(repository: postRepository, logger: logger),
             storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,
             retentionDays: config.mediaRetentionDays, logger: logger)
@@ -120,7 +121,7 @@ public struct AppServices: Sendable {
             suggester: ArtistSuggester(db: database.sql), cities: cities,
             social: SQLSocialRepository(db: database.sql, database: database),
             wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
-            notifier: Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger),
+            notifier: notifier,
             oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
             push: PushService(
                 client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),

@@ -263,6 +263,7 @@ struct PostsRouteTests {
             #expect(try await services.posts.posts.countVotes(postID: first).flags == 0)
             #expect(try await client.send(.post, "/v1/moderation/posts/\(second)/remove", token: moderator).status == .noContent)
             #expect(try await client.send(.get, "/v1/posts/\(second)", token: moderator).status == .notFound)
+            #expect(try await client.notificationKinds(alice) == ["moderation", "moderation"])
             let empty = try await client.send(.get, "/v1/moderation/posts", token: moderator).json
             #expect((empty["items"] as? [JSON] ?? []).isEmpty)
         }
@@ -384,6 +385,8 @@ struct PostsRouteTests {
             #expect(state["up"] as? Int == 1 && state["down"] as? Int == 2)
             state = try await vote(b, 0)
             #expect(state["up"] as? Int == 0 && state["down"] as? Int == 2 && state["value"] as? Int == 0)
+            // The author heard about the first like only (the next milestone is 10).
+            #expect(try await client.notificationKinds(author) == ["postVote"])
             let bad = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 2], token: a.token)
             #expect(bad.status == .badRequest)
             let seen = try await client.send(.get, "/v1/posts/\(post)", token: a.token).json
@@ -457,6 +460,7 @@ struct PostsRouteTests {
             #expect(comment.json["text"] as? String == "nice moves")
             let empty = try await client.send(.post, "/v1/posts/\(atPlace)/comments", json: ["text": "  "], token: bob.token)
             #expect(empty.json.fieldErrors == ["text"])
+            #expect(try await client.notificationKinds(alice) == ["postComment"])
             let listed = try await client.send(.get, "/v1/posts/\(atPlace)/comments").json["items"] as? [JSON] ?? []
             #expect(listed.count == 1)
             #expect(try await client.send(.get, "/v1/posts/\(atPlace)").json["comments"] as? Int == 1)
@@ -503,5 +507,20 @@ struct PostsRouteTests {
             let page = try await client.send(.get, "/v1/feeds/trending").json
             #expect((page["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String } == [liked, fresh, old])
         }
+    }
+}
+
+@Suite("Vote milestones")
+struct VoteMilestoneTests {
+    @Test("the first like and 10, 50, 100, 500, 1000… are told, each once")
+    func milestones() {
+        #expect(VoteMilestones.crossed(from: 0, to: 1) == 1)
+        #expect(VoteMilestones.crossed(from: 1, to: 9) == nil)
+        #expect(VoteMilestones.crossed(from: 9, to: 10) == 10)
+        #expect(VoteMilestones.crossed(from: 40, to: 120) == 100)
+        #expect(VoteMilestones.crossed(from: 499, to: 500) == 500)
+        #expect(VoteMilestones.crossed(from: 999, to: 1000) == 1000)
+        #expect(VoteMilestones.crossed(from: 1000, to: 4999) == nil)
+        #expect(VoteMilestones.crossed(from: 5, to: 3) == nil)
     }
 }

@@ -32,6 +32,7 @@ extension APIHandlers {
             let caller = try RequestInfo.requireModerator()
             let post = try await visiblePost(input.path.postId, viewer: caller)
             try await postService.posts.restore(id: post.id, now: Clock.millis())
+            try await tellAuthor(of: post, "Your post was reviewed and is visible again.")
             return .ok(.init(body: .json(try await assembledPost(post.id, viewer: caller.userID))))
         }
     }
@@ -39,9 +40,22 @@ extension APIHandlers {
     func removePost(_ input: Operations.RemovePost.Input) async throws -> Operations.RemovePost.Output {
         try await answer {
             let caller = try RequestInfo.requireModerator()
-            try await postService.delete(try await visiblePost(input.path.postId, viewer: caller))
+            let post = try await visiblePost(input.path.postId, viewer: caller)
+            try await postService.delete(post)
+            try await tellAuthor(of: post, "Your post was removed after review.")
             return .noContent(.init())
         }
+    }
+
+    /// A `moderation` notification to the post's author, if it has one.
+    private func tellAuthor(of post: PostRecord, _ text: String) async throws {
+        guard let author = post.authorID else { return }
+        let written = try await database.transaction { tx in
+            try await SQLNotificationRepository.write(
+                [NotificationDraft(userID: author, kind: .moderation, text: text, postID: post.id)], now: Clock.millis(),
+                on: tx)
+        }
+        await notifier.publish(written)
     }
 
     /// A post as stored now, as the API shows it to `viewer`.

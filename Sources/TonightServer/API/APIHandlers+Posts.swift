@@ -123,7 +123,14 @@ extension APIHandlers {
             let post = try await visiblePost(input.path.postId, viewer: caller)
             let comment = CommentRecord(
                 id: Identifier.make(), postID: post.id, authorID: caller.userID, text: text, createdAt: Clock.millis())
-            try await postService.posts.addComment(comment)
+            let notice = post.authorID.flatMap { author in
+                author == caller.userID
+                    ? nil
+                    : NotificationDraft(
+                        userID: author, kind: .postComment, text: "New comment on your post: \(text.prefix(80))",
+                        actorID: caller.userID, postID: post.id)
+            }
+            await notifier.publish(try await postService.posts.addComment(comment, notice: notice))
             guard let stored = try await postService.posts.comment(id: comment.id) else {
                 throw APIError.notFound("No such post.")
             }

@@ -8,12 +8,14 @@ actor VoteBatcher {
     private let repository: any VoteRepository
     private let flagThreshold: Int
     private let maxBatch: Int
+    private let notifier: Notifier?
     private var queue: [(change: VoteChange, reply: CheckedContinuation<VoteOutcome, any Error>)] = []
     private var running = false
 
     /// Creates a batcher over `repository`.
-    init(repository: any VoteRepository, flagThreshold: Int, maxBatch: Int = 500) {
+    init(repository: any VoteRepository, flagThreshold: Int, notifier: Notifier?, maxBatch: Int = 500) {
         self.repository = repository
+        self.notifier = notifier
         self.flagThreshold = flagThreshold
         self.maxBatch = maxBatch
     }
@@ -34,9 +36,10 @@ actor VoteBatcher {
             let batch = Array(queue.prefix(maxBatch))
             queue.removeFirst(batch.count)
             do {
-                let outcomes = try await repository.apply(
+                let (outcomes, notifications) = try await repository.apply(
                     batch.map(\.change), flagThreshold: flagThreshold, now: Clock.millis())
                 for (item, outcome) in zip(batch, outcomes) { item.reply.resume(returning: outcome) }
+                if !notifications.isEmpty, let notifier { await notifier.publish(notifications) }
             } catch {
                 for item in batch { item.reply.resume(throwing: error) }
             }

@@ -16,8 +16,8 @@ struct CommentRecord: Sendable, Equatable {
 
 /// Comments, bookmarks and follows.
 protocol EngagementRepository: Sendable {
-    /// Stores a comment and counts it on the post, in one transaction.
-    func addComment(_ comment: CommentRecord) async throws
+    /// Stores a comment, counts it on the post and notifies (`notice`), in one transaction.
+    func addComment(_ comment: CommentRecord, notice: NotificationDraft?) async throws -> [NotificationRecord]
     func comment(id: String) async throws -> CommentRecord?
     /// Deletes a comment and uncounts it; false when it was not there.
     func deleteComment(id: String, postID: String) async throws -> Bool
@@ -32,7 +32,7 @@ protocol EngagementRepository: Sendable {
 }
 
 extension SQLPostRepository: EngagementRepository {
-    func addComment(_ c: CommentRecord) async throws {
+    func addComment(_ c: CommentRecord, notice: NotificationDraft?) async throws -> [NotificationRecord] {
         try await database.transaction { tx in
             try await tx.raw(
                 """
@@ -41,6 +41,7 @@ extension SQLPostRepository: EngagementRepository {
                 """
             ).run()
             try await tx.raw("UPDATE posts SET comment_count = comment_count + 1 WHERE id = \(bind: c.postID)").run()
+            return try await SQLNotificationRepository.write(notice.map { [$0] } ?? [], now: c.createdAt, on: tx)
         }
     }
 

@@ -29,14 +29,17 @@ protocol VoteRepository: Sendable {
     /// per-user rows are the truth; each post's counters move by exactly the difference its rows
     /// made, under the post's row lock (PostgreSQL) or the single writer (SQLite). A post flagged
     /// by `flagThreshold` distinct users is hidden pending review.
-    func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws -> [VoteOutcome]
+    func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
+        -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
     /// Recomputes counters from the vote rows (for checks): (up, down, flags).
     func countVotes(postID: String) async throws -> (up: Int64, down: Int64, flags: Int64)
 }
 
 extension SQLPostRepository: VoteRepository {
-    func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws -> [VoteOutcome] {
-        guard !changes.isEmpty else { return [] }
+    func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
+        -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
+    {
+        guard !changes.isEmpty else { return ([], []) }
         let lock = database.kind == .postgres ? "FOR UPDATE" : ""
         return try await database.transaction { tx in
             let postIDs = Array(Set(changes.map(\.postID))).sorted()
@@ -100,6 +103,7 @@ extension SQLPostRepository: VoteRepository {
                     return [pair.post, pair.user, row.value, row.flagged, now]
                 }, key: ["post_id", "user_id"], on: tx)
             var counters: [String: (up: Int64, down: Int64)] = [:]
+            var drafts: [NotificationDraft] = []
             for id in postIDs where authors[id] != nil {
                 let delta = deltas[id] ?? (0, 0, 0)
                 let row = try await tx.raw(
@@ -113,18 +117,25 @@ extension SQLPostRepository: VoteRepository {
                     """
                 ).first()
                 if let row {
-                    counters[id] = (
-                        try row.decode(column: "up_count", as: Int64.self),
-                        try row.decode(column: "down_count", as: Int64.self)
-                    )
+                    let up = try row.decode(column: "up_count", as: Int64.self)
+                    counters[id] = (up, try row.decode(column: "down_count", as: Int64.self))
+                    if let author = authors[id] ?? nil, let milestone = VoteMilestones.crossed(from: up - delta.up, to: up) {
+                        drafts.append(
+                            NotificationDraft(
+                                userID: author, kind: .postVote,
+                                text: milestone == 1 ? "Someone liked your post" : "Your post has \(milestone) likes",
+                                postID: id))
+                    }
                 }
             }
-            return zip(changes, results).map { change, result in
+            let notifications = try await SQLNotificationRepository.write(drafts, now: now, on: tx)
+            let outcomes = zip(changes, results).map { change, result in
                 if let result { return result }
                 let row = state[Pair(post: change.postID, user: change.userID)] ?? (0, false)
                 let count = counters[change.postID] ?? (0, 0)
-                return .applied(value: row.value, flagged: row.flagged, up: count.up, down: count.down)
+                return VoteOutcome.applied(value: row.value, flagged: row.flagged, up: count.up, down: count.down)
             }
+            return (outcomes, notifications)
         }
     }
 
@@ -148,4 +159,21 @@ extension SQLPostRepository: VoteRepository {
 private struct Pair: Hashable {
     var post: String
     var user: String
+}
+
+/// When a post's author hears about likes: at the first, then at 10, 50, 100, 500, 1000, 5000… —
+/// never once per vote (a hot post gets thousands a minute).
+enum VoteMilestones {
+    static func crossed(from old: Int64, to new: Int64) -> Int64? {
+        guard new > old else { return nil }
+        var milestone: Int64 = 1
+        var best: Int64?
+        var step = 0
+        while milestone <= new {
+            if milestone > old { best = milestone }
+            milestone = step == 0 ? 10 : (step % 2 == 1 ? milestone * 5 : milestone * 2)
+            step += 1
+        }
+        return best
+    }
 }
