@@ -72,3 +72,14 @@ public typealias Conversation = Components.Schemas.Conversation
 public typealias Message = Components.Schemas.Message
 /// A read position and unread counts.
 public typealias ReadState = Components.Schemas.ReadState
+
+/// A media post (clip or still) with its counters and the caller's vote.
+public typealias Post = Components.Schemas.Post
+/// A page of a feed (with its 1-based page number).
+public typealias FeedPage = Components.Schemas.FeedPage
+/// A vote's result: the caller's vote and flag, the post's counters.
+public typealias VoteState = Components.Schemas.VoteState
+/// A comment on a post.
+public typealias Comment = Components.Schemas.Comment
+/// Whether the caller follows a user, and their follower count.
+public typealias FollowState = Components.Schemas.FollowState

@@ -333,4 +333,48 @@ struct ClientTests {
             }
         }
     }
+
+    @Test("posts: upload a still from a file, processed, in the venue feed; vote, comment, bookmark, follow")
+    func posts() async throws {
+        try await withServer { services, url in
+            _ = try await services.createUser(
+                username: "mod", email: "mod@example.com", password: "a long enough passphrase", role: .moderator)
+            let moderator = TonightClient(serverURL: url)
+            _ = try await moderator.logIn(username: "mod", password: "a long enough passphrase")
+            let place = try await moderator.createPlace(
+                .init(name: "Paradiso", category: .club, location: .init(lat: 52.3622, lon: 4.8838)))
+            let ana = TonightClient(serverURL: url)
+            _ = try await ana.signUp(username: "ana", email: "ana@example.com", password: "a long enough passphrase")
+            let ben = TonightClient(serverURL: url)
+            _ = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase")
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString).jpg")
+            let ffmpeg = Process()
+            ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            ffmpeg.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", file.path]
+            try ffmpeg.run()
+            ffmpeg.waitUntilExit()
+            defer { try? FileManager.default.removeItem(at: file) }
+
+            var draft = PostDraft(placeID: place.id, caption: "Doors open #live")
+            draft.songTitle = "Song"
+            let post = try await ana.createPost(file: file, draft: draft)
+            #expect(post.status == .processing)
+            #expect(post.tags == ["live"])
+            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            #expect(try await worker.runOnce() == 1)
+            #expect(try await ana.post(post.id).status == .ready)
+            #expect(try await ben.feed(.place(place.id)).items.map(\.id) == [post.id])
+            let vote = try await ben.vote(1, on: post.id)
+            #expect(vote.up == 1 && vote.value == 1)
+            try await ben.comment(on: post.id, "Looks great")
+            #expect(try await ana.comments(on: post.id).items.map(\.text) == ["Looks great"])
+            try await ben.bookmark(post.id)
+            #expect(try await ben.feed(.bookmarks).items.map(\.id) == [post.id])
+            #expect(try await ben.follow("ana").following)
+            #expect(try await ben.feed(.following).items.map(\.id) == [post.id])
+            try await ana.deletePost(post.id)
+            #expect(try await ben.feed(.place(place.id)).items.isEmpty)
+        }
+    }
 }

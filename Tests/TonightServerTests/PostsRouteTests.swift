@@ -481,6 +481,10 @@ struct PostsRouteTests {
             _ = try await client.send(.put, "/v1/me/blocks/\(alice.id)", token: bob.token)
             #expect(try await ids(cityPath, bob.token).isEmpty)
             #expect(try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).status == .notFound)
+            let blockedVote = try await client.send(.put, "/v1/posts/\(pregame)/vote", json: ["value": 1], token: bob.token)
+            #expect(blockedVote.status == .notFound)
+            let blockedFlag = try await client.send(.put, "/v1/posts/\(pregame)/flag", token: bob.token)
+            #expect(blockedFlag.status == .notFound)
             #expect(try await ids(cityPath).count == 2)
             // Anonymous readers read; they cannot vote.
             let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken

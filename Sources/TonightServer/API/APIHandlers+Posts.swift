@@ -202,17 +202,13 @@ extension APIHandlers {
         return post
     }
 
-    /// Applies a vote change (grouped with concurrent ones) and answers its state.
+    /// Applies a vote change (grouped with concurrent ones; the group checks posts and blocks for
+    /// all its votes at once) and answers its state.
     private func vote(_ change: VoteChange) async throws -> Components.Schemas.VoteState {
-        if let post = try await postService.posts.find(id: change.postID), let author = post.authorID,
-            author != change.userID, try await social.isBlocked(change.userID, author)
-        {
-            throw APIError.notFound("No such post.")
-        }
         switch try await postService.votes.submit(change) {
         case .applied(let value, let flagged, let up, let down):
             return .init(postId: change.postID, value: value, flagged: flagged, up: up, down: down)
-        case .notFound:
+        case .notFound, .blocked:
             throw APIError.notFound("No such post.")
         case .ownPost:
             throw APIError.forbidden("Authors cannot vote on or flag their own posts.", code: "own_post")

@@ -21,6 +21,8 @@ enum VoteOutcome: Sendable, Equatable {
     case notFound
     /// The author's own post.
     case ownPost
+    /// The voter and the author block one another (the post is not there for them).
+    case blocked
 }
 
 /// Votes and flags, applied in groups: many users' changes in one transaction.
@@ -56,6 +58,23 @@ extension SQLPostRepository: VoteRepository {
                     column: "author_id", as: String?.self)
             }
             let userIDs = Array(Set(changes.map(\.userID)))
+            // Blocks between voters and authors, either way, in one query for the whole group.
+            let authorIDs = Array(Set(authors.values.compactMap { $0 }))
+            var blocked = Set<[String]>()  // [blocker, blocked], stored both ways
+            if !authorIDs.isEmpty {
+                for row in try await tx.raw(
+                    """
+                    SELECT blocker_id, blocked_id FROM blocks
+                    WHERE (blocker_id IN (\(binds: userIDs)) AND blocked_id IN (\(binds: authorIDs)))
+                        OR (blocked_id IN (\(binds: userIDs)) AND blocker_id IN (\(binds: authorIDs)))
+                    """
+                ).all() {
+                    let a = try row.decode(column: "blocker_id", as: String.self)
+                    let b = try row.decode(column: "blocked_id", as: String.self)
+                    blocked.insert([a, b])
+                    blocked.insert([b, a])
+                }
+            }
             var state: [Pair: (value: Int, flagged: Bool)] = [:]
             for row in try await tx.raw(
                 """
@@ -78,6 +97,10 @@ extension SQLPostRepository: VoteRepository {
                 }
                 guard author != change.userID else {
                     results.append(.ownPost)
+                    continue
+                }
+                if let author, blocked.contains([author, change.userID]) {
+                    results.append(.blocked)
                     continue
                 }
                 let pair = Pair(post: change.postID, user: change.userID)
