@@ -167,6 +167,9 @@ public func buildApplication(
             limit: config.bodyLimit,
             // The multipart envelope around the file: fields and headers, at most 64 kB.
             streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
+    if services.database.kind == .sqlite {
+        router.add(middleware: FeedCacheMiddleware(database: services.database, signsMedia: services.posts.urls.signs))
+    }
     router.add(middleware: AuthMiddleware(tokens: services.tokens))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
@@ -176,6 +179,9 @@ public func buildApplication(
         wall: services.wall, notifications: services.notifications, notifier: services.notifier, oidc: services.oidc,
         devices: services.devices, invitations: services.invitations, chat: services.chat, fanout: services.fanout,
         postService: services.posts,
+        songSearch: SongSearch(
+            spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
+            posts: services.posts.posts, logger: services.logger),
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

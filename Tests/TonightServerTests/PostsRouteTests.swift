@@ -494,6 +494,35 @@ struct PostsRouteTests {
         }
     }
 
+    @Test("anonymous feed pages are cached yet never stale: votes, comments, posts and renames show at once", arguments: Backend.available)
+    func feedCacheIsExact(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let alice = try await client.member("alice")
+            let bob = try await client.member("bob")
+            let moderator = try await moderatorToken(services, client)
+            let place = try await createPlace(client, token: moderator, name: "Old Name", lat: 44.6488, lon: -63.5752)
+            let placeID = place["id"] as? String ?? ""
+            let post = try await insertPost(services, author: alice.id, place: placeID)
+            let path = "/v1/places/\(placeID)/posts"
+            func first() async throws -> JSON { (try await client.send(.get, path).json["items"] as? [JSON])?.first ?? [:] }
+            let a = try await client.send(.get, path)
+            let b = try await client.send(.get, path)
+            #expect(NSDictionary(dictionary: a.json).isEqual(to: b.json))
+            #expect(try await first()["up"] as? Int == 0)
+            _ = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: bob.token)
+            #expect(try await first()["up"] as? Int == 1)
+            _ = try await client.send(.post, "/v1/posts/\(post)/comments", json: ["text": "yes"], token: bob.token)
+            #expect(try await first()["comments"] as? Int == 1)
+            let renamed = try await client.send(.patch, "/v1/places/\(placeID)", json: ["name": "New Name"], token: moderator)
+            #expect(renamed.status == .ok, "\(renamed.text)")
+            #expect(try await first()["placeName"] as? String == "New Name")
+            let newer = try await insertPost(services, author: bob.id, place: placeID)
+            #expect(try await first()["id"] as? String == newer)
+            _ = try await client.send(.patch, "/v1/me", json: ["showNameOnPosts": false], token: bob.token)
+            #expect((try await first()["author"] as? JSON)?["username"] == nil)
+        }
+    }
+
     @Test("trending ranks by the decayed score; views are counted in batches", arguments: Backend.available)
     func trending(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in

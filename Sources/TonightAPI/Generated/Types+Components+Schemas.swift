@@ -4180,5 +4180,84 @@ extension Components {
                 case retention
             }
         }
+        /// - Remark: Generated from `#/components/schemas/SongResult`.
+        public struct SongResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SongResult/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SongResult/artist`.
+            public var artist: Swift.String?
+            /// `spotify:track:…`
+            ///
+            /// - Remark: Generated from `#/components/schemas/SongResult/uri`.
+            public var uri: Swift.String?
+            /// The track on open.spotify.com.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SongResult/url`.
+            public var url: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SongResult/artworkUrl`.
+            public var artworkUrl: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SongResult/previewUrl`.
+            public var previewUrl: Swift.String?
+            /// Creates a new `SongResult`.
+            ///
+            /// - Parameters:
+            ///   - title:
+            ///   - artist:
+            ///   - uri: `spotify:track:…`
+            ///   - url: The track on open.spotify.com.
+            ///   - artworkUrl:
+            ///   - previewUrl:
+            public init(
+                title: Swift.String,
+                artist: Swift.String? = nil,
+                uri: Swift.String? = nil,
+                url: Swift.String? = nil,
+                artworkUrl: Swift.String? = nil,
+                previewUrl: Swift.String? = nil
+            ) {
+                self.title = title
+                self.artist = artist
+                self.uri = uri
+                self.url = url
+                self.artworkUrl = artworkUrl
+                self.previewUrl = previewUrl
+            }
+            public enum CodingKeys: String, CodingKey {
+                case title
+                case artist
+                case uri
+                case url
+                case artworkUrl
+                case previewUrl
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SongResults`.
+        public struct SongResults: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SongResults/items`.
+            public var items: [Components.Schemas.SongResult]
+            /// - Remark: Generated from `#/components/schemas/SongResults/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case spotify = "spotify"
+                case tonight = "tonight"
+            }
+            /// - Remark: Generated from `#/components/schemas/SongResults/source`.
+            public var source: Components.Schemas.SongResults.SourcePayload
+            /// Creates a new `SongResults`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - source:
+            public init(
+                items: [Components.Schemas.SongResult],
+                source: Components.Schemas.SongResults.SourcePayload
+            ) {
+                self.items = items
+                self.source = source
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case source
+            }
+        }
     }
 }

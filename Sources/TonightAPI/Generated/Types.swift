@@ -521,6 +521,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/moderation/posts/{postId}/remove`.
     /// - Remark: Generated from `#/paths//v1/moderation/posts/{postId}/remove/post(removePost)`.
     func removePost(_ input: Operations.RemovePost.Input) async throws -> Operations.RemovePost.Output
+    /// Songs for a post. With Spotify client credentials configured, the Spotify Web API answers (`source: spotify`); without them, or when Spotify fails or rate-limits, the songs already used on Tonight's posts do (`source: tonight`), most used first.
+    ///
+    /// - Remark: HTTP `GET /v1/songs/search`.
+    /// - Remark: Generated from `#/paths//v1/songs/search/get(searchSongs)`.
+    func searchSongs(_ input: Operations.SearchSongs.Input) async throws -> Operations.SearchSongs.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1746,6 +1751,19 @@ extension APIProtocol {
     ) async throws -> Operations.RemovePost.Output {
         try await removePost(Operations.RemovePost.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// Songs for a post. With Spotify client credentials configured, the Spotify Web API answers (`source: spotify`); without them, or when Spotify fails or rate-limits, the songs already used on Tonight's posts do (`source: tonight`), most used first.
+    ///
+    /// - Remark: HTTP `GET /v1/songs/search`.
+    /// - Remark: Generated from `#/paths//v1/songs/search/get(searchSongs)`.
+    public func searchSongs(
+        query: Operations.SearchSongs.Input.Query,
+        headers: Operations.SearchSongs.Input.Headers = .init()
+    ) async throws -> Operations.SearchSongs.Output {
+        try await searchSongs(Operations.SearchSongs.Input(
+            query: query,
             headers: headers
         ))
     }

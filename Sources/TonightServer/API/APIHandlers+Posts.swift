@@ -323,3 +323,21 @@ extension Components.Schemas.Comment {
             text: c.text, createdAt: Clock.date(c.createdAt))
     }
 }
+
+extension APIHandlers {
+    func searchSongs(_ input: Operations.SearchSongs.Input) async throws -> Operations.SearchSongs.Output {
+        try await answer {
+            let query = input.query.q.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !query.isEmpty, TextRules.isClean(query) else {
+                throw APIError.validation([.init(field: "q", code: "required", message: "Type part of a title or artist.")])
+            }
+            let (songs, source) = try await songSearch.search(query, limit: try Paging.limit(input.query.limit))
+            let items = songs.map { song in
+                Components.Schemas.SongResult(
+                    title: song.title, artist: song.artist, uri: song.uri, url: song.uri.flatMap(PostRules.spotifyURL),
+                    artworkUrl: song.artworkURL, previewUrl: song.previewURL)
+            }
+            return .ok(.init(body: .json(.init(items: items, source: source == "spotify" ? .spotify : .tonight))))
+        }
+    }
+}

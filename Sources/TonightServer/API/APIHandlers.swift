@@ -23,6 +23,7 @@ struct APIHandlers: APIProtocol {
     let chat: any ChatRepository
     let fanout: any LiveFanout
     let postService: PostService
+    let songSearch: SongSearch
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

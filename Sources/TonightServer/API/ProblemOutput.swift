@@ -991,3 +991,11 @@ extension Operations.RemovePost.Output: ProblemOutput {
         }
     }
 }
+extension Operations.SearchSongs.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

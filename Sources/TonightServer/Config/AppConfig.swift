@@ -125,6 +125,16 @@ public struct AppConfig: Sendable {
     public var placeFeedWindowHours: Int = 24
     /// Distinct users whose flags hide a post pending review (`moderation.flag.threshold`, default 3).
     public var flagThreshold: Int = 3
+    /// Spotify client credentials for song search (`spotify.client.id`, `spotify.client.secret`);
+    /// without them songs come from Tonight's own posts. `spotify.accounts.url` and
+    /// `spotify.api.url` point elsewhere (tests).
+    public var spotifyClientID: String = ""
+    /// See ``spotifyClientID``.
+    public var spotifyClientSecret: String = ""
+    /// See ``spotifyClientID``.
+    public var spotifyAccountsURL: String = "https://accounts.spotify.com"
+    /// See ``spotifyClientID``.
+    public var spotifyAPIURL: String = "https://api.spotify.com"
     /// Trending score constants (`trending.*`), see ``TrendingScore``.
     public var trending = TrendingScore()
 
@@ -216,6 +226,10 @@ public struct AppConfig: Sendable {
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)
+        config.spotifyClientID = reader.string(forKey: "spotify.client.id", default: "")
+        config.spotifyClientSecret = reader.string(forKey: "spotify.client.secret", isSecret: true, default: "")
+        config.spotifyAccountsURL = reader.string(forKey: "spotify.accounts.url", default: config.spotifyAccountsURL)
+        config.spotifyAPIURL = reader.string(forKey: "spotify.api.url", default: config.spotifyAPIURL)
         config.mediaSweepMinutes = reader.int(forKey: "media.sweep.minutes", default: config.mediaSweepMinutes)
         config.placeFeedWindowHours = reader.int(
             forKey: "feed.place.window.hours", default: config.placeFeedWindowHours)
@@ -245,6 +259,14 @@ public struct AppConfig: Sendable {
             try await EnvironmentVariablesProvider(environmentFilePath: .init(environmentFile), allowMissing: true),
         ]
         return load(from: ConfigReader(providers: providers))
+    }
+
+    /// The Spotify settings, or nil when song search answers from posts only.
+    var spotifyConfiguration: SpotifyClient.Configuration? {
+        guard !spotifyClientID.isEmpty, !spotifyClientSecret.isEmpty else { return nil }
+        return .init(
+            clientID: spotifyClientID, clientSecret: spotifyClientSecret, accountsURL: spotifyAccountsURL,
+            apiURL: spotifyAPIURL)
     }
 
     /// Where uploads are written while they arrive: `<data dir>/tmp/uploads`.

@@ -54,16 +54,19 @@ struct MediaRoutes: Sendable {
             headers[.contentLength] = String(size)
             if head || size == 0 { return Response(status: .ok, headers: headers) }
             return Response(
-                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context, chunkLength: Self.chunk))
         case .partial(let lower, let upper):
             headers[.contentRange] = "bytes \(lower)-\(upper)/\(size)"
             headers[.contentLength] = String(upper - lower + 1)
             if head { return Response(status: .partialContent, headers: headers) }
             return Response(
                 status: .partialContent, headers: headers,
-                body: try await fileIO.loadFile(path: path, range: lower...upper, context: context))
+                body: try await fileIO.loadFile(path: path, range: lower...upper, context: context, chunkLength: Self.chunk))
         }
     }
+
+    /// Bytes read from disk per write: large, as clips are streamed whole or in big ranges.
+    static let chunk = 1 << 20
 
     static func contentType(of key: String) -> String {
         switch key.split(separator: ".").last ?? "" {

@@ -109,6 +109,9 @@ protocol PostRepository: Sendable {
     func expired(now: Int64, limit: Int) async throws -> [PostRecord]
     /// Whether a post with this id exists (the orphan sweep asks for blobs' owners).
     func existing(ids: [String]) async throws -> Set<String>
+    /// Songs used on posts whose title or artist contains `query` (case-insensitive for ASCII
+    /// letters), most used first.
+    func songs(matching query: String, limit: Int) async throws -> [SongHit]
     /// Moves a post to a retention tier (`expiresAt` nil for the kept tiers).
     func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws
     /// Makes a hidden post visible again and clears its flags (rows and counter together).
@@ -291,6 +294,24 @@ struct SQLPostRepository: PostRepository {
         return Set(
             try await db.raw("SELECT id FROM posts WHERE id IN (\(binds: ids))").all()
                 .map { try $0.decode(column: "id", as: String.self) })
+    }
+
+    func songs(matching query: String, limit: Int) async throws -> [SongHit] {
+        let pattern = "%" + query.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+        return try await db.raw(
+            """
+            SELECT song_title, MIN(song_artist) AS song_artist, song_uri, COUNT(*) AS uses FROM posts
+            WHERE song_title IS NOT NULL AND status = 'ready' AND moderation = 'visible'
+                AND (LOWER(song_title) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(song_artist) LIKE \(bind: pattern) ESCAPE '\\')
+            GROUP BY song_title, song_uri ORDER BY uses DESC, song_title LIMIT \(bind: limit)
+            """
+        ).all().map { row in
+            SongHit(
+                title: try row.decode(column: "song_title", as: String.self),
+                artist: try row.decode(column: "song_artist", as: String?.self),
+                uri: try row.decode(column: "song_uri", as: String?.self))
+        }
     }
 
     func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws {

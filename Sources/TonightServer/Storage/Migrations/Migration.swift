@@ -32,6 +32,7 @@ enum Migrations {
         EventChangeAlerts(),
         MessageNumbering(),
         CreatePosts(),
+        FeedVersion(),
     ]
 }
 
