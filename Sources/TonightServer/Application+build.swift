@@ -73,6 +73,8 @@ public struct AppServices: Sendable {
         let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
         let hasher = PasswordHasher(cost: config.bcryptCost)
         let users = SQLUserRepository(db: database.sql)
+        let named = try await users.backfillNameKeys()
+        if named > 0 { logger.info("user search: indexed \(named) display names") }
         let logins = SQLLoginRepository(database: database)
         let accounts = AccountService(
             users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens,

@@ -9,15 +9,18 @@ struct Import: AsyncParsableCommand {
         discussion: """
             Kinds: feed (event feed XML), affinity (artist affinity text), discovery (Ticketmaster \
             Discovery API pages or Discovery Feed JSON), ics (iCalendar), osm (OpenStreetMap XML), \
-            geonames (GeoNames cities dump). Every import is idempotent: running it again changes nothing.
+            geonames (GeoNames cities dump), media (a venue's clips and photos: a folder or an RSS/Atom \
+            feed file, with --place). Every import is idempotent: running it again changes nothing.
             """)
 
-    @Argument(help: "feed, affinity, discovery, ics, osm or geonames.") var kind: String
-    @Argument(help: "Files to import, in order.") var files: [String]
+    @Argument(help: "feed, affinity, discovery, ics, osm, geonames or media.") var kind: String
+    @Argument(help: "Files to import, in order (media: a folder or an RSS/Atom feed file).") var files: [String]
+    @Option(help: "media: the id of the venue whose feed the clips and photos go to.") var place: String?
     @Flag(help: "Validate and count without writing.") var dryRun = false
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
+        if kind == "media" { return try await importMedia() }
         guard let kind = ImportKind(rawValue: kind) else {
             throw ValidationError("KIND must be one of \(ImportKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -38,6 +41,27 @@ struct Import: AsyncParsableCommand {
                 failed = true
             }
         }
+        try await services.database.shutdown()
+        if failed { throw ExitCode(2) }
+    }
+
+    /// `import media PATH… --place ID`.
+    private func importMedia() async throws {
+        guard let place else { throw ValidationError("import media needs --place <place id>.") }
+        let config = try await AppConfig.load(overrides: storage.overrides)
+        let services = try await AppServices.make(config: config)
+        var failed = false
+        for file in files {
+            let started = Date()
+            do {
+                let summary = try await MediaImporter.run(path: file, placeID: place, services: services)
+                Self.printSummary(summary, file: file, seconds: Date().timeIntervalSince(started), dryRun: false)
+            } catch {
+                FileHandle.standardError.write(Data("\(file): \(error)\n".utf8))
+                failed = true
+            }
+        }
+        print("Clips are processed by the server's job worker (tonight serve).")
         try await services.database.shutdown()
         if failed { throw ExitCode(2) }
     }

@@ -523,6 +523,37 @@ struct PostsRouteTests {
         }
     }
 
+    @Test("user search: username or display-name word prefix, case and accents ignored, blocks respected", arguments: Backend.available)
+    func userSearch(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let zoe = try await client.member("zoe_dances")
+            _ = try await client.send(.patch, "/v1/me", json: ["displayName": "Zoë Ångström"], token: zoe.token)
+            let zed = try await client.member("zed")
+            _ = try await client.member("angie")
+            _ = try await client.send(.post, "/v1/auth/anonymous")
+            func names(_ q: String, _ token: String? = nil) async throws -> [String] {
+                let response = try await client.send(.get, "/v1/users?q=\(q)", token: token)
+                #expect(response.status == .ok, "\(response.text)")
+                return (response.json["items"] as? [JSON] ?? []).compactMap { $0["username"] as? String }
+            }
+            #expect(try await names("ZOE") == ["zoe_dances"])
+            #expect(try await names("zo") == ["zoe_dances"])
+            #expect(try await names("ang") == ["angie", "zoe_dances"])
+            #expect(try await names("angstr") == ["zoe_dances"])
+            #expect(try await names("z") == ["zed", "zoe_dances"])
+            #expect(try await names("zed") == ["zed"])
+            #expect(try await names("%25") == [])
+            _ = try await client.send(.put, "/v1/me/blocks/\(zoe.id)", token: zed.token)
+            #expect(try await names("z", zed.token) == ["zed"])
+            #expect(try await names("z", zoe.token) == ["zoe_dances"])
+            #expect(try await client.send(.get, "/v1/users?q=%20").status == .badRequest)
+            // Names written before the index existed are found after the start-up backfill.
+            try await services.database.sql.raw("UPDATE users SET name_key = NULL").run()
+            #expect(try await services.users.backfillNameKeys() == 1)
+            #expect(try await names("angstr") == ["zoe_dances"])
+        }
+    }
+
     @Test("trending ranks by the decayed score; views are counted in batches", arguments: Backend.available)
     func trending(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in

@@ -4259,5 +4259,20 @@ extension Components {
                 case source
             }
         }
+        /// - Remark: Generated from `#/components/schemas/UserSearchResults`.
+        public struct UserSearchResults: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/UserSearchResults/items`.
+            public var items: [Components.Schemas.PublicProfile]
+            /// Creates a new `UserSearchResults`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.PublicProfile]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
     }
 }

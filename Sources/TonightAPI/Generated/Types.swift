@@ -104,6 +104,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/password`.
     /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output
+    /// Find people: members whose username, or a word of whose display name, starts with `q` (case- and diacritic-insensitive), exact usernames first. Blocked users do not appear.
+    ///
+    /// - Remark: HTTP `GET /v1/users`.
+    /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
+    func searchUsers(_ input: Operations.SearchUsers.Input) async throws -> Operations.SearchUsers.Output
     /// A user's public profile.
     ///
     /// - Remark: HTTP `GET /v1/users/{username}`.
@@ -681,6 +686,19 @@ extension APIProtocol {
         try await changePassword(Operations.ChangePassword.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Find people: members whose username, or a word of whose display name, starts with `q` (case- and diacritic-insensitive), exact usernames first. Blocked users do not appear.
+    ///
+    /// - Remark: HTTP `GET /v1/users`.
+    /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
+    public func searchUsers(
+        query: Operations.SearchUsers.Input.Query,
+        headers: Operations.SearchUsers.Input.Headers = .init()
+    ) async throws -> Operations.SearchUsers.Output {
+        try await searchUsers(Operations.SearchUsers.Input(
+            query: query,
+            headers: headers
         ))
     }
     /// A user's public profile.

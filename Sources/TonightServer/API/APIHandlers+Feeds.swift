@@ -115,7 +115,8 @@ extension APIHandlers {
         return .init(userId: user, following: following, followers: count)
     }
 
-    /// The account behind a username the caller may see (404 for unknown or blocked either way).
+    /// The account behind a username the caller may see: 404 for a name that breaks the username
+    /// rules (not looked up), an unknown one, or a user blocked either way.
     func profileUser(_ username: String) async throws -> UserRecord {
         let valid = (try? AccountRules.username(username).get()) != nil
         guard valid, let user = try await users.find(usernameKey: AccountRules.usernameKey(username)),

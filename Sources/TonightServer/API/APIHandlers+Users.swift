@@ -5,17 +5,7 @@ import TonightCore
 extension APIHandlers {
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
         try await answer {
-            let key = AccountRules.usernameKey(input.path.username)
-            // A name that breaks the username rules cannot exist; don't look it up.
-            let valid = (try? AccountRules.username(input.path.username).get()) != nil
-            guard valid, let user = try await users.find(usernameKey: key), user.username != nil else {
-                throw APIError.notFound("No user is called \(input.path.username).")
-            }
-            // Blocked either way: the profile is not there for either of them.
-            if let caller = RequestInfo.current?.principal, try await social.isBlocked(caller.userID, user.id) {
-                throw APIError.notFound("No user is called \(input.path.username).")
-            }
-            return .ok(.init(body: .json(.init(user))))
+            .ok(.init(body: .json(.init(try await profileUser(input.path.username)))))
         }
     }
 }
@@ -27,5 +17,19 @@ extension Components.Schemas.PublicProfile {
             id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
             ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: user.avatarUrl,
             createdAt: Clock.date(user.createdAt))
+    }
+}
+
+extension APIHandlers {
+    func searchUsers(_ input: Operations.SearchUsers.Input) async throws -> Operations.SearchUsers.Output {
+        try await answer {
+            let query = input.query.q.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !query.isEmpty, TextRules.isClean(query) else {
+                throw APIError.validation([.init(field: "q", code: "required", message: "Type the start of a name.")])
+            }
+            let found = try await users.search(
+                query, viewer: RequestInfo.current?.principal?.userID, limit: try Paging.limit(input.query.limit))
+            return .ok(.init(body: .json(.init(items: found.map(Components.Schemas.PublicProfile.init)))))
+        }
     }
 }

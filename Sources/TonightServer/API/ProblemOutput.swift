@@ -999,3 +999,11 @@ extension Operations.SearchSongs.Output: ProblemOutput {
         }
     }
 }
+extension Operations.SearchUsers.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

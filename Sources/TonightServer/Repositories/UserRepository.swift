@@ -38,6 +38,11 @@ protocol UserRepository: Sendable {
     /// Turns an anonymous device into an account; `false` if `user.id` is not an anonymous device.
     func upgrade(_ user: UserRecord) async throws -> Bool
     func updateProfile(_ user: UserRecord) async throws
+    /// Members whose username, or a word of whose display name, starts with `query` (folded),
+    /// exact usernames first; never anonymous devices, nor users blocked by or blocking `viewer`.
+    func search(_ query: String, viewer: String?, limit: Int) async throws -> [UserRecord]
+    /// Fills `name_key` where it is missing (rows from before it existed); returns how many.
+    func backfillNameKeys() async throws -> Int
     func setPassword(userID: String, hash: String, now: Int64) async throws
     func setRole(userID: String, role: String, now: Int64) async throws
     func delete(id: String) async throws
@@ -58,6 +63,57 @@ struct SQLUserRepository: UserRepository {
 
     func insert(_ user: UserRecord) async throws {
         try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
+        if let name = user.displayName { try await setNameKey(user.id, name) }
+    }
+
+    private func setNameKey(_ id: String, _ displayName: String?) async throws {
+        try await db.raw(
+            "UPDATE users SET name_key = \(bind: displayName.map { SearchText.fold($0) }) WHERE id = \(bind: id)"
+        ).run()
+    }
+
+    func search(_ query: String, viewer: String?, limit: Int) async throws -> [UserRecord] {
+        func like(_ text: String) -> String {
+            text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
+        }
+        let username = like(AccountRules.usernameKey(query)) + "%"
+        let folded = like(SearchText.fold(query))
+        guard !folded.isEmpty || username != "%" else { return [] }
+        var blocked: SQLQueryString = ""
+        if let viewer {
+            blocked = """
+                AND id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(bind: viewer)
+                    UNION SELECT blocker_id FROM blocks WHERE blocked_id = \(bind: viewer))
+                """
+        }
+        return try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM users
+            WHERE is_anonymous = \(bind: false) AND username IS NOT NULL
+                AND (username_key LIKE \(bind: username) ESCAPE '\\'
+                    OR (\(bind: folded) <> '' AND (name_key LIKE \(bind: folded + "%") ESCAPE '\\'
+                        OR name_key LIKE \(bind: "% " + folded + "%") ESCAPE '\\')))
+                \(blocked)
+            ORDER BY CASE WHEN username_key = \(bind: AccountRules.usernameKey(query)) THEN 0 ELSE 1 END, username_key
+            LIMIT \(bind: limit)
+            """
+        ).all().map(Self.decode)
+    }
+
+    func backfillNameKeys() async throws -> Int {
+        var filled = 0
+        while true {
+            let rows = try await db.raw(
+                "SELECT id, display_name FROM users WHERE display_name IS NOT NULL AND name_key IS NULL LIMIT 500"
+            ).all()
+            for row in rows {
+                try await setNameKey(
+                    try row.decode(column: "id", as: String.self), try row.decode(column: "display_name", as: String.self))
+            }
+            filled += rows.count
+            if rows.count < 500 { return filled }
+        }
     }
 
     func find(id: String) async throws -> UserRecord? {
@@ -96,7 +152,7 @@ struct SQLUserRepository: UserRepository {
             UPDATE users SET is_anonymous = \(bind: false), username = \(bind: user.username),
                 username_key = \(bind: user.usernameKey), email = \(bind: user.email), email_key = \(bind: user.emailKey),
                 password_hash = \(bind: user.passwordHash), display_name = \(bind: user.displayName),
-                updated_at = \(bind: user.updatedAt)
+                name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
             WHERE id = \(bind: user.id) AND is_anonymous = \(bind: true)
             RETURNING id
             """
@@ -111,7 +167,7 @@ struct SQLUserRepository: UserRepository {
                 gender = \(bind: user.gender), birth_date = \(bind: user.birthDate), bio = \(bind: user.bio),
                 home_city = \(bind: user.homeCity), avatar_url = \(bind: user.avatarUrl),
                 preferences = \(bind: user.preferences), wall_genders = \(bind: WallRules.gendersKey(user.wallGenders)),
-                updated_at = \(bind: user.updatedAt)
+                name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
             WHERE id = \(bind: user.id)
             """
         ).run()

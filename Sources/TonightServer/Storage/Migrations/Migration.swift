@@ -33,6 +33,7 @@ enum Migrations {
         MessageNumbering(),
         CreatePosts(),
         FeedVersion(),
+        UserNameKey(),
     ]
 }
 
