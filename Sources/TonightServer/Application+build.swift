@@ -184,6 +184,7 @@ public func buildApplication(
         songSearch: SongSearch(
             spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
             posts: services.posts.posts, logger: services.logger),
+        promotions: SQLPromotionRepository(db: services.database.sql, database: services.database),
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

@@ -3961,25 +3961,33 @@ extension Components {
             public var page: Swift.Int
             /// - Remark: Generated from `#/components/schemas/FeedPage/nextCursor`.
             public var nextCursor: Swift.String?
+            /// Advertisements for this page (venue, city and pregame feeds).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedPage/ads`.
+            public var ads: [Components.Schemas.FeedAd]?
             /// Creates a new `FeedPage`.
             ///
             /// - Parameters:
             ///   - items:
             ///   - page: 1-based number of this page.
             ///   - nextCursor:
+            ///   - ads: Advertisements for this page (venue, city and pregame feeds).
             public init(
                 items: [Components.Schemas.Post],
                 page: Swift.Int,
-                nextCursor: Swift.String? = nil
+                nextCursor: Swift.String? = nil,
+                ads: [Components.Schemas.FeedAd]? = nil
             ) {
                 self.items = items
                 self.page = page
                 self.nextCursor = nextCursor
+                self.ads = ads
             }
             public enum CodingKeys: String, CodingKey {
                 case items
                 case page
                 case nextCursor
+                case ads
             }
         }
         /// - Remark: Generated from `#/components/schemas/VoteInput`.
@@ -4272,6 +4280,319 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PromotionInput`.
+        public struct PromotionInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PromotionInput/tier`.
+            public var tier: Swift.Int
+            /// Up to 140 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PromotionInput/tagline`.
+            public var tagline: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PromotionInput/startsAt`.
+            public var startsAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/PromotionInput/endsAt`.
+            public var endsAt: Foundation.Date?
+            /// Creates a new `PromotionInput`.
+            ///
+            /// - Parameters:
+            ///   - tier:
+            ///   - tagline: Up to 140 characters.
+            ///   - startsAt:
+            ///   - endsAt:
+            public init(
+                tier: Swift.Int,
+                tagline: Swift.String? = nil,
+                startsAt: Foundation.Date? = nil,
+                endsAt: Foundation.Date? = nil
+            ) {
+                self.tier = tier
+                self.tagline = tagline
+                self.startsAt = startsAt
+                self.endsAt = endsAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case tier
+                case tagline
+                case startsAt
+                case endsAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Promotion`.
+        public struct Promotion: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Promotion/placeId`.
+            public var placeId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Promotion/tier`.
+            public var tier: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Promotion/tagline`.
+            public var tagline: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Promotion/startsAt`.
+            public var startsAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Promotion/endsAt`.
+            public var endsAt: Foundation.Date?
+            /// Creates a new `Promotion`.
+            ///
+            /// - Parameters:
+            ///   - placeId:
+            ///   - tier:
+            ///   - tagline:
+            ///   - startsAt:
+            ///   - endsAt:
+            public init(
+                placeId: Swift.String,
+                tier: Swift.Int,
+                tagline: Swift.String? = nil,
+                startsAt: Foundation.Date? = nil,
+                endsAt: Foundation.Date? = nil
+            ) {
+                self.placeId = placeId
+                self.tier = tier
+                self.tagline = tagline
+                self.startsAt = startsAt
+                self.endsAt = endsAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case placeId
+                case tier
+                case tagline
+                case startsAt
+                case endsAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HubPlace`.
+        public struct HubPlace: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HubPlace/place`.
+            public var place: Components.Schemas.Place
+            /// - Remark: Generated from `#/components/schemas/HubPlace/tier`.
+            public var tier: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/HubPlace/highlighted`.
+            public var highlighted: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/HubPlace/tagline`.
+            public var tagline: Swift.String?
+            /// Clips in the venue feed's recent window.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HubPlace/clips`.
+            public var clips: Swift.Int
+            /// Votes on those clips.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HubPlace/votes`.
+            public var votes: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/HubPlace/latestPosterUrl`.
+            public var latestPosterUrl: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HubPlace/latestPostAt`.
+            public var latestPostAt: Foundation.Date?
+            /// Creates a new `HubPlace`.
+            ///
+            /// - Parameters:
+            ///   - place:
+            ///   - tier:
+            ///   - highlighted:
+            ///   - tagline:
+            ///   - clips: Clips in the venue feed's recent window.
+            ///   - votes: Votes on those clips.
+            ///   - latestPosterUrl:
+            ///   - latestPostAt:
+            public init(
+                place: Components.Schemas.Place,
+                tier: Swift.Int,
+                highlighted: Swift.Bool,
+                tagline: Swift.String? = nil,
+                clips: Swift.Int,
+                votes: Swift.Int64,
+                latestPosterUrl: Swift.String? = nil,
+                latestPostAt: Foundation.Date? = nil
+            ) {
+                self.place = place
+                self.tier = tier
+                self.highlighted = highlighted
+                self.tagline = tagline
+                self.clips = clips
+                self.votes = votes
+                self.latestPosterUrl = latestPosterUrl
+                self.latestPostAt = latestPostAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case place
+                case tier
+                case highlighted
+                case tagline
+                case clips
+                case votes
+                case latestPosterUrl
+                case latestPostAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CityHub`.
+        public struct CityHub: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CityHub/items`.
+            public var items: [Components.Schemas.HubPlace]
+            /// - Remark: Generated from `#/components/schemas/CityHub/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `CityHub`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.HubPlace],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdInput`.
+        public struct AdInput: Codable, Hashable, Sendable {
+            /// `region$country`, as geocoding answers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdInput/area`.
+            public var area: Swift.String
+            /// An https URL of the ad's page or image.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdInput/mediaUrl`.
+            public var mediaUrl: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdInput/feeds`.
+            public var feeds: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/AdInput/pages`.
+            public var pages: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/AdInput/style`.
+            @frozen public enum StylePayload: Int, Codable, Hashable, Sendable, CaseIterable {
+                case _0 = 0
+                case _1 = 1
+            }
+            /// - Remark: Generated from `#/components/schemas/AdInput/style`.
+            public var style: Components.Schemas.AdInput.StylePayload
+            /// Creates a new `AdInput`.
+            ///
+            /// - Parameters:
+            ///   - area: `region$country`, as geocoding answers.
+            ///   - mediaUrl: An https URL of the ad's page or image.
+            ///   - feeds:
+            ///   - pages:
+            ///   - style:
+            public init(
+                area: Swift.String,
+                mediaUrl: Swift.String,
+                feeds: [Swift.String],
+                pages: [Swift.Int],
+                style: Components.Schemas.AdInput.StylePayload
+            ) {
+                self.area = area
+                self.mediaUrl = mediaUrl
+                self.feeds = feeds
+                self.pages = pages
+                self.style = style
+            }
+            public enum CodingKeys: String, CodingKey {
+                case area
+                case mediaUrl
+                case feeds
+                case pages
+                case style
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Ad`.
+        public struct Ad: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Ad/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Ad/area`.
+            public var area: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Ad/mediaUrl`.
+            public var mediaUrl: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Ad/feeds`.
+            public var feeds: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/Ad/pages`.
+            public var pages: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/Ad/style`.
+            public var style: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Ad/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Ad`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - area:
+            ///   - mediaUrl:
+            ///   - feeds:
+            ///   - pages:
+            ///   - style:
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                area: Swift.String,
+                mediaUrl: Swift.String,
+                feeds: [Swift.String],
+                pages: [Swift.Int],
+                style: Swift.Int,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.area = area
+                self.mediaUrl = mediaUrl
+                self.feeds = feeds
+                self.pages = pages
+                self.style = style
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case area
+                case mediaUrl
+                case feeds
+                case pages
+                case style
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdList`.
+        public struct AdList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdList/items`.
+            public var items: [Components.Schemas.Ad]
+            /// Creates a new `AdList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.Ad]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// An advertisement placed on this feed page (style 0 its own page, 1 an overlay).
+        ///
+        /// - Remark: Generated from `#/components/schemas/FeedAd`.
+        public struct FeedAd: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FeedAd/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FeedAd/mediaUrl`.
+            public var mediaUrl: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FeedAd/style`.
+            public var style: Swift.Int
+            /// Creates a new `FeedAd`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - mediaUrl:
+            ///   - style:
+            public init(
+                id: Swift.String,
+                mediaUrl: Swift.String,
+                style: Swift.Int
+            ) {
+                self.id = id
+                self.mediaUrl = mediaUrl
+                self.style = style
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case mediaUrl
+                case style
             }
         }
     }

@@ -531,6 +531,36 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/songs/search`.
     /// - Remark: Generated from `#/paths//v1/songs/search/get(searchSongs)`.
     func searchSongs(_ input: Operations.SearchSongs.Input) async throws -> Operations.SearchSongs.Output
+    /// Promote a venue in its city hub (admins): a higher tier comes first (a tier, not an index: several venues may share one), tier > 0 is highlighted, the tagline shows beside the name, and optional start and end bound when it applies.
+    ///
+    /// - Remark: HTTP `PUT /v1/places/{placeId}/promotion`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/promotion/put(setPromotion)`.
+    func setPromotion(_ input: Operations.SetPromotion.Input) async throws -> Operations.SetPromotion.Output
+    /// End a venue's promotion (admins).
+    ///
+    /// - Remark: HTTP `DELETE /v1/places/{placeId}/promotion`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/promotion/delete(deletePromotion)`.
+    func deletePromotion(_ input: Operations.DeletePromotion.Input) async throws -> Operations.DeletePromotion.Output
+    /// A city's venues for the hub: by promotion tier (higher first), then liveness — clips in the venue feed's recent window plus the votes on them — with the tagline, a highlighted flag for tier > 0, and the newest clip's poster.
+    ///
+    /// - Remark: HTTP `GET /v1/cities/{cityKey}/hub`.
+    /// - Remark: Generated from `#/paths//v1/cities/{cityKey}/hub/get(cityHub)`.
+    func cityHub(_ input: Operations.CityHub.Input) async throws -> Operations.CityHub.Output
+    /// Every advertisement, newest first (admins).
+    ///
+    /// - Remark: HTTP `GET /v1/ads`.
+    /// - Remark: Generated from `#/paths//v1/ads/get(listAds)`.
+    func listAds(_ input: Operations.ListAds.Input) async throws -> Operations.ListAds.Output
+    /// An advertisement (admins) for an area (`region$country`): the page it shows (`mediaUrl`), the feeds it goes in — patterns whose first character is the feed kind (`a` a city's all feed, `p` its pregame feed, `v` a venue feed), then an optional `:`, then a regular expression that must match the whole feed name (the city's or venue's name, case-insensitive) — the pages it goes on, and its style (0 its own page, 1 an overlay). Patterns are compiled when saved, into a matcher that runs in time linear in the name, so no pattern can stall a feed; a pattern outside the supported syntax (backreferences, lookaround) or too large is refused with a field error.
+    ///
+    /// - Remark: HTTP `POST /v1/ads`.
+    /// - Remark: Generated from `#/paths//v1/ads/post(createAd)`.
+    func createAd(_ input: Operations.CreateAd.Input) async throws -> Operations.CreateAd.Output
+    /// Delete an advertisement (admins).
+    ///
+    /// - Remark: HTTP `DELETE /v1/ads/{adId}`.
+    /// - Remark: Generated from `#/paths//v1/ads/{adId}/delete(deleteAd)`.
+    func deleteAd(_ input: Operations.DeleteAd.Input) async throws -> Operations.DeleteAd.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1782,6 +1812,82 @@ extension APIProtocol {
     ) async throws -> Operations.SearchSongs.Output {
         try await searchSongs(Operations.SearchSongs.Input(
             query: query,
+            headers: headers
+        ))
+    }
+    /// Promote a venue in its city hub (admins): a higher tier comes first (a tier, not an index: several venues may share one), tier > 0 is highlighted, the tagline shows beside the name, and optional start and end bound when it applies.
+    ///
+    /// - Remark: HTTP `PUT /v1/places/{placeId}/promotion`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/promotion/put(setPromotion)`.
+    public func setPromotion(
+        path: Operations.SetPromotion.Input.Path,
+        headers: Operations.SetPromotion.Input.Headers = .init(),
+        body: Operations.SetPromotion.Input.Body
+    ) async throws -> Operations.SetPromotion.Output {
+        try await setPromotion(Operations.SetPromotion.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// End a venue's promotion (admins).
+    ///
+    /// - Remark: HTTP `DELETE /v1/places/{placeId}/promotion`.
+    /// - Remark: Generated from `#/paths//v1/places/{placeId}/promotion/delete(deletePromotion)`.
+    public func deletePromotion(
+        path: Operations.DeletePromotion.Input.Path,
+        headers: Operations.DeletePromotion.Input.Headers = .init()
+    ) async throws -> Operations.DeletePromotion.Output {
+        try await deletePromotion(Operations.DeletePromotion.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A city's venues for the hub: by promotion tier (higher first), then liveness — clips in the venue feed's recent window plus the votes on them — with the tagline, a highlighted flag for tier > 0, and the newest clip's poster.
+    ///
+    /// - Remark: HTTP `GET /v1/cities/{cityKey}/hub`.
+    /// - Remark: Generated from `#/paths//v1/cities/{cityKey}/hub/get(cityHub)`.
+    public func cityHub(
+        path: Operations.CityHub.Input.Path,
+        query: Operations.CityHub.Input.Query = .init(),
+        headers: Operations.CityHub.Input.Headers = .init()
+    ) async throws -> Operations.CityHub.Output {
+        try await cityHub(Operations.CityHub.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Every advertisement, newest first (admins).
+    ///
+    /// - Remark: HTTP `GET /v1/ads`.
+    /// - Remark: Generated from `#/paths//v1/ads/get(listAds)`.
+    public func listAds(headers: Operations.ListAds.Input.Headers = .init()) async throws -> Operations.ListAds.Output {
+        try await listAds(Operations.ListAds.Input(headers: headers))
+    }
+    /// An advertisement (admins) for an area (`region$country`): the page it shows (`mediaUrl`), the feeds it goes in — patterns whose first character is the feed kind (`a` a city's all feed, `p` its pregame feed, `v` a venue feed), then an optional `:`, then a regular expression that must match the whole feed name (the city's or venue's name, case-insensitive) — the pages it goes on, and its style (0 its own page, 1 an overlay). Patterns are compiled when saved, into a matcher that runs in time linear in the name, so no pattern can stall a feed; a pattern outside the supported syntax (backreferences, lookaround) or too large is refused with a field error.
+    ///
+    /// - Remark: HTTP `POST /v1/ads`.
+    /// - Remark: Generated from `#/paths//v1/ads/post(createAd)`.
+    public func createAd(
+        headers: Operations.CreateAd.Input.Headers = .init(),
+        body: Operations.CreateAd.Input.Body
+    ) async throws -> Operations.CreateAd.Output {
+        try await createAd(Operations.CreateAd.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete an advertisement (admins).
+    ///
+    /// - Remark: HTTP `DELETE /v1/ads/{adId}`.
+    /// - Remark: Generated from `#/paths//v1/ads/{adId}/delete(deleteAd)`.
+    public func deleteAd(
+        path: Operations.DeleteAd.Input.Path,
+        headers: Operations.DeleteAd.Input.Headers = .init()
+    ) async throws -> Operations.DeleteAd.Output {
+        try await deleteAd(Operations.DeleteAd.Input(
+            path: path,
             headers: headers
         ))
     }

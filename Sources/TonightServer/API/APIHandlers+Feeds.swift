@@ -5,19 +5,23 @@ import TonightCore
 extension APIHandlers {
     func placeFeed(_ input: Operations.PlaceFeed.Input) async throws -> Operations.PlaceFeed.Output {
         try await answer {
-            guard try await places.find(id: input.path.placeId) != nil else { throw APIError.notFound("No such place.") }
+            guard let place = try await places.find(id: input.path.placeId) else { throw APIError.notFound("No such place.") }
             let since = Clock.millis() - Int64(config.placeFeedWindowHours) * 3_600_000
-            let page = try await feedPage(
+            var page = try await feedPage(
                 .place(input.path.placeId, since: since), cursor: input.query.cursor, limit: input.query.limit)
+            if let city = place.cityKey { page.ads = try await ads(kind: .place, name: place.name, cityKey: city, page: page.page) }
             return .ok(.init(body: .json(page)))
         }
     }
 
     func cityFeed(_ input: Operations.CityFeed.Input) async throws -> Operations.CityFeed.Output {
         try await answer {
-            let page = try await feedPage(
-                .city(input.path.cityKey, pregame: input.query.scope == .pregame), cursor: input.query.cursor,
-                limit: input.query.limit)
+            let pregame = input.query.scope == .pregame
+            var page = try await feedPage(
+                .city(input.path.cityKey, pregame: pregame), cursor: input.query.cursor, limit: input.query.limit)
+            let cityName = String(input.path.cityKey.split(separator: "$", omittingEmptySubsequences: false).first ?? "")
+            page.ads = try await ads(
+                kind: pregame ? .pregame : .all, name: cityName, cityKey: input.path.cityKey, page: page.page)
             return .ok(.init(body: .json(page)))
         }
     }

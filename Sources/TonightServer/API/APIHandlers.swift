@@ -24,6 +24,7 @@ struct APIHandlers: APIProtocol {
     let fanout: any LiveFanout
     let postService: PostService
     let songSearch: SongSearch
+    let promotions: any PromotionRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

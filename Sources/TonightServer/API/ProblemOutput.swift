@@ -1007,3 +1007,60 @@ extension Operations.SearchUsers.Output: ProblemOutput {
         }
     }
 }
+extension Operations.SetPromotion.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.DeletePromotion.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.CityHub.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.ListAds.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.CreateAd.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.DeleteAd.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

@@ -81,6 +81,15 @@ extension RequestInfo {
         return principal
     }
 
+    /// The caller if it is an admin: 401 without a token, 403 otherwise.
+    static func requireAdmin() throws -> Principal {
+        let principal = try requireMember()
+        guard principal.role >= .admin else {
+            throw APIError.forbidden("Only admins can do this.", code: "admins_only")
+        }
+        return principal
+    }
+
     /// The caller if it is a moderator or admin: 401 without a token, 403 otherwise.
     static func requireModerator() throws -> Principal {
         let principal = try requireMember()

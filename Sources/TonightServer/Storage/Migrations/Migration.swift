@@ -34,6 +34,7 @@ enum Migrations {
         CreatePosts(),
         FeedVersion(),
         UserNameKey(),
+        CreatePromotions(),
     ]
 }
 

@@ -1,0 +1,149 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+extension APIHandlers {
+    func setPromotion(_ input: Operations.SetPromotion.Input) async throws -> Operations.SetPromotion.Output {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            guard try await places.find(id: input.path.placeId) != nil else { throw APIError.notFound("No such place.") }
+            var issues: [FieldIssue] = []
+            if !(0...100).contains(body.tier) {
+                issues.append(.init(field: "tier", code: "out_of_range", message: "Use a tier from 0 to 100."))
+            }
+            let tagline = body.tagline?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let tagline, tagline.count > 140 || !TextRules.isClean(tagline) {
+                issues.append(.init(field: "tagline", code: "invalid", message: "Use up to 140 plain characters."))
+            }
+            if let start = body.startsAt, let end = body.endsAt, end <= start {
+                issues.append(.init(field: "endsAt", code: "before_start", message: "End after the start."))
+            }
+            guard issues.isEmpty else { throw APIError.validation(issues) }
+            let promotion = PromotionRecord(
+                placeID: input.path.placeId, tier: body.tier, tagline: tagline.flatMap { $0.isEmpty ? nil : $0 },
+                startsAt: body.startsAt.map(Clock.millis), endsAt: body.endsAt.map(Clock.millis))
+            try await promotions.setPromotion(promotion, now: Clock.millis())
+            return .ok(.init(body: .json(.init(promotion))))
+        }
+    }
+
+    func deletePromotion(_ input: Operations.DeletePromotion.Input) async throws -> Operations.DeletePromotion.Output {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            try await promotions.deletePromotion(placeID: input.path.placeId)
+            return .noContent(.init())
+        }
+    }
+
+    func cityHub(_ input: Operations.CityHub.Input) async throws -> Operations.CityHub.Output {
+        try await answer {
+            var issues: [FieldIssue] = []
+            let (near, _) = Paging.near(input.query.near, radius: nil, issues: &issues)
+            guard issues.isEmpty else { throw APIError.validation(issues) }
+            let limit = try Paging.limit(input.query.limit)
+            let offset = try Paging.offset(input.query.cursor)
+            let city = input.path.cityKey
+            let now = Clock.millis()
+            let venues = try await places.candidates(PlaceQuery(cityKey: city, cap: 5000))
+            let promoted = try await promotions.promotions(city: city).filter { $0.value.isActive(at: now) }
+            let live = try await promotions.liveness(
+                city: city, since: now - Int64(config.placeFeedWindowHours) * 3_600_000)
+            func liveness(_ id: String) -> Int64 { live[id].map { Int64($0.clips) + $0.votes } ?? 0 }
+            let ranked = venues.sorted { a, b in
+                let (ta, tb) = (promoted[a.id]?.tier ?? 0, promoted[b.id]?.tier ?? 0)
+                if ta != tb { return ta > tb }
+                let (la, lb) = (liveness(a.id), liveness(b.id))
+                if la != lb { return la > lb }
+                return a.name.localizedCaseInsensitiveCompare(b.name) == .orderedAscending
+            }
+            let (page, next) = Paging.page(ranked, offset: offset, limit: limit)
+            let items = page.map { place in
+                let tier = promoted[place.id]?.tier ?? 0
+                let stats = live[place.id]
+                return Components.Schemas.HubPlace(
+                    place: .init(place, distance: near.map { place.location.distance(to: $0) }, now: Date()), tier: tier,
+                    highlighted: tier > 0, tagline: promoted[place.id]?.tagline, clips: stats?.clips ?? 0,
+                    votes: stats?.votes ?? 0, latestPosterUrl: stats?.latestPoster.map { postService.urls.url(for: $0) },
+                    latestPostAt: stats?.latestAt.map(Clock.date))
+            }
+            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        }
+    }
+
+    func listAds(_ input: Operations.ListAds.Input) async throws -> Operations.ListAds.Output {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            return .ok(.init(body: .json(.init(items: try await promotions.ads().map(Components.Schemas.Ad.init)))))
+        }
+    }
+
+    func createAd(_ input: Operations.CreateAd.Input) async throws -> Operations.CreateAd.Output {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
+            var issues: [FieldIssue] = []
+            if body.area.split(separator: "$", omittingEmptySubsequences: false).count != 2
+                || body.area.split(separator: "$").count != 2
+            {
+                issues.append(.init(field: "area", code: "invalid", message: "Use a region key: region$country."))
+            }
+            if URL(string: body.mediaUrl).map({ $0.scheme == "https" && $0.host != nil }) != true {
+                issues.append(.init(field: "mediaUrl", code: "invalid", message: "Use an https URL."))
+            }
+            if body.feeds.isEmpty {
+                issues.append(.init(field: "feeds", code: "required", message: "Give at least one feed pattern."))
+            }
+            for (index, text) in body.feeds.enumerated() {
+                do { _ = try FeedPattern(text) } catch {
+                    issues.append(.init(field: "feeds[\(index)]", code: "invalid_pattern", message: "\(error)"))
+                }
+            }
+            if body.pages.isEmpty || body.pages.contains(where: { !(1...1000).contains($0) }) {
+                issues.append(.init(field: "pages", code: "invalid", message: "Give page numbers from 1 to 1000."))
+            }
+            guard issues.isEmpty else { throw APIError.validation(issues) }
+            let ad = AdRecord(
+                id: Identifier.make(), area: body.area, mediaURL: body.mediaUrl, feeds: body.feeds,
+                pages: Array(Set(body.pages)).sorted(), style: body.style.rawValue, createdAt: Clock.millis())
+            try await promotions.addAd(ad)
+            return .created(.init(body: .json(.init(ad))))
+        }
+    }
+
+    func deleteAd(_ input: Operations.DeleteAd.Input) async throws -> Operations.DeleteAd.Output {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            try await promotions.deleteAd(id: input.path.adId)
+            return .noContent(.init())
+        }
+    }
+
+    /// The ads for page `page` of a venue, city or pregame feed in `cityKey`'s region.
+    func ads(kind: FeedKind, name: String, cityKey: String, page: Int) async throws -> [Components.Schemas.FeedAd] {
+        let parts = cityKey.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return [] }
+        let candidates = try await promotions.ads(area: "\(parts[1])$\(parts[2])").map { ad in
+            (ad, AdCandidate(id: ad.id, patterns: ad.feeds.compactMap { try? FeedPattern($0) }, pages: Set(ad.pages), style: ad.style))
+        }
+        let placed = Set(
+            AdPlacement.ads(for: FeedIdentity(kind: kind, name: name), page: page, from: candidates.map(\.1)).map(\.id))
+        return candidates.filter { placed.contains($0.0.id) }.map { .init(id: $0.0.id, mediaUrl: $0.0.mediaURL, style: $0.0.style) }
+    }
+}
+
+extension Components.Schemas.Promotion {
+    init(_ p: PromotionRecord) {
+        self.init(
+            placeId: p.placeID, tier: p.tier, tagline: p.tagline, startsAt: p.startsAt.map(Clock.date),
+            endsAt: p.endsAt.map(Clock.date))
+    }
+}
+
+extension Components.Schemas.Ad {
+    init(_ ad: AdRecord) {
+        self.init(
+            id: ad.id, area: ad.area, mediaUrl: ad.mediaURL, feeds: ad.feeds, pages: ad.pages, style: ad.style,
+            createdAt: Clock.date(ad.createdAt))
+    }
+}
