@@ -143,6 +143,12 @@ public struct AppServices: Sendable {
         [PushJob.kind: push.run, PostService.processJob: media.run]
     }
 
+    /// The daily report of the last `days` days (the CLI's `admin report`).
+    public func report(days: Int) async throws -> [ReportRow] {
+        try await SQLAnalyticsRepository(db: database.sql, database: database).report(
+            since: Clock.millis() - Int64(max(1, days)) * 86_400_000)
+    }
+
     /// Creates an account with a role (the CLI's `admin create-user`).
     public func createUser(username: String, email: String, password: String, role: Role) async throws -> String {
         try await accounts.createUser(username: username, email: email, password: password, role: role).id
@@ -185,6 +191,7 @@ public func buildApplication(
             spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
             posts: services.posts.posts, logger: services.logger),
         promotions: SQLPromotionRepository(db: services.database.sql, database: services.database),
+        analytics: SQLAnalyticsRepository(db: services.database.sql, database: services.database),
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

@@ -62,7 +62,31 @@ struct Migrate: AsyncParsableCommand {
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Administration.", subcommands: [CreateUser.self])
+        abstract: "Administration.", subcommands: [CreateUser.self, Report.self])
+
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Daily actives, posts and votes per city (UTC days), from the database.")
+
+        @Option(help: "How many days back (default 7).") var days: Int = 7
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let config = try await AppConfig.load(overrides: storage.overrides)
+            let services = try await AppServices.make(config: config)
+            let rows = try await services.report(days: days)
+            try await services.database.shutdown()
+            print("day         city                                      actives    posts    votes")
+            for row in rows {
+                let city = row.city == "all" ? "(all cities)" : row.city
+                print(
+                    row.day + "  " + city.padding(toLength: 40, withPad: " ", startingAt: 0)
+                        + String(row.activeUsers).leftPadded(9) + String(row.posts).leftPadded(9)
+                        + String(row.votes).leftPadded(9))
+            }
+            if rows.isEmpty { print("(no activity in the last \(days) days)") }
+        }
+    }
 
     struct CreateUser: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -101,5 +125,12 @@ struct Version: ParsableCommand {
 
     func run() {
         print("tonight \(TonightVersion.current)")
+    }
+}
+
+extension String {
+    /// The string right-aligned in `width` columns.
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

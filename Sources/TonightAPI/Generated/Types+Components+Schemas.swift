@@ -4595,5 +4595,123 @@ extension Components {
                 case style
             }
         }
+        /// - Remark: Generated from `#/components/schemas/AnalyticsEvent`.
+        public struct AnalyticsEvent: Codable, Hashable, Sendable {
+            /// 1–100 of letters, digits, `_ . : -`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsEvent/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AnalyticsEvent/time`.
+            public var time: Foundation.Date
+            /// A city key, for per-city reports.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsEvent/city`.
+            public var city: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnalyticsEvent/properties`.
+            public struct PropertiesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `PropertiesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnalyticsEvent/properties`.
+            public var properties: Components.Schemas.AnalyticsEvent.PropertiesPayload?
+            /// Creates a new `AnalyticsEvent`.
+            ///
+            /// - Parameters:
+            ///   - name: 1–100 of letters, digits, `_ . : -`.
+            ///   - time:
+            ///   - city: A city key, for per-city reports.
+            ///   - properties:
+            public init(
+                name: Swift.String,
+                time: Foundation.Date,
+                city: Swift.String? = nil,
+                properties: Components.Schemas.AnalyticsEvent.PropertiesPayload? = nil
+            ) {
+                self.name = name
+                self.time = time
+                self.city = city
+                self.properties = properties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case time
+                case city
+                case properties
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AnalyticsBatch`.
+        public struct AnalyticsBatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnalyticsBatch/events`.
+            public var events: [Components.Schemas.AnalyticsEvent]
+            /// Creates a new `AnalyticsBatch`.
+            ///
+            /// - Parameters:
+            ///   - events:
+            public init(events: [Components.Schemas.AnalyticsEvent]) {
+                self.events = events
+            }
+            public enum CodingKeys: String, CodingKey {
+                case events
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AnalyticsAccepted`.
+        public struct AnalyticsAccepted: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnalyticsAccepted/accepted`.
+            public var accepted: Swift.Int
+            /// Creates a new `AnalyticsAccepted`.
+            ///
+            /// - Parameters:
+            ///   - accepted:
+            public init(accepted: Swift.Int) {
+                self.accepted = accepted
+            }
+            public enum CodingKeys: String, CodingKey {
+                case accepted
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FeedbackInput`.
+        public struct FeedbackInput: Codable, Hashable, Sendable {
+            /// 1–4000 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedbackInput/text`.
+            public var text: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FeedbackInput/email`.
+            public var email: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedbackInput/appVersion`.
+            public var appVersion: Swift.String?
+            /// Creates a new `FeedbackInput`.
+            ///
+            /// - Parameters:
+            ///   - text: 1–4000 characters.
+            ///   - email:
+            ///   - appVersion:
+            public init(
+                text: Swift.String,
+                email: Swift.String? = nil,
+                appVersion: Swift.String? = nil
+            ) {
+                self.text = text
+                self.email = email
+                self.appVersion = appVersion
+            }
+            public enum CodingKeys: String, CodingKey {
+                case text
+                case email
+                case appVersion
+            }
+        }
     }
 }

@@ -561,6 +561,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/ads/{adId}`.
     /// - Remark: Generated from `#/paths//v1/ads/{adId}/delete(deleteAd)`.
     func deleteAd(_ input: Operations.DeleteAd.Input) async throws -> Operations.DeleteAd.Output
+    /// Client usage events in batches (up to 100): a name, string properties and when it happened. Kept for reports (`tonight admin report`); the caller's id is recorded when there is one.
+    ///
+    /// - Remark: HTTP `POST /v1/analytics/events`.
+    /// - Remark: Generated from `#/paths//v1/analytics/events/post(recordAnalytics)`.
+    func recordAnalytics(_ input: Operations.RecordAnalytics.Input) async throws -> Operations.RecordAnalytics.Output
+    /// Feedback about the app (what PartyUP asked through a survey).
+    ///
+    /// - Remark: HTTP `POST /v1/feedback`.
+    /// - Remark: Generated from `#/paths//v1/feedback/post(sendFeedback)`.
+    func sendFeedback(_ input: Operations.SendFeedback.Input) async throws -> Operations.SendFeedback.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1889,6 +1899,32 @@ extension APIProtocol {
         try await deleteAd(Operations.DeleteAd.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Client usage events in batches (up to 100): a name, string properties and when it happened. Kept for reports (`tonight admin report`); the caller's id is recorded when there is one.
+    ///
+    /// - Remark: HTTP `POST /v1/analytics/events`.
+    /// - Remark: Generated from `#/paths//v1/analytics/events/post(recordAnalytics)`.
+    public func recordAnalytics(
+        headers: Operations.RecordAnalytics.Input.Headers = .init(),
+        body: Operations.RecordAnalytics.Input.Body
+    ) async throws -> Operations.RecordAnalytics.Output {
+        try await recordAnalytics(Operations.RecordAnalytics.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Feedback about the app (what PartyUP asked through a survey).
+    ///
+    /// - Remark: HTTP `POST /v1/feedback`.
+    /// - Remark: Generated from `#/paths//v1/feedback/post(sendFeedback)`.
+    public func sendFeedback(
+        headers: Operations.SendFeedback.Input.Headers = .init(),
+        body: Operations.SendFeedback.Input.Body
+    ) async throws -> Operations.SendFeedback.Output {
+        try await sendFeedback(Operations.SendFeedback.Input(
+            headers: headers,
+            body: body
         ))
     }
 }

@@ -25,6 +25,7 @@ struct APIHandlers: APIProtocol {
     let postService: PostService
     let songSearch: SongSearch
     let promotions: any PromotionRepository
+    let analytics: any AnalyticsRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

@@ -1064,3 +1064,20 @@ extension Operations.DeleteAd.Output: ProblemOutput {
         }
     }
 }
+extension Operations.RecordAnalytics.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}
+extension Operations.SendFeedback.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 422: .unprocessableContent(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

@@ -35,6 +35,7 @@ enum Migrations {
         FeedVersion(),
         UserNameKey(),
         CreatePromotions(),
+        CreateAnalytics(),
     ]
 }
 
