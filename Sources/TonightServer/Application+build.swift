@@ -47,6 +47,8 @@ public struct AppServices: Sendable {
     let media: MediaJob
     /// Deletes expired posts, orphan blobs and leftover files.
     let sweeper: PostSweeper
+    /// Banned users.
+    let bans: BanList
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -92,6 +94,8 @@ public struct AppServices: Sendable {
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
         let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
+        let bans = BanList(db: database.sql, logger: logger)
+        try await bans.reload()
         let postRepository = SQLPostRepository(db: database.sql, database: database)
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
@@ -135,7 +139,8 @@ public struct AppServices: Sendable {
             sweeper: PostSweeper(
                 service: posts, uploadDirectory: config.uploadDirectory,
                 workDirectory: config.dataDirectory + "/tmp/media-work",
-                interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger))
+                interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
+            bans: bans)
     }
 
     /// The job handlers by kind.
@@ -178,7 +183,7 @@ public func buildApplication(
     if services.database.kind == .sqlite {
         router.add(middleware: FeedCacheMiddleware(database: services.database, signsMedia: services.posts.urls.signs))
     }
-    router.add(middleware: AuthMiddleware(tokens: services.tokens))
+    router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
     let handlers = APIHandlers(
@@ -192,6 +197,7 @@ public func buildApplication(
             posts: services.posts.posts, logger: services.logger),
         promotions: SQLPromotionRepository(db: services.database.sql, database: services.database),
         analytics: SQLAnalyticsRepository(db: services.database.sql, database: services.database),
+        bans: services.bans, logins: services.logins,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
@@ -207,6 +213,7 @@ public func buildApplication(
         Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
         services.presence,
         services.posts.views,
+        services.bans,
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     if config.jobsEnabled {

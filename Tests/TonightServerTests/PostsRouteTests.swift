@@ -269,6 +269,40 @@ struct PostsRouteTests {
         }
     }
 
+    @Test("a ban ends the user's sessions and hides their posts and comments until lifted", arguments: Backend.available)
+    func ban(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let tokens = try await client.signUp("alice")
+            let alice = TestUser(id: tokens.user["id"] as? String ?? "", token: tokens.accessToken)
+            let bob = try await client.member("bob")
+            let moderator = try await moderatorToken(services, client)
+            let hers = try await insertPost(services, author: alice.id)
+            let his = try await insertPost(services, author: bob.id)
+            _ = try await client.send(.post, "/v1/posts/\(his)/comments", json: ["text": "hi"], token: alice.token)
+            let cityPath = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
+            func ids() async throws -> [String] {
+                (try await client.send(.get, cityPath).json["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
+            }
+            #expect(try await ids() == [his, hers])
+            #expect(try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: bob.token).status == .forbidden)
+            #expect(try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status == .noContent)
+            let refused = try await client.send(.get, "/v1/me", token: alice.token)
+            #expect(refused.status == .unauthorized && refused.json["code"] as? String == "account_suspended")
+            let refresh = try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": tokens.refreshToken])
+            #expect(refresh.status == .unauthorized)
+            #expect(try await ids() == [his])
+            #expect(try await client.send(.get, "/v1/posts/\(hers)").status == .notFound)
+            #expect((try await client.send(.get, "/v1/posts/\(his)/comments").json["items"] as? [JSON])?.isEmpty == true)
+            _ = try await services.createUser(
+                username: "boss", email: "boss@example.com", password: "a long enough passphrase", role: .admin)
+            let bossID = try await client.logIn("boss").json.user["id"] as? String ?? ""
+            #expect(try await client.send(.put, "/v1/moderation/users/\(bossID)/ban", token: moderator).status == .forbidden)
+            #expect(try await client.send(.delete, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status == .noContent)
+            #expect(try await ids() == [his, hers])
+            #expect(try await client.logIn("alice").status == .ok)
+        }
+    }
+
     @Test("a truncated clip fails with a reason and leaves no blob", arguments: Backend.available)
     func truncatedClip(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in

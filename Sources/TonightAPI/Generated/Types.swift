@@ -571,6 +571,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/feedback`.
     /// - Remark: Generated from `#/paths//v1/feedback/post(sendFeedback)`.
     func sendFeedback(_ input: Operations.SendFeedback.Input) async throws -> Operations.SendFeedback.Output
+    /// Ban a user (moderators; only admins ban moderators): every session ends (refresh tokens are revoked and access tokens refused at once), and their posts and comments disappear from every feed until the ban is lifted.
+    ///
+    /// - Remark: HTTP `PUT /v1/moderation/users/{userId}/ban`.
+    /// - Remark: Generated from `#/paths//v1/moderation/users/{userId}/ban/put(banUser)`.
+    func banUser(_ input: Operations.BanUser.Input) async throws -> Operations.BanUser.Output
+    /// Lift a ban (moderators); the user's posts show again and they can sign in.
+    ///
+    /// - Remark: HTTP `DELETE /v1/moderation/users/{userId}/ban`.
+    /// - Remark: Generated from `#/paths//v1/moderation/users/{userId}/ban/delete(unbanUser)`.
+    func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1925,6 +1935,32 @@ extension APIProtocol {
         try await sendFeedback(Operations.SendFeedback.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Ban a user (moderators; only admins ban moderators): every session ends (refresh tokens are revoked and access tokens refused at once), and their posts and comments disappear from every feed until the ban is lifted.
+    ///
+    /// - Remark: HTTP `PUT /v1/moderation/users/{userId}/ban`.
+    /// - Remark: Generated from `#/paths//v1/moderation/users/{userId}/ban/put(banUser)`.
+    public func banUser(
+        path: Operations.BanUser.Input.Path,
+        headers: Operations.BanUser.Input.Headers = .init()
+    ) async throws -> Operations.BanUser.Output {
+        try await banUser(Operations.BanUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Lift a ban (moderators); the user's posts show again and they can sign in.
+    ///
+    /// - Remark: HTTP `DELETE /v1/moderation/users/{userId}/ban`.
+    /// - Remark: Generated from `#/paths//v1/moderation/users/{userId}/ban/delete(unbanUser)`.
+    public func unbanUser(
+        path: Operations.UnbanUser.Input.Path,
+        headers: Operations.UnbanUser.Input.Headers = .init()
+    ) async throws -> Operations.UnbanUser.Output {
+        try await unbanUser(Operations.UnbanUser.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

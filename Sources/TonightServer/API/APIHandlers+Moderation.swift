@@ -47,6 +47,40 @@ extension APIHandlers {
         }
     }
 
+    func banUser(_ input: Operations.BanUser.Input) async throws -> Operations.BanUser.Output {
+        try await answer {
+            let caller = try RequestInfo.requireModerator()
+            guard let user = try await users.find(id: input.path.userId) else { throw APIError.notFound("No such user.") }
+            guard user.id != caller.userID else { throw APIError.forbidden("You cannot ban yourself.", code: "self") }
+            if (Role(rawValue: user.role) ?? .user) >= .moderator, caller.role < .admin {
+                throw APIError.forbidden("Only admins can ban moderators and admins.", code: "admins_only")
+            }
+            let now = Clock.millis()
+            try await database.write { db in
+                try await db.raw(
+                    """
+                    INSERT INTO bans (user_id, banned_by, created_at) VALUES (\(bind: user.id), \(bind: caller.userID), \(bind: now))
+                    ON CONFLICT (user_id) DO NOTHING
+                    """
+                ).run()
+            }
+            bans.set(user.id, banned: true)
+            try await logins.revokeAll(userID: user.id, except: nil, now: now)
+            return .noContent(.init())
+        }
+    }
+
+    func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output {
+        try await answer {
+            _ = try RequestInfo.requireModerator()
+            try await database.write { db in
+                try await db.raw("DELETE FROM bans WHERE user_id = \(bind: input.path.userId)").run()
+            }
+            bans.set(input.path.userId, banned: false)
+            return .noContent(.init())
+        }
+    }
+
     /// A `moderation` notification to the post's author, if it has one.
     private func tellAuthor(of post: PostRecord, _ text: String) async throws {
         guard let author = post.authorID else { return }

@@ -191,7 +191,8 @@ extension APIHandlers {
             throw APIError.notFound("No such post.")
         }
         let privileged = viewer.map { $0.userID == post.authorID || $0.role >= .moderator } ?? false
-        guard privileged || (post.status == "ready" && post.moderation == "visible") else {
+        let banned = post.authorID.map(bans.contains) ?? false
+        guard privileged || (post.status == "ready" && post.moderation == "visible" && !banned) else {
             throw APIError.notFound("No such post.")
         }
         if let viewer, let author = post.authorID, author != viewer.userID,

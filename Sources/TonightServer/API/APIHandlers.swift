@@ -26,6 +26,8 @@ struct APIHandlers: APIProtocol {
     let songSearch: SongSearch
     let promotions: any PromotionRepository
     let analytics: any AnalyticsRepository
+    let bans: BanList
+    let logins: any LoginRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

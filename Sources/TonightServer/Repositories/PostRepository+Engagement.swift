@@ -64,7 +64,7 @@ extension SQLPostRepository: EngagementRepository {
     }
 
     func comments(postID: String, viewer: String?, after: (Int64, String)?, limit: Int) async throws -> [CommentRecord] {
-        var filter: SQLQueryString = "c.post_id = \(bind: postID)"
+        var filter: SQLQueryString = "c.post_id = \(bind: postID) AND c.author_id NOT IN (SELECT user_id FROM bans)"
         if let after { filter = "\(filter) AND \(Keyset.after(after, "c.created_at", "c.id"))" }
         if let viewer {
             filter = """

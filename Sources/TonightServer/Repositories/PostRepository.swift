@@ -341,13 +341,14 @@ struct SQLPostRepository: PostRepository {
 
     // MARK: - Helpers
 
-    /// Authors hidden from `viewer` by a block either way (and nothing for anonymous readers).
+    /// Authors hidden from `viewer`: banned ones, and those blocked by or blocking `viewer`.
     static func notBlocked(_ viewer: String?) -> SQLQueryString {
-        guard let viewer else { return "1 = 1" }
+        guard let viewer else { return "(p.author_id IS NULL OR p.author_id NOT IN (SELECT user_id FROM bans))" }
         return """
             (p.author_id IS NULL OR p.author_id NOT IN (
                 SELECT blocked_id FROM blocks WHERE blocker_id = \(bind: viewer)
-                UNION SELECT blocker_id FROM blocks WHERE blocked_id = \(bind: viewer)))
+                UNION SELECT blocker_id FROM blocks WHERE blocked_id = \(bind: viewer)
+                UNION SELECT user_id FROM bans))
             """
     }
 

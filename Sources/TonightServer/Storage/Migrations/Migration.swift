@@ -36,6 +36,7 @@ enum Migrations {
         UserNameKey(),
         CreatePromotions(),
         CreateAnalytics(),
+        CreateBans(),
     ]
 }
 
