@@ -77,10 +77,12 @@ extension TonightClient {
         try await call {
             switch feed {
             case .place(let id):
-                try await api.placeFeed(path: .init(placeId: id), query: .init(cursor: cursor, limit: limit)).ok.body.json
+                try await api.placeFeed(path: .init(placeId: id), query: .init(cursor: cursor, limit: limit)).ok.body
+                    .json
             case .city(let key, let pregame):
                 try await api.cityFeed(
-                    path: .init(cityKey: key), query: .init(scope: pregame ? .pregame : .all, cursor: cursor, limit: limit)
+                    path: .init(cityKey: key),
+                    query: .init(scope: pregame ? .pregame : .all, cursor: cursor, limit: limit)
                 ).ok.body.json
             case .tag(let tag):
                 try await api.tagFeed(path: .init(tag: tag), query: .init(cursor: cursor, limit: limit)).ok.body.json
@@ -100,7 +102,9 @@ extension TonightClient {
     /// Votes +1 (like), 0 (meh) or −1 on a post.
     @discardableResult
     public func vote(_ value: Int, on postID: String) async throws -> VoteState {
-        try await call { try await api.votePost(path: .init(postId: postID), body: .json(.init(value: value))).ok.body.json }
+        try await call {
+            try await api.votePost(path: .init(postId: postID), body: .json(.init(value: value))).ok.body.json
+        }
     }
 
     /// Reports a post as inappropriate (`false`: takes the report back).
@@ -116,7 +120,8 @@ extension TonightClient {
     /// Comments on a post, oldest first.
     public func comments(on postID: String, cursor: String? = nil) async throws -> Page<Comment> {
         try await call {
-            let page = try await api.listComments(path: .init(postId: postID), query: .init(cursor: cursor)).ok.body.json
+            let page = try await api.listComments(path: .init(postId: postID), query: .init(cursor: cursor)).ok.body
+                .json
             return Page(items: page.items, nextCursor: page.nextCursor)
         }
     }

@@ -114,7 +114,8 @@ public struct AppServices: Sendable {
         let media = MediaJob(
             service: posts,
             processor: MediaProcessor(
-                tools: tools, limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
+                tools: tools,
+                limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,

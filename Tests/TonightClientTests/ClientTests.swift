@@ -351,7 +351,9 @@ struct ClientTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString).jpg")
             let ffmpeg = Process()
             ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            ffmpeg.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", file.path]
+            ffmpeg.arguments = [
+                "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", file.path,
+            ]
             try ffmpeg.run()
             ffmpeg.waitUntilExit()
             defer { try? FileManager.default.removeItem(at: file) }

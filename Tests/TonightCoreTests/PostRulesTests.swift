@@ -8,7 +8,10 @@ struct PostRulesTests {
     @Test("hashtags come from the caption, normalised and deduplicated, with explicit tags after")
     func tags() throws {
         #expect(PostRules.hashtags(in: "Friday #Salsa at #café, #salsa again #2026 #") == ["salsa", "café", "2026"])
-        #expect(try PostRules.tags(caption: "#a1 night", explicit: "Bachata, #house  a1").get() == ["a1", "bachata", "house"])
+        #expect(
+            try PostRules.tags(caption: "#a1 night", explicit: "Bachata, #house  a1").get() == [
+                "a1", "bachata", "house",
+            ])
         #expect(PostRules.tags(caption: "", explicit: "no-dashes").failureField == "tags")
         let many = (0..<21).map { "#t\($0)" }.joined(separator: " ")
         #expect(PostRules.tags(caption: many, explicit: nil).failureField == "tags")
@@ -31,7 +34,9 @@ struct PostRulesTests {
         #expect(!PostRules.isSpotifyTrackURI("spotify:track:4uLU6hMCjMI75M1A2tKUQ"))
         #expect(!PostRules.isSpotifyTrackURI("spotify:album:4uLU6hMCjMI75M1A2tKUQC"))
         #expect(!PostRules.isSpotifyTrackURI("spotify:track:4uLU6hMCjMI75M1A2tKU-C"))
-        #expect(PostRules.spotifyURL("spotify:track:4uLU6hMCjMI75M1A2tKUQC") == "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC")
+        #expect(
+            PostRules.spotifyURL("spotify:track:4uLU6hMCjMI75M1A2tKUQC")
+                == "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC")
         #expect(PostRules.spotifyURL("nope") == nil)
     }
 
@@ -40,12 +45,18 @@ struct PostRulesTests {
         let score = TrendingScore()
         let fresh = score.score(up: 0, down: 0, comments: 0, views: 0, ageHours: 0)
         #expect(abs(fresh - 1 / pow(2, 1.5)) < 1e-12)
-        #expect(score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 1) > score.score(up: 0, down: 0, comments: 0, views: 0, ageHours: 1))
-        #expect(score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 10) < score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 1))
+        #expect(
+            score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 1)
+                > score.score(up: 0, down: 0, comments: 0, views: 0, ageHours: 1))
+        #expect(
+            score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 10)
+                < score.score(up: 5, down: 0, comments: 0, views: 0, ageHours: 1))
         #expect(score.score(up: 0, down: 3, comments: 0, views: 0, ageHours: 1) < 0)
         var heavy = score
         heavy.gravity = 3
-        #expect(heavy.score(up: 1, down: 0, comments: 0, views: 0, ageHours: 5) < score.score(up: 1, down: 0, comments: 0, views: 0, ageHours: 5))
+        #expect(
+            heavy.score(up: 1, down: 0, comments: 0, views: 0, ageHours: 5)
+                < score.score(up: 1, down: 0, comments: 0, views: 0, ageHours: 5))
     }
 
     @Test("Range headers: first bytes, open end, suffix, clamping, unsatisfiable and ignored forms")
@@ -71,5 +82,18 @@ extension Result {
     fileprivate var failureField: String? {
         if case .failure(let error) = self { return (error as? FieldIssue)?.field }
         return nil
+    }
+}
+
+@Suite("Area keys")
+struct AreaKeyTests {
+    @Test("city and region keys: three and two non-empty parts")
+    func keys() {
+        #expect(AreaKey.isCity("Halifax$Nova Scotia$CA"))
+        #expect(!AreaKey.isCity("Halifax$$CA") && !AreaKey.isCity("Nova Scotia$CA"))
+        #expect(AreaKey.isRegion("Nova Scotia$CA") && !AreaKey.isRegion("CA"))
+        #expect(AreaKey.region(ofCity: "Halifax$Nova Scotia$CA") == "Nova Scotia$CA")
+        #expect(AreaKey.cityName("Halifax$Nova Scotia$CA") == "Halifax")
+        #expect(AreaKey.region(ofCity: "nope") == nil)
     }
 }

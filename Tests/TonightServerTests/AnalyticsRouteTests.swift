@@ -6,14 +6,19 @@ import Testing
 
 @Suite("Analytics, feedback and the admin report")
 struct AnalyticsRouteTests {
-    @Test("batched events and feedback are stored; the report counts actives, posts and votes per city and day", arguments: Backend.available)
+    @Test(
+        "batched events and feedback are stored; the report counts actives, posts and votes per city and day",
+        arguments: Backend.available)
     func report(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let (alice, bob) = (try await client.member("alice"), try await client.member("bob"))
             let now = ISO8601DateFormatter().string(from: Date())
             let batch: JSON = [
                 "events": [
-                    ["name": "feed.open", "time": now, "city": "Halifax$Nova Scotia$CA", "properties": ["feed": "all"]],
+                    [
+                        "name": "feed.open", "time": now, "city": "Halifax$Nova Scotia$CA",
+                        "properties": ["feed": "all"],
+                    ],
                     ["name": "clip.view", "time": now],
                 ]
             ]
@@ -25,14 +30,16 @@ struct AnalyticsRouteTests {
             #expect(try await rowCount("analytics_events", in: services) == 2)
             let post = try await insertPost(services, author: bob.id, city: "Sydney$New South Wales$AU")
             _ = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: alice.token)
-            let feedback = try await client.send(.post, "/v1/feedback", json: ["text": "Love it", "email": "a@example.com"])
+            let feedback = try await client.send(
+                .post, "/v1/feedback", json: ["text": "Love it", "email": "a@example.com"])
             #expect(feedback.status == .created)
             #expect(try await client.send(.post, "/v1/feedback", json: ["text": " "]).status == .badRequest)
             #expect(try await rowCount("feedback", in: services) == 1)
             let rows = try await services.report(days: 1)
             let all = try #require(rows.first { $0.city == "all" })
             #expect(all.activeUsers == 2 && all.posts == 1 && all.votes == 1)
-            #expect(rows.first { $0.city == "Sydney$New South Wales$AU" }.map { ($0.posts, $0.votes) } ?? (0, 0) == (1, 1))
+            #expect(
+                rows.first { $0.city == "Sydney$New South Wales$AU" }.map { ($0.posts, $0.votes) } ?? (0, 0) == (1, 1))
             #expect(rows.first { $0.city == "Halifax$Nova Scotia$CA" }?.activeUsers == 1)
         }
     }

@@ -1,15 +1,17 @@
 import Foundation
 import HTTPTypes
-import TonightCore
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TonightCore
 
 @testable import TonightServer
 
 /// A `multipart/form-data` body with text fields and an optional file part named `media`.
-func multipartBody(_ fields: [String: String], file: [UInt8]?, filename: String = "clip.mp4", type: String = "video/mp4")
+func multipartBody(
+    _ fields: [String: String], file: [UInt8]?, filename: String = "clip.mp4", type: String = "video/mp4"
+)
     -> (body: ByteBuffer, contentType: String)
 {
     let boundary = "tonight-\(UUID().uuidString)"
@@ -31,7 +33,8 @@ func multipartBody(_ fields: [String: String], file: [UInt8]?, filename: String 
 /// Media files made once per test run with the real ffmpeg.
 enum Clips {
     static let directory: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonight-clips-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonight-clips-\(UUID().uuidString)")
+            .path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
@@ -77,7 +80,8 @@ extension TestClientProtocol {
     {
         let (body, type) = multipartBody(fields, file: file, filename: filename)
         return try await execute(
-            uri: "/v1/posts", method: .post, headers: [.contentType: type, .authorization: "Bearer \(token)"], body: body)
+            uri: "/v1/posts", method: .post, headers: [.contentType: type, .authorization: "Bearer \(token)"],
+            body: body)
     }
 }
 
@@ -104,7 +108,9 @@ func storedBlobs(_ services: AppServices) async throws -> [String] {
 
 @Suite("Posts, votes and feeds")
 struct PostsRouteTests {
-    @Test("disguised and hostile uploads are judged by their bytes; refused ones store nothing", arguments: Backend.available)
+    @Test(
+        "disguised and hostile uploads are judged by their bytes; refused ones store nothing",
+        arguments: Backend.available)
     func disguisedUploads(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
@@ -158,7 +164,8 @@ struct PostsRouteTests {
             #expect(media["contentType"] as? String == "video/mp4")
             #expect(media["width"] as? Int == 320 && media["height"] as? Int == 240)
             #expect(abs((media["durationSeconds"] as? Double ?? 0) - 2) < 0.2)
-            #expect((post["song"] as? JSON)?["url"] as? String == "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC")
+            #expect(
+                (post["song"] as? JSON)?["url"] as? String == "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC")
             let url = media["url"] as? String ?? ""
             let poster = try await client.send(.get, media["posterUrl"] as? String ?? "")
             #expect(poster.status == .ok)
@@ -207,31 +214,38 @@ struct PostsRouteTests {
             #expect(created.status == .created, "\(created.text)")
             let key = try #require(try await storedBlobs(services).first)
             #expect(try await services.posts.blobs.head(key: key)?.size == Int64(file.count))
-            let json = try await client.send(.post, "/v1/posts/views", raw: "[" + String(repeating: "1,", count: 40_000) + "1]")
+            let json = try await client.send(
+                .post, "/v1/posts/views", raw: "[" + String(repeating: "1,", count: 40_000) + "1]")
             #expect(json.status == .contentTooLarge)
         }
     }
 
-    @Test("the retention sweep deletes expired posts and orphan blobs, keeps kept tiers and fresh uploads", arguments: Backend.available)
+    @Test(
+        "the retention sweep deletes expired posts and orphan blobs, keeps kept tiers and fresh uploads",
+        arguments: Backend.available)
     func retentionSweep(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
             let moderator = try await moderatorToken(services, client)
             var ids: [String] = []
             for _ in 0..<3 {
-                let created = try await client.upload(try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                let created = try await client.upload(
+                    try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
                 ids.append(created.json["id"] as? String ?? "")
             }
             let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
             #expect(try await worker.runOnce() == 3)
-            let kept = try await client.send(.put, "/v1/posts/\(ids[1])/retention", json: ["retention": "stick"], token: moderator)
+            let kept = try await client.send(
+                .put, "/v1/posts/\(ids[1])/retention", json: ["retention": "stick"], token: moderator)
             #expect(kept.status == .ok && kept.json["retention"] as? String == "stick", "\(kept.text)")
-            let denied = try await client.send(.put, "/v1/posts/\(ids[2])/retention", json: ["retention": "stick"], token: alice.token)
+            let denied = try await client.send(
+                .put, "/v1/posts/\(ids[2])/retention", json: ["retention": "stick"], token: alice.token)
             #expect(denied.status == .forbidden)
             // An orphan: a blob whose post is gone (as a crash between blob and row would leave).
             let orphan = Clips.directory + "/orphan.jpg"
             FileManager.default.createFile(atPath: orphan, contents: Data(try Clips.jpeg()))
-            try await services.posts.blobs.put(key: "posts/orphan/original.jpg", from: orphan, contentType: "image/jpeg", storageClass: nil)
+            try await services.posts.blobs.put(
+                key: "posts/orphan/original.jpg", from: orphan, contentType: "image/jpeg", storageClass: nil)
             let before = try await storedBlobs(services).count
             // Now: nothing has expired and the orphan is too fresh to judge.
             #expect(try await services.sweeper.sweep() == .init())
@@ -261,7 +275,9 @@ struct PostsRouteTests {
             #expect(restored.status == .ok && restored.json["hidden"] == nil, "\(restored.text)")
             #expect(try await client.send(.get, "/v1/posts/\(first)").status == .ok)
             #expect(try await services.posts.posts.countVotes(postID: first).flags == 0)
-            #expect(try await client.send(.post, "/v1/moderation/posts/\(second)/remove", token: moderator).status == .noContent)
+            #expect(
+                try await client.send(.post, "/v1/moderation/posts/\(second)/remove", token: moderator).status
+                    == .noContent)
             #expect(try await client.send(.get, "/v1/posts/\(second)", token: moderator).status == .notFound)
             #expect(try await client.notificationKinds(alice) == ["moderation", "moderation"])
             let empty = try await client.send(.get, "/v1/moderation/posts", token: moderator).json
@@ -269,7 +285,8 @@ struct PostsRouteTests {
         }
     }
 
-    @Test("a ban ends the user's sessions and hides their posts and comments until lifted", arguments: Backend.available)
+    @Test(
+        "a ban ends the user's sessions and hides their posts and comments until lifted", arguments: Backend.available)
     func ban(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let tokens = try await client.signUp("alice")
@@ -281,23 +298,34 @@ struct PostsRouteTests {
             _ = try await client.send(.post, "/v1/posts/\(his)/comments", json: ["text": "hi"], token: alice.token)
             let cityPath = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
             func ids() async throws -> [String] {
-                (try await client.send(.get, cityPath).json["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
+                (try await client.send(.get, cityPath).json["items"] as? [JSON] ?? []).compactMap {
+                    $0["id"] as? String
+                }
             }
             #expect(try await ids() == [his, hers])
-            #expect(try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: bob.token).status == .forbidden)
-            #expect(try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status == .noContent)
+            #expect(
+                try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: bob.token).status
+                    == .forbidden)
+            #expect(
+                try await client.send(.put, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status
+                    == .noContent)
             let refused = try await client.send(.get, "/v1/me", token: alice.token)
             #expect(refused.status == .unauthorized && refused.json["code"] as? String == "account_suspended")
             let refresh = try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": tokens.refreshToken])
             #expect(refresh.status == .unauthorized)
             #expect(try await ids() == [his])
             #expect(try await client.send(.get, "/v1/posts/\(hers)").status == .notFound)
-            #expect((try await client.send(.get, "/v1/posts/\(his)/comments").json["items"] as? [JSON])?.isEmpty == true)
+            #expect(
+                (try await client.send(.get, "/v1/posts/\(his)/comments").json["items"] as? [JSON])?.isEmpty == true)
             _ = try await services.createUser(
                 username: "boss", email: "boss@example.com", password: "a long enough passphrase", role: .admin)
             let bossID = try await client.logIn("boss").json.user["id"] as? String ?? ""
-            #expect(try await client.send(.put, "/v1/moderation/users/\(bossID)/ban", token: moderator).status == .forbidden)
-            #expect(try await client.send(.delete, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status == .noContent)
+            #expect(
+                try await client.send(.put, "/v1/moderation/users/\(bossID)/ban", token: moderator).status == .forbidden
+            )
+            #expect(
+                try await client.send(.delete, "/v1/moderation/users/\(alice.id)/ban", token: moderator).status
+                    == .noContent)
             #expect(try await ids() == [his, hers])
             #expect(try await client.logIn("alice").status == .ok)
         }
@@ -325,13 +353,16 @@ struct PostsRouteTests {
     func signedMedia() async throws {
         try await withApp(.sqlite, configure: { $0.mediaSigningKey = "secret" }) { services, client in
             let alice = try await client.member("alice")
-            let created = try await client.upload(try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+            let created = try await client.upload(
+                try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             let url = (created.json["media"] as? JSON)?["url"] as? String ?? ""
             #expect(url.contains("expires=") && url.contains("&sig="))
             #expect(try await client.send(.get, url).status == .ok)
             let bare = String(url.prefix(while: { $0 != "?" }))
             #expect(try await client.send(.get, bare).status == .forbidden)
-            #expect(try await client.send(.get, url.replacingOccurrences(of: "expires=", with: "expires=1")).status == .forbidden)
+            #expect(
+                try await client.send(.get, url.replacingOccurrences(of: "expires=", with: "expires=1")).status
+                    == .forbidden)
         }
     }
 
@@ -343,7 +374,8 @@ struct PostsRouteTests {
                 try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             #expect(big.status == .contentTooLarge, "\(big.text)")
             #expect(try await rowCount("posts", in: services) == 0)
-            let noCity = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
+            let noCity = try await client.upload(
+                try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
             #expect(noCity.status == .badRequest)
             #expect(noCity.json.fieldErrors == ["city"])
             let badSong = try await client.upload(
@@ -352,7 +384,8 @@ struct PostsRouteTests {
                 token: alice.token)
             #expect(badSong.json.fieldErrors == ["songUri"])
             let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
-            let denied = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
+            let denied = try await client.upload(
+                try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
             #expect(denied.status == .forbidden)
             #expect(try await rowCount("posts", in: services) == 0)
             #expect(try await storedBlobs(services).isEmpty)
@@ -404,10 +437,13 @@ struct PostsRouteTests {
     func votesAndFlags(_ backend: Backend) async throws {
         try await withApp(backend, configure: { $0.flagThreshold = 2 }) { services, client in
             let author = try await client.member("author")
-            let (a, b, c) = (try await client.member("ann"), try await client.member("ben"), try await client.member("cat"))
+            let (a, b, c) = (
+                try await client.member("ann"), try await client.member("ben"), try await client.member("cat")
+            )
             let post = try await insertPost(services, author: author.id)
             func vote(_ user: TestUser, _ value: Int) async throws -> JSON {
-                let response = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": value], token: user.token)
+                let response = try await client.send(
+                    .put, "/v1/posts/\(post)/vote", json: ["value": value], token: user.token)
                 #expect(response.status == .ok, "\(response.text)")
                 return response.json
             }
@@ -426,7 +462,8 @@ struct PostsRouteTests {
             let seen = try await client.send(.get, "/v1/posts/\(post)", token: a.token).json
             #expect(seen["myVote"] as? Int == -1)
             // Flags: one, then the same again (still one), then a second user: hidden.
-            #expect(try await client.send(.put, "/v1/posts/\(post)/flag", token: a.token).json["flagged"] as? Bool == true)
+            #expect(
+                try await client.send(.put, "/v1/posts/\(post)/flag", token: a.token).json["flagged"] as? Bool == true)
             _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: a.token)
             #expect(try await client.send(.get, "/v1/posts/\(post)").status == .ok)
             _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: b.token)
@@ -443,13 +480,16 @@ struct PostsRouteTests {
             let author = try await client.member("author")
             let base = Clock.millis() - 100_000
             var original: [String] = []
-            for index in 0..<45 { original.append(try await insertPost(services, author: author.id, createdAt: base + Int64(index))) }
+            for index in 0..<45 {
+                original.append(try await insertPost(services, author: author.id, createdAt: base + Int64(index)))
+            }
             var seen: [String] = []
             var pages: [Int] = []
             var cursor: String?
             repeat {
                 let query = cursor.map { "&cursor=\($0)" } ?? ""
-                let page = try await client.send(.get, "/v1/cities/Halifax$Nova%20Scotia$CA/posts?limit=20\(query)").json
+                let page = try await client.send(.get, "/v1/cities/Halifax$Nova%20Scotia$CA/posts?limit=20\(query)")
+                    .json
                 pages.append(page["page"] as? Int ?? 0)
                 seen += (page["items"] as? [JSON] ?? []).compactMap { $0["id"] as? String }
                 cursor = page["nextCursor"] as? String
@@ -489,10 +529,12 @@ struct PostsRouteTests {
             #expect(try await ids("/v1/feeds/following", bob.token) == [pregame, atPlace])
             #expect(try await ids("/v1/users/alice/posts") == [pregame, atPlace])
             // Comments.
-            let comment = try await client.send(.post, "/v1/posts/\(atPlace)/comments", json: ["text": " nice moves "], token: bob.token)
+            let comment = try await client.send(
+                .post, "/v1/posts/\(atPlace)/comments", json: ["text": " nice moves "], token: bob.token)
             #expect(comment.status == .created)
             #expect(comment.json["text"] as? String == "nice moves")
-            let empty = try await client.send(.post, "/v1/posts/\(atPlace)/comments", json: ["text": "  "], token: bob.token)
+            let empty = try await client.send(
+                .post, "/v1/posts/\(atPlace)/comments", json: ["text": "  "], token: bob.token)
             #expect(empty.json.fieldErrors == ["text"])
             #expect(try await client.notificationKinds(alice) == ["postComment"])
             let listed = try await client.send(.get, "/v1/posts/\(atPlace)/comments").json["items"] as? [JSON] ?? []
@@ -501,21 +543,28 @@ struct PostsRouteTests {
             let commentID = comment.json["id"] as? String ?? ""
             // Alice (the post's author) may remove it; a stranger may not.
             let carol = try await client.member("carol")
-            #expect(try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: carol.token).status == .forbidden)
-            #expect(try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: alice.token).status == .noContent)
+            #expect(
+                try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: carol.token).status
+                    == .forbidden)
+            #expect(
+                try await client.send(.delete, "/v1/posts/\(atPlace)/comments/\(commentID)", token: alice.token).status
+                    == .noContent)
             #expect(try await client.send(.get, "/v1/posts/\(atPlace)").json["comments"] as? Int == 0)
             // Bookmarks.
             #expect(try await client.send(.put, "/v1/posts/\(pregame)/bookmark", token: bob.token).status == .noContent)
             #expect(try await client.send(.put, "/v1/posts/\(pregame)/bookmark", token: bob.token).status == .noContent)
             #expect(try await ids("/v1/me/bookmarks", bob.token) == [pregame])
-            #expect(try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).json["bookmarked"] as? Bool == true)
+            #expect(
+                try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).json["bookmarked"] as? Bool
+                    == true)
             _ = try await client.send(.delete, "/v1/posts/\(pregame)/bookmark", token: bob.token)
             #expect(try await ids("/v1/me/bookmarks", bob.token).isEmpty)
             // Blocking hides the author's posts from the feeds, both ways.
             _ = try await client.send(.put, "/v1/me/blocks/\(alice.id)", token: bob.token)
             #expect(try await ids(cityPath, bob.token).isEmpty)
             #expect(try await client.send(.get, "/v1/posts/\(pregame)", token: bob.token).status == .notFound)
-            let blockedVote = try await client.send(.put, "/v1/posts/\(pregame)/vote", json: ["value": 1], token: bob.token)
+            let blockedVote = try await client.send(
+                .put, "/v1/posts/\(pregame)/vote", json: ["value": 1], token: bob.token)
             #expect(blockedVote.status == .notFound)
             let blockedFlag = try await client.send(.put, "/v1/posts/\(pregame)/flag", token: bob.token)
             #expect(blockedFlag.status == .notFound)
@@ -528,7 +577,9 @@ struct PostsRouteTests {
         }
     }
 
-    @Test("anonymous feed pages are cached yet never stale: votes, comments, posts and renames show at once", arguments: Backend.available)
+    @Test(
+        "anonymous feed pages are cached yet never stale: votes, comments, posts and renames show at once",
+        arguments: Backend.available)
     func feedCacheIsExact(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
@@ -538,7 +589,9 @@ struct PostsRouteTests {
             let placeID = place["id"] as? String ?? ""
             let post = try await insertPost(services, author: alice.id, place: placeID)
             let path = "/v1/places/\(placeID)/posts"
-            func first() async throws -> JSON { (try await client.send(.get, path).json["items"] as? [JSON])?.first ?? [:] }
+            func first() async throws -> JSON {
+                (try await client.send(.get, path).json["items"] as? [JSON])?.first ?? [:]
+            }
             let a = try await client.send(.get, path)
             let b = try await client.send(.get, path)
             #expect(NSDictionary(dictionary: a.json).isEqual(to: b.json))
@@ -547,7 +600,8 @@ struct PostsRouteTests {
             #expect(try await first()["up"] as? Int == 1)
             _ = try await client.send(.post, "/v1/posts/\(post)/comments", json: ["text": "yes"], token: bob.token)
             #expect(try await first()["comments"] as? Int == 1)
-            let renamed = try await client.send(.patch, "/v1/places/\(placeID)", json: ["name": "New Name"], token: moderator)
+            let renamed = try await client.send(
+                .patch, "/v1/places/\(placeID)", json: ["name": "New Name"], token: moderator)
             #expect(renamed.status == .ok, "\(renamed.text)")
             #expect(try await first()["placeName"] as? String == "New Name")
             let newer = try await insertPost(services, author: bob.id, place: placeID)
@@ -557,7 +611,9 @@ struct PostsRouteTests {
         }
     }
 
-    @Test("user search: username or display-name word prefix, case and accents ignored, blocks respected", arguments: Backend.available)
+    @Test(
+        "user search: username or display-name word prefix, case and accents ignored, blocks respected",
+        arguments: Backend.available)
     func userSearch(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let zoe = try await client.member("zoe_dances")

@@ -12,7 +12,9 @@ struct PromotionsRouteTests {
         return try await client.logIn("boss").json.accessToken
     }
 
-    @Test("the hub orders venues by tier, then liveness; highlights and taglines come from live promotions", arguments: Backend.available)
+    @Test(
+        "the hub orders venues by tier, then liveness; highlights and taglines come from live promotions",
+        arguments: Backend.available)
     func hub(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let admin = try await admin(services, client)
@@ -24,31 +26,43 @@ struct PromotionsRouteTests {
             let city = a["cityKey"] as? String ?? ""
             let author = try await client.member("author")
             let clip = try await insertPost(services, author: author.id, city: city, place: ida)
-            try await services.database.sql.raw("UPDATE posts SET poster_key = \(bind: "posts/\(clip)/poster.jpg") WHERE id = \(bind: clip)").run()
+            try await services.database.sql.raw(
+                "UPDATE posts SET poster_key = \(bind: "posts/\(clip)/poster.jpg") WHERE id = \(bind: clip)"
+            ).run()
             let promoted = try await client.send(
                 .put, "/v1/places/\(idb)/promotion", json: ["tier": 2, "tagline": "2-for-1 until 11"], token: admin)
             #expect(promoted.status == .ok, "\(promoted.text)")
             _ = try await client.send(
                 .put, "/v1/places/\(idc)/promotion",
                 json: ["tier": 5, "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2020-02-01T00:00:00Z"], token: admin)
-            #expect(try await client.send(.put, "/v1/places/\(ida)/promotion", json: ["tier": 1], token: moderator).status == .forbidden)
+            #expect(
+                try await client.send(.put, "/v1/places/\(ida)/promotion", json: ["tier": 1], token: moderator).status
+                    == .forbidden)
             let bad = try await client.send(.put, "/v1/places/\(ida)/promotion", json: ["tier": 101], token: admin)
             #expect(bad.json.fieldErrors == ["tier"])
-            let hub = try await client.send(.get, "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/hub?near=44.6488,-63.5752").json
+            let hub = try await client.send(
+                .get, "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/hub?near=44.6488,-63.5752"
+            ).json
             let items = hub["items"] as? [JSON] ?? []
             try #require(items.count == 3, "\(hub)")
             #expect(items.compactMap { ($0["place"] as? JSON)?["name"] as? String } == ["Bravo", "Alpha", "Charlie"])
-            #expect(items.first?["highlighted"] as? Bool == true && items.first?["tagline"] as? String == "2-for-1 until 11")
+            #expect(
+                items.first?["highlighted"] as? Bool == true && items.first?["tagline"] as? String == "2-for-1 until 11"
+            )
             #expect(items[1]["clips"] as? Int == 1 && items[1]["highlighted"] as? Bool == false)
             #expect((items[1]["latestPosterUrl"] as? String)?.hasSuffix("/poster.jpg") == true)
             #expect(items[2]["tier"] as? Int == 0)
             _ = try await client.send(.delete, "/v1/places/\(idb)/promotion", token: admin)
-            let after = try await client.send(.get, "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/hub").json
-            #expect((after["items"] as? [JSON])?.first.flatMap { ($0["place"] as? JSON)?["name"] as? String } == "Alpha")
+            let after = try await client.send(.get, "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/hub")
+                .json
+            #expect(
+                (after["items"] as? [JSON])?.first.flatMap { ($0["place"] as? JSON)?["name"] as? String } == "Alpha")
         }
     }
 
-    @Test("ads go on the pages and feeds their patterns name; bad patterns are refused, catastrophic ones are harmless", arguments: Backend.available)
+    @Test(
+        "ads go on the pages and feeds their patterns name; bad patterns are refused, catastrophic ones are harmless",
+        arguments: Backend.available)
     func ads(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let admin = try await admin(services, client)
@@ -61,7 +75,10 @@ struct PromotionsRouteTests {
             func create(_ feeds: [String], pages: [Int], style: Int = 0) async throws -> TestResponse {
                 try await client.send(
                     .post, "/v1/ads",
-                    json: ["area": area, "mediaUrl": "https://ads.example/\(feeds.first ?? "")", "feeds": feeds, "pages": pages, "style": style],
+                    json: [
+                        "area": area, "mediaUrl": "https://ads.example/\(feeds.first ?? "")", "feeds": feeds,
+                        "pages": pages, "style": style,
+                    ],
                     token: admin)
             }
             let allFeed = try await create(["a:(\(parts[0])|Sydney)"], pages: [1], style: 1)
@@ -75,7 +92,10 @@ struct PromotionsRouteTests {
             #expect(try await create(["a:.*"], pages: [1]).status == .created)
             _ = try await client.send(
                 .post, "/v1/ads",
-                json: ["area": "Elsewhere$XX", "mediaUrl": "https://ads.example/x", "feeds": ["a:.*"], "pages": [1], "style": 0],
+                json: [
+                    "area": "Elsewhere$XX", "mediaUrl": "https://ads.example/x", "feeds": ["a:.*"], "pages": [1],
+                    "style": 0,
+                ],
                 token: admin)
             #expect(try await client.send(.get, "/v1/ads", token: moderator).status == .forbidden)
             #expect((try await client.send(.get, "/v1/ads", token: admin).json["items"] as? [JSON])?.count == 5)
@@ -87,13 +107,21 @@ struct PromotionsRouteTests {
                 return (page["ads"] as? [JSON] ?? []).compactMap { $0["mediaUrl"] as? String }.sorted()
             }
             let cityPath = "/v1/cities/\(city.replacingOccurrences(of: " ", with: "%20"))/posts"
-            #expect(try await adURLs(cityPath) == ["https://ads.example/a:(\(parts[0])|Sydney)", "https://ads.example/a:.*"])
+            #expect(
+                try await adURLs(cityPath) == [
+                    "https://ads.example/a:(\(parts[0])|Sydney)", "https://ads.example/a:.*",
+                ])
             #expect(try await adURLs(cityPath + "?scope=pregame") == [])
             #expect(try await adURLs("/v1/places/\(placeID)/posts?limit=2") == ["https://ads.example/v:the d.*"])
             let first = try await client.send(.get, "/v1/places/\(placeID)/posts?limit=2").json
-            let second = try await client.send(.get, "/v1/places/\(placeID)/posts?limit=2&cursor=\(first["nextCursor"] as? String ?? "")").json
+            let second = try await client.send(
+                .get, "/v1/places/\(placeID)/posts?limit=2&cursor=\(first["nextCursor"] as? String ?? "")"
+            ).json
             #expect(second["page"] as? Int == 2)
-            #expect((second["ads"] as? [JSON])?.compactMap { $0["mediaUrl"] as? String } == ["https://ads.example/v:the d.*"])
+            #expect(
+                (second["ads"] as? [JSON])?.compactMap { $0["mediaUrl"] as? String } == [
+                    "https://ads.example/v:the d.*"
+                ])
             // Deleting an ad takes it off the (cached) pages at once.
             let id = allFeed.json["id"] as? String ?? ""
             #expect(try await client.send(.delete, "/v1/ads/\(id)", token: admin).status == .noContent)

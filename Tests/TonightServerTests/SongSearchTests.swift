@@ -27,10 +27,13 @@ final class FakeSpotify: Sendable {
             }
             self.counts.withLock { $0.tokens += 1 }
             let json = #"{"access_token":"tok-\#(UUID().uuidString)","token_type":"Bearer","expires_in":3600}"#
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: json)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: json)))
         }
         router.get("/v1/search") { request, _ -> Response in
-            guard request.headers[.authorization]?.hasPrefix("Bearer tok-") == true else { return Response(status: .unauthorized) }
+            guard request.headers[.authorization]?.hasPrefix("Bearer tok-") == true else {
+                return Response(status: .unauthorized)
+            }
             if self.failing.withLock({ $0 }) { return Response(status: .internalServerError) }
             if let seconds = self.rateLimitNext.withLock({ value -> Int? in
                 defer { value = nil }
@@ -50,7 +53,8 @@ final class FakeSpotify: Sendable {
                 "artists":[{"name":"The Weeknd"}],"album":{"images":[{"url":"https://i.scdn.co/image/a","height":640}]},
                 "preview_url":"https://p.scdn.co/mp3-preview/x"}],"limit":20,"total":1}}
                 """
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: json)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: json)))
         }
         return router
     }
@@ -59,19 +63,24 @@ final class FakeSpotify: Sendable {
 @Suite("Song search")
 struct SongSearchTests {
     /// Runs `body` with the fake Spotify on a real port and Tonight configured to use it.
-    func withSpotify(_ body: @escaping @Sendable (FakeSpotify, AppServices, any TestClientProtocol) async throws -> Void)
+    func withSpotify(
+        _ body: @escaping @Sendable (FakeSpotify, AppServices, any TestClientProtocol) async throws -> Void
+    )
         async throws
     {
         let fake = FakeSpotify()
         let spotify = Application(router: fake.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await spotify.test(.live) { spotifyClient in
             let base = "http://127.0.0.1:\(spotifyClient.port ?? 0)"
-            try await withApp(.sqlite, configure: {
-                $0.spotifyClientID = "id"
-                $0.spotifyClientSecret = "secret"
-                $0.spotifyAccountsURL = base
-                $0.spotifyAPIURL = base
-            }) { services, client in try await body(fake, services, client) }
+            try await withApp(
+                .sqlite,
+                configure: {
+                    $0.spotifyClientID = "id"
+                    $0.spotifyClientSecret = "secret"
+                    $0.spotifyAccountsURL = base
+                    $0.spotifyAPIURL = base
+                }
+            ) { services, client in try await body(fake, services, client) }
         }
     }
 

@@ -46,7 +46,9 @@ public struct MediaFeedParser: Sendable {
         var feedTitle: String?
         var items: [MediaFeedItem] = []
         var inItem = false
-        var current: (id: String?, title: String, date: Date?, media: [(url: String, type: String?)]) = (nil, "", nil, [])
+        var current: (id: String?, title: String, date: Date?, media: [(url: String, type: String?)]) = (
+            nil, "", nil, []
+        )
         var textTarget: XMLName?
         var text = ""
         while true {
@@ -56,7 +58,9 @@ public struct MediaFeedParser: Sendable {
                     inItem = true
                     current = (nil, "", nil, [])
                 } else if inItem && (name == enclosure || name == mediaContent) {
-                    if let url = xml.attribute(xml.name("url")) { current.media.append((url, xml.attribute(xml.name("type")))) }
+                    if let url = xml.attribute(xml.name("url")) {
+                        current.media.append((url, xml.attribute(xml.name("type"))))
+                    }
                 } else if inItem && name == link, xml.attribute(xml.name("rel")) == "enclosure",
                     let href = xml.attribute(xml.name("href"))
                 {

@@ -7,7 +7,9 @@ extension APIHandlers {
         try await answer {
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
             guard body.events.count <= 100 else {
-                throw APIError.validation([.init(field: "events", code: "too_many", message: "Send at most 100 events.")])
+                throw APIError.validation([
+                    .init(field: "events", code: "too_many", message: "Send at most 100 events.")
+                ])
             }
             let user = RequestInfo.current?.principal?.userID
             let now = Clock.millis()
@@ -17,13 +19,20 @@ extension APIHandlers {
                 let properties = event.properties?.additionalProperties ?? [:]
                 guard Self.isEventName(event.name) else {
                     issues.append(
-                        .init(field: "events[\(index)].name", code: "invalid", message: "Use 1–100 of letters, digits, _ . : -."))
+                        .init(
+                            field: "events[\(index)].name", code: "invalid",
+                            message: "Use 1–100 of letters, digits, _ . : -."))
                     continue
                 }
-                guard properties.count <= 20, properties.allSatisfy({ TextRules.isClean($0.key) && TextRules.isClean($0.value) && $0.key.count <= 100 })
+                guard properties.count <= 20,
+                    properties.allSatisfy({
+                        TextRules.isClean($0.key) && TextRules.isClean($0.value) && $0.key.count <= 100
+                    })
                 else {
                     issues.append(
-                        .init(field: "events[\(index)].properties", code: "invalid", message: "Up to 20 plain-text properties."))
+                        .init(
+                            field: "events[\(index)].properties", code: "invalid",
+                            message: "Up to 20 plain-text properties."))
                     continue
                 }
                 let json = String(decoding: try JSONEncoder().encode(properties), as: UTF8.self)
@@ -48,7 +57,9 @@ extension APIHandlers {
             }
             let email = body.email?.trimmingCharacters(in: .whitespaces)
             if let email, !email.isEmpty, (try? AccountRules.email(email).get()) == nil {
-                throw APIError.validation([.init(field: "email", code: "invalid", message: "Give a valid email or none.")])
+                throw APIError.validation([
+                    .init(field: "email", code: "invalid", message: "Give a valid email or none.")
+                ])
             }
             try await analytics.addFeedback(
                 id: Identifier.make(), userID: RequestInfo.current?.principal?.userID, text: text,

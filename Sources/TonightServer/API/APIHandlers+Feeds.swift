@@ -5,11 +5,15 @@ import TonightCore
 extension APIHandlers {
     func placeFeed(_ input: Operations.PlaceFeed.Input) async throws -> Operations.PlaceFeed.Output {
         try await answer {
-            guard let place = try await places.find(id: input.path.placeId) else { throw APIError.notFound("No such place.") }
+            guard let place = try await places.find(id: input.path.placeId) else {
+                throw APIError.notFound("No such place.")
+            }
             let since = Clock.millis() - Int64(config.placeFeedWindowHours) * 3_600_000
             var page = try await feedPage(
                 .place(input.path.placeId, since: since), cursor: input.query.cursor, limit: input.query.limit)
-            if let city = place.cityKey { page.ads = try await ads(kind: .place, name: place.name, cityKey: city, page: page.page) }
+            if let city = place.cityKey {
+                page.ads = try await ads(kind: .place, name: place.name, cityKey: city, page: page.page)
+            }
             return .ok(.init(body: .json(page)))
         }
     }
@@ -19,7 +23,7 @@ extension APIHandlers {
             let pregame = input.query.scope == .pregame
             var page = try await feedPage(
                 .city(input.path.cityKey, pregame: pregame), cursor: input.query.cursor, limit: input.query.limit)
-            let cityName = String(input.path.cityKey.split(separator: "$", omittingEmptySubsequences: false).first ?? "")
+            let cityName = AreaKey.cityName(input.path.cityKey) ?? ""
             page.ads = try await ads(
                 kind: pregame ? .pregame : .all, name: cityName, cityKey: input.path.cityKey, page: page.page)
             return .ok(.init(body: .json(page)))
@@ -96,7 +100,9 @@ extension APIHandlers {
             let caller = try RequestInfo.requireMember()
             let user = try await profileUser(input.path.username)
             guard user.id != caller.userID else {
-                throw APIError.validation([.init(field: "username", code: "self", message: "You cannot follow yourself.")])
+                throw APIError.validation([
+                    .init(field: "username", code: "self", message: "You cannot follow yourself.")
+                ])
             }
             try await postService.posts.follow(caller.userID, user.id, now: Clock.millis())
             return .ok(.init(body: .json(try await followState(user.id, viewer: caller.userID))))
@@ -139,7 +145,8 @@ extension APIHandlers {
         let (page, position) = try Paging.feedPosition(cursor)
         let rows = try await postService.posts.feed(source, viewer: viewer, before: position, limit: limit + 1)
         let shown = Array(rows.prefix(limit))
-        let next = rows.count > limit ? shown.last.map { Paging.feedCursor(page: page + 1, $0.position, $0.post.id) } : nil
+        let next =
+            rows.count > limit ? shown.last.map { Paging.feedCursor(page: page + 1, $0.position, $0.post.id) } : nil
         return .init(items: try await assemblePosts(shown.map(\.post), viewer: viewer), page: page, nextCursor: next)
     }
 
@@ -147,7 +154,9 @@ extension APIHandlers {
     func assemblePosts(_ posts: [PostRecord], viewer: String?) async throws -> [Components.Schemas.Post] {
         var state: [String: ViewerState] = [:]
         if let viewer { state = try await postService.posts.viewerState(viewer, posts: posts.map(\.id)) }
-        return posts.map { Components.Schemas.Post($0, urls: postService.urls, viewer: state[$0.id], signedIn: viewer != nil) }
+        return posts.map {
+            Components.Schemas.Post($0, urls: postService.urls, viewer: state[$0.id], signedIn: viewer != nil)
+        }
     }
 }
 
@@ -171,7 +180,8 @@ extension Components.Schemas.Post {
             width: p.width, height: p.height, durationSeconds: p.duration)
         let tempo = p.bpm.map { bpm in
             Components.Schemas.Tempo(
-                bpm: bpm, beats: p.beats.flatMap { try? JSONDecoder().decode([Double].self, from: Data($0.utf8)) } ?? [])
+                bpm: bpm, beats: p.beats.flatMap { try? JSONDecoder().decode([Double].self, from: Data($0.utf8)) } ?? []
+            )
         }
         self.init(
             id: p.id, status: .init(rawValue: p.status) ?? .processing, failureReason: p.failure, author: author,

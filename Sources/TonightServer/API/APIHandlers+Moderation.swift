@@ -50,7 +50,9 @@ extension APIHandlers {
     func banUser(_ input: Operations.BanUser.Input) async throws -> Operations.BanUser.Output {
         try await answer {
             let caller = try RequestInfo.requireModerator()
-            guard let user = try await users.find(id: input.path.userId) else { throw APIError.notFound("No such user.") }
+            guard let user = try await users.find(id: input.path.userId) else {
+                throw APIError.notFound("No such user.")
+            }
             guard user.id != caller.userID else { throw APIError.forbidden("You cannot ban yourself.", code: "self") }
             if (Role(rawValue: user.role) ?? .user) >= .moderator, caller.role < .admin {
                 throw APIError.forbidden("Only admins can ban moderators and admins.", code: "admins_only")
@@ -86,7 +88,8 @@ extension APIHandlers {
         guard let author = post.authorID else { return }
         let written = try await database.transaction { tx in
             try await SQLNotificationRepository.write(
-                [NotificationDraft(userID: author, kind: .moderation, text: text, postID: post.id)], now: Clock.millis(),
+                [NotificationDraft(userID: author, kind: .moderation, text: text, postID: post.id)],
+                now: Clock.millis(),
                 on: tx)
         }
         await notifier.publish(written)

@@ -7,7 +7,9 @@ extension APIHandlers {
     func createPost(_ input: Operations.CreatePost.Input) async throws -> Operations.CreatePost.Output {
         try await answer {
             let caller = try RequestInfo.requireMember()
-            guard case .multipartForm(let form) = input.body else { throw APIError.badRequest("Send multipart/form-data.") }
+            guard case .multipartForm(let form) = input.body else {
+                throw APIError.badRequest("Send multipart/form-data.")
+            }
             let upload = try UploadFile(directory: config.uploadDirectory, limit: config.mediaMaxBytes)
             defer { upload.discard() }
             var fields: [String: String] = [:]
@@ -45,7 +47,8 @@ extension APIHandlers {
                 throw APIError.badRequest("The upload could not be read: \(error)", code: "invalid_upload")
             }
             guard let container else {
-                throw APIError.validation([.init(field: "media", code: "required", message: "Attach a video or image.")])
+                throw APIError.validation([.init(field: "media", code: "required", message: "Attach a video or image.")]
+                )
             }
             let post = try await validatedPost(fields)
             let record = try await postService.create(
@@ -81,7 +84,8 @@ extension APIHandlers {
             guard (-1...1).contains(body.value) else {
                 throw APIError.validation([.init(field: "value", code: "out_of_range", message: "Vote -1, 0 or 1.")])
             }
-            let state = try await vote(.init(postID: input.path.postId, userID: caller.userID, action: .vote(body.value)))
+            let state = try await vote(
+                .init(postID: input.path.postId, userID: caller.userID, action: .vote(body.value)))
             return .ok(.init(body: .json(state)))
         }
     }
@@ -276,9 +280,7 @@ extension APIHandlers {
             issues.append(.init(field: "songTitle", code: "required", message: "Give the song's title."))
         }
         var cityKey = optional("city")
-        if let key = cityKey, key.split(separator: "$", omittingEmptySubsequences: false).count != 3
-            || key.split(separator: "$").count != 3
-        {
+        if let key = cityKey, !AreaKey.isCity(key) {
             issues.append(.init(field: "city", code: "invalid", message: "Use a city key: city$region$country."))
             cityKey = nil
         }
@@ -320,7 +322,8 @@ extension Components.Schemas.Comment {
     init(_ c: CommentRecord) {
         self.init(
             id: c.id, postId: c.postID,
-            author: .init(id: c.authorID, username: c.authorUsername, displayName: c.authorDisplayName, avatarUrl: c.authorAvatar),
+            author: .init(
+                id: c.authorID, username: c.authorUsername, displayName: c.authorDisplayName, avatarUrl: c.authorAvatar),
             text: c.text, createdAt: Clock.date(c.createdAt))
     }
 }
@@ -328,10 +331,7 @@ extension Components.Schemas.Comment {
 extension APIHandlers {
     func searchSongs(_ input: Operations.SearchSongs.Input) async throws -> Operations.SearchSongs.Output {
         try await answer {
-            let query = input.query.q.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !query.isEmpty, TextRules.isClean(query) else {
-                throw APIError.validation([.init(field: "q", code: "required", message: "Type part of a title or artist.")])
-            }
+            let query = try Paging.searchText(input.query.q, hint: "Type part of a title or artist.")
             let (songs, source) = try await songSearch.search(query, limit: try Paging.limit(input.query.limit))
             let items = songs.map { song in
                 Components.Schemas.SongResult(

@@ -7,7 +7,9 @@ extension APIHandlers {
         try await answer {
             _ = try RequestInfo.requireAdmin()
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
-            guard try await places.find(id: input.path.placeId) != nil else { throw APIError.notFound("No such place.") }
+            guard try await places.find(id: input.path.placeId) != nil else {
+                throw APIError.notFound("No such place.")
+            }
             var issues: [FieldIssue] = []
             if !(0...100).contains(body.tier) {
                 issues.append(.init(field: "tier", code: "out_of_range", message: "Use a tier from 0 to 100."))
@@ -62,9 +64,11 @@ extension APIHandlers {
                 let tier = promoted[place.id]?.tier ?? 0
                 let stats = live[place.id]
                 return Components.Schemas.HubPlace(
-                    place: .init(place, distance: near.map { place.location.distance(to: $0) }, now: Date()), tier: tier,
+                    place: .init(place, distance: near.map { place.location.distance(to: $0) }, now: Date()),
+                    tier: tier,
                     highlighted: tier > 0, tagline: promoted[place.id]?.tagline, clips: stats?.clips ?? 0,
-                    votes: stats?.votes ?? 0, latestPosterUrl: stats?.latestPoster.map { postService.urls.url(for: $0) },
+                    votes: stats?.votes ?? 0,
+                    latestPosterUrl: stats?.latestPoster.map { postService.urls.url(for: $0) },
                     latestPostAt: stats?.latestAt.map(Clock.date))
             }
             return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
@@ -83,9 +87,7 @@ extension APIHandlers {
             _ = try RequestInfo.requireAdmin()
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
             var issues: [FieldIssue] = []
-            if body.area.split(separator: "$", omittingEmptySubsequences: false).count != 2
-                || body.area.split(separator: "$").count != 2
-            {
+            if !AreaKey.isRegion(body.area) {
                 issues.append(.init(field: "area", code: "invalid", message: "Use a region key: region$country."))
             }
             if URL(string: body.mediaUrl).map({ $0.scheme == "https" && $0.host != nil }) != true {
@@ -121,14 +123,20 @@ extension APIHandlers {
 
     /// The ads for page `page` of a venue, city or pregame feed in `cityKey`'s region.
     func ads(kind: FeedKind, name: String, cityKey: String, page: Int) async throws -> [Components.Schemas.FeedAd] {
-        let parts = cityKey.split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return [] }
-        let candidates = try await promotions.ads(area: "\(parts[1])$\(parts[2])").map { ad in
-            (ad, AdCandidate(id: ad.id, patterns: ad.feeds.compactMap { try? FeedPattern($0) }, pages: Set(ad.pages), style: ad.style))
+        guard let region = AreaKey.region(ofCity: cityKey) else { return [] }
+        let candidates = try await promotions.ads(area: region).map { ad in
+            (
+                ad,
+                AdCandidate(
+                    id: ad.id, patterns: ad.feeds.compactMap { try? FeedPattern($0) }, pages: Set(ad.pages),
+                    style: ad.style)
+            )
         }
         let placed = Set(
             AdPlacement.ads(for: FeedIdentity(kind: kind, name: name), page: page, from: candidates.map(\.1)).map(\.id))
-        return candidates.filter { placed.contains($0.0.id) }.map { .init(id: $0.0.id, mediaUrl: $0.0.mediaURL, style: $0.0.style) }
+        return candidates.filter { placed.contains($0.0.id) }.map {
+            .init(id: $0.0.id, mediaUrl: $0.0.mediaURL, style: $0.0.style)
+        }
     }
 }
 

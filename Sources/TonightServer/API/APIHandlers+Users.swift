@@ -23,10 +23,7 @@ extension Components.Schemas.PublicProfile {
 extension APIHandlers {
     func searchUsers(_ input: Operations.SearchUsers.Input) async throws -> Operations.SearchUsers.Output {
         try await answer {
-            let query = input.query.q.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !query.isEmpty, TextRules.isClean(query) else {
-                throw APIError.validation([.init(field: "q", code: "required", message: "Type the start of a name.")])
-            }
+            let query = try Paging.searchText(input.query.q, hint: "Type the start of a name.")
             let found = try await users.search(
                 query, viewer: RequestInfo.current?.principal?.userID, limit: try Paging.limit(input.query.limit))
             return .ok(.init(body: .json(.init(items: found.map(Components.Schemas.PublicProfile.init)))))

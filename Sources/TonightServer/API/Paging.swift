@@ -97,3 +97,14 @@ extension Paging {
         return (page, (number, String(parts[3])))
     }
 }
+
+extension Paging {
+    /// The `q` of a search: trimmed, not empty, plain text; else a field error saying `hint`.
+    static func searchText(_ q: String, hint: String) throws -> String {
+        let query = q.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !query.isEmpty, TextRules.isClean(query) else {
+            throw APIError.validation([.init(field: "q", code: "required", message: hint)])
+        }
+        return query
+    }
+}

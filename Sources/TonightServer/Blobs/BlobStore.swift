@@ -2,11 +2,11 @@ import Foundation
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: - Protocol and shared types
@@ -242,11 +242,11 @@ public struct LocalBlobStore: BlobStore {
             }
             guard (st.st_mode & S_IFMT) == S_IFREG else { return nil }
             #if canImport(Darwin)
-            let seconds = Int64(st.st_mtimespec.tv_sec)
-            let nanos = Int64(st.st_mtimespec.tv_nsec)
+                let seconds = Int64(st.st_mtimespec.tv_sec)
+                let nanos = Int64(st.st_mtimespec.tv_nsec)
             #else
-            let seconds = Int64(st.st_mtim.tv_sec)
-            let nanos = Int64(st.st_mtim.tv_nsec)
+                let seconds = Int64(st.st_mtim.tv_sec)
+                let nanos = Int64(st.st_mtim.tv_nsec)
             #endif
             let size = Int64(st.st_size)
             let mtimeNanos = seconds &* 1_000_000_000 &+ nanos

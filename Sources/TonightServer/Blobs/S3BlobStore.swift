@@ -5,11 +5,11 @@ import NIOCore
 import NIOHTTP1
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Any S3-compatible service, addressed path-style: `<endpoint>/<bucket>/<key>`,
@@ -277,7 +277,9 @@ public struct S3BlobStore: BlobStore {
     public func createBucket() async throws {
         let response = try await send(method: .PUT, key: nil)
         if (200..<300).contains(response.status) { return }
-        if response.status == 409, XMLScan.firstValue(of: "Code", in: String(buffer: response.body)) == "BucketAlreadyOwnedByYou" {
+        if response.status == 409,
+            XMLScan.firstValue(of: "Code", in: String(buffer: response.body)) == "BucketAlreadyOwnedByYou"
+        {
             return
         }
         throw Self.serverError(response)

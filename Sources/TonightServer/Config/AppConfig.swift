@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Configuration
-import TonightCore
 import Foundation
 import Logging
+import TonightCore
 
 /// Every setting of the server, read in one place (``load(from:)``) and passed in from there.
 ///

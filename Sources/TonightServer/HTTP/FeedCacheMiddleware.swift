@@ -44,7 +44,8 @@ struct FeedCacheMiddleware: RouterMiddleware {
         if signsMedia { key += "#\(Int(Clock.millis() / 3_600_000))" }
         if let hit = store.pages.withLock({ $0[key] }), hit.version == version {
             return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: hit.body))
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: hit.body))
         }
         let response = try await next(request, context)
         guard response.status == .ok else { return response }

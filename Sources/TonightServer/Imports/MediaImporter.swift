@@ -42,7 +42,8 @@ public enum MediaImporter {
                 continue
             }
             do {
-                let (file, temporary) = try await localFile(item.url, base: base, work: work, limit: services.config.mediaMaxBytes)
+                let (file, temporary) = try await localFile(
+                    item.url, base: base, work: work, limit: services.config.mediaMaxBytes)
                 defer { if temporary { try? FileManager.default.removeItem(atPath: file) } }
                 let container = try sniff(file, limit: services.config.mediaMaxBytes)
                 let caption = String(item.title.prefix(PostRules.captionLimit))
@@ -71,7 +72,9 @@ public enum MediaImporter {
     {
         if url.hasPrefix("http://") || url.hasPrefix("https://") {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
-            guard response.status == .ok else { throw MediaImportProblem(reason: "\(url) answered \(response.status.code)") }
+            guard response.status == .ok else {
+                throw MediaImportProblem(reason: "\(url) answered \(response.status.code)")
+            }
             let body: ByteBuffer
             do { body = try await response.body.collect(upTo: limit) } catch {
                 throw MediaImportProblem(reason: "\(url) is larger than \(limit) bytes")
@@ -80,7 +83,8 @@ public enum MediaImporter {
             FileManager.default.createFile(atPath: file, contents: Data(buffer: body))
             return (file, true)
         }
-        let path = url.hasPrefix("file://") ? (URL(string: url)?.path ?? "") : (url.hasPrefix("/") ? url : base + "/" + url)
+        let path =
+            url.hasPrefix("file://") ? (URL(string: url)?.path ?? "") : (url.hasPrefix("/") ? url : base + "/" + url)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw MediaImportProblem(reason: "cannot read \(path)")
         }
@@ -92,7 +96,9 @@ public enum MediaImporter {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         guard size > 0 else { throw MediaImportProblem(reason: "the file is empty") }
         guard size <= limit else { throw MediaImportProblem(reason: "the file is larger than \(limit) bytes") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw MediaImportProblem(reason: "cannot read it") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MediaImportProblem(reason: "cannot read it")
+        }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
         guard let container = ContainerSniffer.sniff(head) else {

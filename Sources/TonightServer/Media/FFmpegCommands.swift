@@ -19,7 +19,9 @@ enum FFmpegCommands {
     static func probe(input url: URL, container: MediaContainer) -> [String] {
         var args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"]
         if !ContainerSniffer.isVideo(container) { args += ["-show_frames", "-read_intervals", "%+#1"] }
-        return args + (container.demuxer.map { ["-f", $0] } ?? []) + ["-protocol_whitelist", "file", "file:" + url.path]
+        return args + (container.demuxer.map { ["-f", $0] } ?? []) + [
+            "-protocol_whitelist", "file", "file:" + url.path,
+        ]
     }
 
     /// Scale filter fitting the (already rotated) picture in `longSide`, never upscaling, even

@@ -106,7 +106,8 @@ extension MediaProbe {
         }
         if !isStill {
             probe.duration =
-                seconds(output.format?.duration) ?? seconds(streams.first { $0.index == probe.videoStreamIndex }?.duration)
+                seconds(output.format?.duration)
+                ?? seconds(streams.first { $0.index == probe.videoStreamIndex }?.duration)
         }
         if let audio = streams.first(where: { $0.codecType == "audio" }) {
             probe.hasAudio = true

@@ -30,8 +30,11 @@ struct MediaRoutes: Sendable {
             throw APIError.forbidden("This media link is missing its signature or has expired.", code: "media_link")
         }
         guard let path = blobs.localFile(key: key) else {
-            guard let url = blobs.directURL(key: key, seconds: urls.ttl) else { throw APIError.notFound("No such media.") }
-            return Response(status: .found, headers: [.location: url.absoluteString, .cacheControl: "private, max-age=60"])
+            guard let url = blobs.directURL(key: key, seconds: urls.ttl) else {
+                throw APIError.notFound("No such media.")
+            }
+            return Response(
+                status: .found, headers: [.location: url.absoluteString, .cacheControl: "private, max-age=60"])
         }
         guard let info = try await blobs.head(key: key) else { throw APIError.notFound("No such media.") }
         let etag = "\"\(info.etag)\""
@@ -54,14 +57,16 @@ struct MediaRoutes: Sendable {
             headers[.contentLength] = String(size)
             if head || size == 0 { return Response(status: .ok, headers: headers) }
             return Response(
-                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context, chunkLength: Self.chunk))
+                status: .ok, headers: headers,
+                body: try await fileIO.loadFile(path: path, context: context, chunkLength: Self.chunk))
         case .partial(let lower, let upper):
             headers[.contentRange] = "bytes \(lower)-\(upper)/\(size)"
             headers[.contentLength] = String(upper - lower + 1)
             if head { return Response(status: .partialContent, headers: headers) }
             return Response(
                 status: .partialContent, headers: headers,
-                body: try await fileIO.loadFile(path: path, range: lower...upper, context: context, chunkLength: Self.chunk))
+                body: try await fileIO.loadFile(
+                    path: path, range: lower...upper, context: context, chunkLength: Self.chunk))
         }
     }
 

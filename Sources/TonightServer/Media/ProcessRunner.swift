@@ -263,7 +263,9 @@ private struct Job: Sendable {
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n > 0 {
-                    let overflowed = buffer.withUnsafeBytes { capture.append(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                    let overflowed = buffer.withUnsafeBytes {
+                        capture.append(UnsafeRawBufferPointer(rebasing: $0[..<n]))
+                    }
                     if overflowed { onOverflow() }
                 } else if n < 0, errno == EINTR {
                     continue

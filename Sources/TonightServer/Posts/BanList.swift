@@ -30,7 +30,9 @@ final class BanList: Service, Sendable {
 
     /// Reads the bans from the database.
     func reload() async throws {
-        let ids = try await db.raw("SELECT user_id FROM bans").all().map { try $0.decode(column: "user_id", as: String.self) }
+        let ids = try await db.raw("SELECT user_id FROM bans").all().map {
+            try $0.decode(column: "user_id", as: String.self)
+        }
         banned.withLock { $0 = Set(ids) }
     }
 

@@ -57,7 +57,9 @@ struct MediaJob: Sendable {
             }
         }
         let beats = result.tempo.map { tempo in
-            String(decoding: (try? JSONEncoder().encode(tempo.beats.map { ($0 * 1000).rounded() / 1000 })) ?? Data("[]".utf8), as: UTF8.self)
+            String(
+                decoding: (try? JSONEncoder().encode(tempo.beats.map { ($0 * 1000).rounded() / 1000 }))
+                    ?? Data("[]".utf8), as: UTF8.self)
         }
         let ready = try await service.posts.markReady(
             id: post.id,
@@ -93,7 +95,10 @@ struct MediaJob: Sendable {
 extension MediaContainer {
     /// The container whose MIME type is `contentType`.
     init?(contentType: String) {
-        guard let match = [MediaContainer.mp4, .mov, .webm, .jpeg, .png, .heic].first(where: { $0.contentType == contentType })
+        guard
+            let match = [MediaContainer.mp4, .mov, .webm, .jpeg, .png, .heic].first(where: {
+                $0.contentType == contentType
+            })
         else { return nil }
         self = match
     }

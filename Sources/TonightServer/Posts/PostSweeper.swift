@@ -62,7 +62,8 @@ struct PostSweeper: Service {
         let owners = Array(byPost.keys)
         var existing = Set<String>()
         for start in stride(from: 0, to: owners.count, by: 500) {
-            existing.formUnion(try await service.posts.existing(ids: Array(owners[start..<min(owners.count, start + 500)])))
+            existing.formUnion(
+                try await service.posts.existing(ids: Array(owners[start..<min(owners.count, start + 500)])))
         }
         for (post, keys) in byPost where !existing.contains(post) {
             for key in keys {

@@ -44,7 +44,9 @@ struct SQLAnalyticsRepository: AnalyticsRepository {
             try await BulkWrite.upsert(
                 "analytics_events",
                 columns: ["id", "user_id", "name", "city_key", "properties", "occurred_at", "received_at"],
-                rows: events.map { [$0.id, $0.userID, $0.name, $0.cityKey, $0.properties, $0.occurredAt, $0.receivedAt] },
+                rows: events.map {
+                    [$0.id, $0.userID, $0.name, $0.cityKey, $0.properties, $0.occurredAt, $0.receivedAt]
+                },
                 key: ["id"], on: db)
         }
     }

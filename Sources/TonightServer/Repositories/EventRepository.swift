@@ -178,7 +178,7 @@ struct SQLEventRepository: EventRepository {
             conditions.append("e.id IN (SELECT event_id FROM event_performers WHERE artist_id IN (\(binds: artists)))")
         }
         if let text = query.text, !text.isEmpty {
-            let like = "%" + SQLPlaceRepository.likeEscaped(text) + "%"
+            let like = "%" + SQLText.likeEscaped(text) + "%"
             conditions.append(
                 """
                 (e.name_folded LIKE \(bind: like) ESCAPE '\\' OR p.name_folded LIKE \(bind: like) ESCAPE '\\'

@@ -161,7 +161,7 @@ struct SQLPlaceRepository: PlaceRepository {
         var conditions: [SQLQueryString] = []
         if let box = query.bbox { conditions.append(boxCondition(box)) }
         if let text = query.text, !text.isEmpty {
-            conditions.append("name_folded LIKE \(bind: "%" + likeEscaped(text) + "%") ESCAPE '\\'")
+            conditions.append("name_folded LIKE \(bind: "%" + SQLText.likeEscaped(text) + "%") ESCAPE '\\'")
         }
         if let category = query.category { conditions.append("category = \(bind: category)") }
         if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
@@ -192,12 +192,6 @@ struct SQLPlaceRepository: PlaceRepository {
             return "(" + lat + " AND longitude BETWEEN \(bind: box.minLongitude) AND \(bind: box.maxLongitude))"
         }
         return "(" + lat + " AND (longitude >= \(bind: box.minLongitude) OR longitude <= \(bind: box.maxLongitude)))"
-    }
-
-    /// `text` with LIKE's wildcards escaped by a backslash.
-    static func likeEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 
     static func decode(_ row: any SQLRow) throws -> PlaceRecord {

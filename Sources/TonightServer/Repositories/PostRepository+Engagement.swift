@@ -63,7 +63,8 @@ extension SQLPostRepository: EngagementRepository {
         }
     }
 
-    func comments(postID: String, viewer: String?, after: (Int64, String)?, limit: Int) async throws -> [CommentRecord] {
+    func comments(postID: String, viewer: String?, after: (Int64, String)?, limit: Int) async throws -> [CommentRecord]
+    {
         var filter: SQLQueryString = "c.post_id = \(bind: postID) AND c.author_id NOT IN (SELECT user_id FROM bans)"
         if let after { filter = "\(filter) AND \(Keyset.after(after, "c.created_at", "c.id"))" }
         if let viewer {
@@ -125,7 +126,10 @@ extension SQLPostRepository: EngagementRepository {
             FROM follows WHERE followee_id = \(bind: user)
             """
         ).first()
-        return (try row?.decode(column: "followers", as: Int64.self) ?? 0, (try row?.decode(column: "mine", as: Int64.self) ?? 0) > 0)
+        return (
+            try row?.decode(column: "followers", as: Int64.self) ?? 0,
+            (try row?.decode(column: "mine", as: Int64.self) ?? 0) > 0
+        )
     }
 
     static let commentColumns =
@@ -135,7 +139,8 @@ extension SQLPostRepository: EngagementRepository {
 
     static func decodeComment(_ row: any SQLRow) throws -> CommentRecord {
         CommentRecord(
-            id: try row.decode(column: "id", as: String.self), postID: try row.decode(column: "post_id", as: String.self),
+            id: try row.decode(column: "id", as: String.self),
+            postID: try row.decode(column: "post_id", as: String.self),
             authorID: try row.decode(column: "author_id", as: String.self),
             text: try row.decode(column: "text", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),

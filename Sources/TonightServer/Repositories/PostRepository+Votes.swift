@@ -82,8 +82,12 @@ extension SQLPostRepository: VoteRepository {
                 WHERE post_id IN (\(binds: postIDs)) AND user_id IN (\(binds: userIDs))
                 """
             ).all() {
-                let pair = Pair(post: try row.decode(column: "post_id", as: String.self), user: try row.decode(column: "user_id", as: String.self))
-                state[pair] = (try row.decode(column: "value", as: Int.self), try row.decode(column: "flagged", as: Bool.self))
+                let pair = Pair(
+                    post: try row.decode(column: "post_id", as: String.self),
+                    user: try row.decode(column: "user_id", as: String.self))
+                state[pair] = (
+                    try row.decode(column: "value", as: Int.self), try row.decode(column: "flagged", as: Bool.self)
+                )
             }
             // Apply in order in memory; remember each post's counter deltas and the rows to write.
             var deltas: [String: (up: Int64, down: Int64, flags: Int64)] = [:]
@@ -142,7 +146,9 @@ extension SQLPostRepository: VoteRepository {
                 if let row {
                     let up = try row.decode(column: "up_count", as: Int64.self)
                     counters[id] = (up, try row.decode(column: "down_count", as: Int64.self))
-                    if let author = authors[id] ?? nil, let milestone = VoteMilestones.crossed(from: up - delta.up, to: up) {
+                    if let author = authors[id] ?? nil,
+                        let milestone = VoteMilestones.crossed(from: up - delta.up, to: up)
+                    {
                         drafts.append(
                             NotificationDraft(
                                 userID: author, kind: .postVote,

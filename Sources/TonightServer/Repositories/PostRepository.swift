@@ -133,7 +133,8 @@ struct SQLPostRepository: PostRepository {
     static let postColumns = [
         "id", "author_id", "source", "source_id", "source_name", "place_id", "city_key", "event_id", "caption",
         "song_title", "song_artist", "song_uri", "status", "failure", "media_kind", "original_key",
-        "original_type", "video_key", "video_type", "poster_key", "width", "height", "duration", "bpm", "beats", "up_count",
+        "original_type", "video_key", "video_type", "poster_key", "width", "height", "duration", "bpm", "beats",
+        "up_count",
         "down_count", "flag_count", "comment_count", "view_count", "moderation", "retention", "expires_at",
         "created_at", "updated_at",
     ]
@@ -244,14 +245,17 @@ struct SQLPostRepository: PostRepository {
             ORDER BY \(unsafeRaw: position) DESC, p.id DESC LIMIT \(bind: limit)
             """
         ).all()
-        var posts = try rows.map { (post: try Self.decode($0), position: try $0.decode(column: "feed_position", as: Int64.self)) }
+        var posts = try rows.map {
+            (post: try Self.decode($0), position: try $0.decode(column: "feed_position", as: Int64.self))
+        }
         let tags = try await tags(of: posts.map(\.post.id))
         for index in posts.indices { posts[index].post.tags = tags[posts[index].post.id] ?? [] }
         return posts
     }
 
     func recent(city: String?, since: Int64, viewer: String?, limit: Int) async throws -> [PostRecord] {
-        var filter: SQLQueryString = "p.created_at >= \(bind: since) AND p.status = 'ready' AND p.moderation = 'visible'"
+        var filter: SQLQueryString =
+            "p.created_at >= \(bind: since) AND p.status = 'ready' AND p.moderation = 'visible'"
         if let city { filter = "\(filter) AND p.city_key = \(bind: city)" }
         return try await load("\(filter) AND \(Self.notBlocked(viewer))", order: "p.created_at DESC", limit: limit)
     }
@@ -278,7 +282,8 @@ struct SQLPostRepository: PostRepository {
         guard !counts.isEmpty else { return }
         try await database.transaction { tx in
             for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
-                try await tx.raw("UPDATE posts SET view_count = view_count + \(bind: count) WHERE id = \(bind: id)").run()
+                try await tx.raw("UPDATE posts SET view_count = view_count + \(bind: count) WHERE id = \(bind: id)")
+                    .run()
             }
         }
     }
@@ -297,8 +302,7 @@ struct SQLPostRepository: PostRepository {
     }
 
     func songs(matching query: String, limit: Int) async throws -> [SongHit] {
-        let pattern = "%" + query.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+        let pattern = "%" + SQLText.likeEscaped(query.lowercased()) + "%"
         return try await db.raw(
             """
             SELECT song_title, MIN(song_artist) AS song_artist, song_uri, COUNT(*) AS uses FROM posts

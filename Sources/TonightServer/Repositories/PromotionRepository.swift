@@ -81,7 +81,8 @@ struct SQLPromotionRepository: PromotionRepository {
             """
         ).all() {
             let promotion = PromotionRecord(
-                placeID: try row.decode(column: "place_id", as: String.self), tier: try row.decode(column: "tier", as: Int.self),
+                placeID: try row.decode(column: "place_id", as: String.self),
+                tier: try row.decode(column: "tier", as: Int.self),
                 tagline: try row.decode(column: "tagline", as: String?.self),
                 startsAt: try row.decode(column: "starts_at", as: Int64?.self),
                 endsAt: try row.decode(column: "ends_at", as: Int64?.self))
@@ -102,7 +103,8 @@ struct SQLPromotionRepository: PromotionRepository {
             """
         ).all() {
             result[try row.decode(column: "place_id", as: String.self)] = PlaceLiveness(
-                clips: try row.decode(column: "clips", as: Int.self), votes: try row.decode(column: "votes", as: Int64.self),
+                clips: try row.decode(column: "clips", as: Int.self),
+                votes: try row.decode(column: "votes", as: Int64.self),
                 latestAt: try row.decode(column: "latest", as: Int64?.self))
         }
         // The newest clip's poster per place.
@@ -150,8 +152,11 @@ struct SQLPromotionRepository: PromotionRepository {
         AdRecord(
             id: try row.decode(column: "id", as: String.self), area: try row.decode(column: "area", as: String.self),
             mediaURL: try row.decode(column: "media_url", as: String.self),
-            feeds: (try? JSONDecoder().decode([String].self, from: Data(try row.decode(column: "feeds", as: String.self).utf8))) ?? [],
-            pages: (try? JSONDecoder().decode([Int].self, from: Data(try row.decode(column: "pages", as: String.self).utf8))) ?? [],
-            style: try row.decode(column: "style", as: Int.self), createdAt: try row.decode(column: "created_at", as: Int64.self))
+            feeds: (try? JSONDecoder().decode(
+                [String].self, from: Data(try row.decode(column: "feeds", as: String.self).utf8))) ?? [],
+            pages: (try? JSONDecoder().decode(
+                [Int].self, from: Data(try row.decode(column: "pages", as: String.self).utf8))) ?? [],
+            style: try row.decode(column: "style", as: Int.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self))
     }
 }

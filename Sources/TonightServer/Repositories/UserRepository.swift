@@ -73,12 +73,8 @@ struct SQLUserRepository: UserRepository {
     }
 
     func search(_ query: String, viewer: String?, limit: Int) async throws -> [UserRecord] {
-        func like(_ text: String) -> String {
-            text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-        }
-        let username = like(AccountRules.usernameKey(query)) + "%"
-        let folded = like(SearchText.fold(query))
+        let username = SQLText.likeEscaped(AccountRules.usernameKey(query)) + "%"
+        let folded = SQLText.likeEscaped(SearchText.fold(query))
         guard !folded.isEmpty || username != "%" else { return [] }
         var blocked: SQLQueryString = ""
         if let viewer {
@@ -109,7 +105,8 @@ struct SQLUserRepository: UserRepository {
             ).all()
             for row in rows {
                 try await setNameKey(
-                    try row.decode(column: "id", as: String.self), try row.decode(column: "display_name", as: String.self))
+                    try row.decode(column: "id", as: String.self),
+                    try row.decode(column: "display_name", as: String.self))
             }
             filled += rows.count
             if rows.count < 500 { return filled }

@@ -56,7 +56,8 @@ actor SpotifyClient {
             let token = try await validToken()
             var components = URLComponents(string: configuration.apiURL + "/v1/search")
             components?.queryItems = [
-                .init(name: "q", value: query), .init(name: "type", value: "track"), .init(name: "limit", value: "\(limit)"),
+                .init(name: "q", value: query), .init(name: "type", value: "track"),
+                .init(name: "limit", value: "\(limit)"),
             ]
             guard let url = components?.url?.absoluteString else { throw SpotifyError.malformed }
             var request = HTTPClientRequest(url: url)

@@ -1,5 +1,6 @@
-@testable import TonightCore
 import Testing
+
+@testable import TonightCore
 
 private func ad(_ id: String, _ patterns: [String], pages: Set<Int> = [1], style: Int = 0) throws -> AdCandidate {
     AdCandidate(id: id, patterns: try patterns.map { try FeedPattern($0) }, pages: pages, style: style)

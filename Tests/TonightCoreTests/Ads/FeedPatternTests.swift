@@ -1,5 +1,6 @@
-@testable import TonightCore
 import Testing
+
+@testable import TonightCore
 
 @Suite("FeedPattern")
 struct FeedPatternTests {
@@ -52,14 +53,16 @@ struct FeedPatternTests {
         #expect(!pattern.matches(kind: .all, name: "Halifax"))
     }
 
-    @Test("refusals", arguments: [
-        ("", FeedPattern.Error.empty, "empty"),
-        ("x:foo", .unknownKind("x"), "'x'"),
-        ("A:Halifax", .unknownKind("A"), "'a' (all), 'p' (pregame), 'v' (place)"),
-        ("a:(Halifax", .invalidRegex(.unmatchedOpeningParenthesis(offset: 0)), "never closed"),
-        ("v:Club\\1", .invalidRegex(.backreference(offset: 4)), "invalid regular expression"),
-        ("p*", .invalidRegex(.danglingQuantifier(offset: 0)), "nothing to repeat"),
-    ])
+    @Test(
+        "refusals",
+        arguments: [
+            ("", FeedPattern.Error.empty, "empty"),
+            ("x:foo", .unknownKind("x"), "'x'"),
+            ("A:Halifax", .unknownKind("A"), "'a' (all), 'p' (pregame), 'v' (place)"),
+            ("a:(Halifax", .invalidRegex(.unmatchedOpeningParenthesis(offset: 0)), "never closed"),
+            ("v:Club\\1", .invalidRegex(.backreference(offset: 4)), "invalid regular expression"),
+            ("p*", .invalidRegex(.danglingQuantifier(offset: 0)), "nothing to repeat"),
+        ])
     func refusals(_ text: String, _ expected: FeedPattern.Error, _ phrase: String) {
         do {
             _ = try FeedPattern(text)

@@ -1,5 +1,6 @@
-@testable import TonightCore
 import Testing
+
+@testable import TonightCore
 
 /// A catastrophic-backtracking pattern, an input, and the expected answer.
 struct BoundCase: Sendable, CustomTestStringConvertible {
@@ -14,16 +15,18 @@ private let manyA = String(repeating: "a", count: 50_000)
 
 @Suite("BoundedRegex linear step bound")
 struct RegexBoundTests {
-    @Test("catastrophic patterns finish within programSize × (n + 1) steps", arguments: [
-        BoundCase(pattern: "(a+)+$", input: String(repeating: "a", count: 20_000) + "!", expected: false),
-        BoundCase(pattern: "(a+)+$", input: String(repeating: "a", count: 20_000), expected: true),
-        BoundCase(pattern: "(a|aa)*b", input: manyA, expected: false),
-        BoundCase(pattern: "(a|aa)*b", input: manyA + "b", expected: true),
-        BoundCase(pattern: "(a*)*c", input: String(repeating: "a", count: 30_000), expected: false),
-        BoundCase(pattern: "(.*a){20}", input: String(repeating: "a", count: 10_000), expected: true),
-        BoundCase(pattern: "(.*a){20}", input: String(repeating: "ab", count: 5_000) + "c", expected: false),
-        BoundCase(pattern: "(x+x+)+y", input: String(repeating: "x", count: 10_000), expected: false),
-    ])
+    @Test(
+        "catastrophic patterns finish within programSize × (n + 1) steps",
+        arguments: [
+            BoundCase(pattern: "(a+)+$", input: String(repeating: "a", count: 20_000) + "!", expected: false),
+            BoundCase(pattern: "(a+)+$", input: String(repeating: "a", count: 20_000), expected: true),
+            BoundCase(pattern: "(a|aa)*b", input: manyA, expected: false),
+            BoundCase(pattern: "(a|aa)*b", input: manyA + "b", expected: true),
+            BoundCase(pattern: "(a*)*c", input: String(repeating: "a", count: 30_000), expected: false),
+            BoundCase(pattern: "(.*a){20}", input: String(repeating: "a", count: 10_000), expected: true),
+            BoundCase(pattern: "(.*a){20}", input: String(repeating: "ab", count: 5_000) + "c", expected: false),
+            BoundCase(pattern: "(x+x+)+y", input: String(repeating: "x", count: 10_000), expected: false),
+        ])
     func catastrophic(_ item: BoundCase) throws {
         let regex = try BoundedRegex(item.pattern)
         let result = regex.matchWithSteps(item.input)
@@ -32,9 +35,11 @@ struct RegexBoundTests {
         #expect(regex.stepBound(forInputLength: item.input.count) == regex.programSize * (item.input.count + 1))
     }
 
-    @Test("each extra input character costs the same number of steps", arguments: [
-        "(a+)+$", "(a|aa)*b", "(a*)*c", "(.*a){20}",
-    ])
+    @Test(
+        "each extra input character costs the same number of steps",
+        arguments: [
+            "(a+)+$", "(a|aa)*b", "(a*)*c", "(.*a){20}",
+        ])
     func linearGrowth(_ pattern: String) throws {
         let regex = try BoundedRegex(pattern)
         let steps = [1_000, 2_000, 3_000].map { regex.matchWithSteps(String(repeating: "a", count: $0)).steps }

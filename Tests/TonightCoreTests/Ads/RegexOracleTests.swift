@@ -1,6 +1,7 @@
 import Foundation
-@testable import TonightCore
 import Testing
+
+@testable import TonightCore
 
 /// Builds small random patterns within the supported syntax over a tiny alphabet.
 struct PatternGenerator {
@@ -23,7 +24,8 @@ struct PatternGenerator {
         case 3: return pattern(depth: depth - 1) + "|" + pattern(depth: depth - 1)
         case 4: return pick(["(", "(?:"]) + pattern(depth: depth - 1) + ")"
         case 5:
-            let body = Bool.random(using: &random)
+            let body =
+                Bool.random(using: &random)
                 ? pick(Self.atoms) : pick(["(", "(?:"]) + pattern(depth: depth - 1) + ")"
             return body + pick(Self.quantifiers) + (Int.random(in: 0..<4, using: &random) == 0 ? "?" : "")
         default:

@@ -17,7 +17,8 @@ import Testing
         try await withTemporaryDirectory { (scratch: String) async throws in
             let store = LocalBlobStore(root: scratch + "/store")
             try writeFile(scratch + "/a", Array(repeating: 7, count: 762))
-            try await store.put(key: "a.bin", from: scratch + "/a", contentType: "application/octet-stream", storageClass: nil)
+            try await store.put(
+                key: "a.bin", from: scratch + "/a", contentType: "application/octet-stream", storageClass: nil)
             let info = try #require(try await store.head(key: "a.bin"))
             let attributes = try FileManager.default.attributesOfItem(atPath: scratch + "/store/a.bin")
             let mtime = try #require(attributes[.modificationDate] as? Date)
@@ -27,7 +28,8 @@ import Testing
             #expect(abs(info.lastModified.timeIntervalSince(mtime)) < 0.001)
             // Replacing the file gives a new ETag even at the same size.
             try await Task.sleep(for: .milliseconds(20))
-            try await store.put(key: "a.bin", from: scratch + "/a", contentType: "application/octet-stream", storageClass: nil)
+            try await store.put(
+                key: "a.bin", from: scratch + "/a", contentType: "application/octet-stream", storageClass: nil)
             #expect(try await store.head(key: "a.bin")?.etag != info.etag)
         }
     }
@@ -91,7 +93,8 @@ import Testing
             #expect(try await store.list(prefix: "") == ["media/x.mp4"])
 
             // Uncancelled, the same put goes through whole.
-            try await store.put(key: "media/new.mp4", from: scratch + "/big", contentType: "video/mp4", storageClass: nil)
+            try await store.put(
+                key: "media/new.mp4", from: scratch + "/big", contentType: "video/mp4", storageClass: nil)
             #expect(digest(try await store.get(key: "media/new.mp4", range: nil).data) == digest(big))
             #expect(filesUnder(root) == ["media/new.mp4", "media/x.mp4"])
         }
@@ -101,7 +104,8 @@ import Testing
         try await withTemporaryDirectory { (scratch: String) async throws in
             let store = LocalBlobStore(root: scratch + "/store")
             await #expect {
-                try await store.put(key: "a.mp4", from: scratch + "/missing", contentType: "video/mp4", storageClass: nil)
+                try await store.put(
+                    key: "a.mp4", from: scratch + "/missing", contentType: "video/mp4", storageClass: nil)
             } throws: { error in
                 if case BlobError.server = error { return true }
                 return false

@@ -88,7 +88,8 @@ import Testing
         let dir = try Scratch()
         defer { dir.cleanup() }
         let input = dir.file("silent.mp4")
-        try await MediaFixture.ffmpeg(MediaFixture.testVideo + ["-t", "2", "-c:v", "libx264", "-preset", "ultrafast", input.path])
+        try await MediaFixture.ffmpeg(
+            MediaFixture.testVideo + ["-t", "2", "-c:v", "libx264", "-preset", "ultrafast", input.path])
 
         let result = try await processor.process(input: input, container: .mp4, workDirectory: dir.file("work"))
         #expect(!result.probe.hasAudio)
@@ -103,7 +104,9 @@ import Testing
         let input = dir.file("rotated.mp4")
         try await MediaFixture.mp4(plain, seconds: 2)
         // ffmpeg ≥ 6 has -display_rotation (counter-clockwise); 5.x maps the legacy tag to the same matrix.
-        let modern = try await MediaFixture.tryFFmpeg(["-display_rotation", "90", "-i", plain.path, "-c", "copy", input.path])
+        let modern = try await MediaFixture.tryFFmpeg([
+            "-display_rotation", "90", "-i", plain.path, "-c", "copy", input.path,
+        ])
         if !modern.succeeded {
             try await MediaFixture.ffmpeg(["-i", plain.path, "-c", "copy", "-metadata:s:v", "rotate=90", input.path])
         }

@@ -31,7 +31,8 @@ enum MediaFixture {
     /// Runs ffmpeg with `arguments`, whatever the outcome.
     static func tryFFmpeg(_ arguments: [String]) async throws -> ProcessOutput {
         let runner = ProcessRunner(timeout: .seconds(120))
-        return try await runner.run(try tools().ffmpeg, arguments: ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments)
+        return try await runner.run(
+            try tools().ffmpeg, arguments: ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments)
     }
 
     static let testVideo = ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25"]

@@ -7,9 +7,9 @@ import Testing
 @testable import TonightServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A throw-away moto S3 server (what `moto_server -H 127.0.0.1 -p <port>` runs), one per test,
@@ -150,7 +150,8 @@ final class MotoServer: @unchecked Sendable {
             let (status, output) = run(step)
             if status != 0 {
                 notes.append("`\(step.joined(separator: " "))` failed (\(status)): \(output.suffix(1500))")
-                return .missing("moto[server] ≥ 5.2.5 not found and could not be installed. " + notes.joined(separator: "; "))
+                return .missing(
+                    "moto[server] ≥ 5.2.5 not found and could not be installed. " + notes.joined(separator: "; "))
             }
         }
         switch check([venvPython]) {
@@ -183,7 +184,9 @@ final class MotoServer: @unchecked Sendable {
             return nil
         }
         let parts = line.dropFirst(2).split(separator: " ").map(String.init)
-        guard let interpreter = parts.first, FileManager.default.isExecutableFile(atPath: interpreter) else { return nil }
+        guard let interpreter = parts.first, FileManager.default.isExecutableFile(atPath: interpreter) else {
+            return nil
+        }
         return parts
     }
 
@@ -213,7 +216,9 @@ final class MotoServer: @unchecked Sendable {
         var lastError: Error = StartError(description: "not started")
         for _ in 0..<3 {
             let port = try freePort()
-            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(port)-\(UUID().uuidString).log").path
+            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "moto-\(port)-\(UUID().uuidString).log"
+            ).path
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python[0])
@@ -263,9 +268,9 @@ final class MotoServer: @unchecked Sendable {
 
     static func kernelChosenPort() throws -> Int {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw StartError(description: "socket() failed") }
         defer { close(fd) }
@@ -313,7 +318,8 @@ final class MotoServer: @unchecked Sendable {
         _ = try await iam(
             port: port, credentials: bootstrap,
             ["Action": "PutUserPolicy", "UserName": "blobs", "PolicyName": "s3-all", "PolicyDocument": policy])
-        let keyXML = try await iam(port: port, credentials: bootstrap, ["Action": "CreateAccessKey", "UserName": "blobs"])
+        let keyXML = try await iam(
+            port: port, credentials: bootstrap, ["Action": "CreateAccessKey", "UserName": "blobs"])
         guard let id = XMLScan.firstValue(of: "AccessKeyId", in: keyXML),
             let secret = XMLScan.firstValue(of: "SecretAccessKey", in: keyXML)
         else { throw StartError(description: "no access key in CreateAccessKey answer: \(keyXML)") }
@@ -375,7 +381,9 @@ func withMoto(_ body: (MotoServer) async throws -> Void) async throws {
 /// Suite trait: enabled only when moto_server can be found or installed (the reason is printed otherwise).
 /// With `TONIGHT_TEST_REQUIRE_MOTO=1` (scripts/test sets it) the tests always run, and fail when
 /// moto is missing.
-let motoAvailable: ConditionTrait = .enabled("needs moto[server] >= 5.2.5 (pip); the reason it is missing is printed above") {
+let motoAvailable: ConditionTrait = .enabled(
+    "needs moto[server] >= 5.2.5 (pip); the reason it is missing is printed above"
+) {
     if ProcessInfo.processInfo.environment["TONIGHT_TEST_REQUIRE_MOTO"] == "1" { return true }
     return await MotoServer.python() != nil
 }

@@ -13,7 +13,8 @@ import Testing
 @Suite struct ProcessRunnerTests {
     @Test func capturesOutputAndExitStatus() async throws {
         let runner = ProcessRunner(timeout: .seconds(10))
-        let result = try await runner.run("/bin/sh", arguments: ["-c", "printf out; printf 'first\\nsecond' >&2; exit 3"])
+        let result = try await runner.run(
+            "/bin/sh", arguments: ["-c", "printf out; printf 'first\\nsecond' >&2; exit 3"])
         #expect(result.status == 3 && !result.terminatedBySignal && !result.succeeded)
         #expect(String(decoding: result.stdout, as: UTF8.self) == "out")
         #expect(result.firstErrorLine == "first")

@@ -23,7 +23,8 @@ import Testing
                 let store = moto.store()
                 let bytes = pseudoRandomBytes(count: 3 * 1024 * 1024, seed: 3)
                 try writeFile(scratch + "/f", bytes)
-                try await store.put(key: "media/2026/11/f.mp4", from: scratch + "/f", contentType: "video/mp4", storageClass: nil)
+                try await store.put(
+                    key: "media/2026/11/f.mp4", from: scratch + "/f", contentType: "video/mp4", storageClass: nil)
                 let info = try #require(try await store.head(key: "media/2026/11/f.mp4"))
                 #expect(info.size == 3 * 1024 * 1024)
                 // A single-part upload's ETag is the MD5 of the bytes (quotes stripped).
@@ -50,7 +51,10 @@ import Testing
                 #expect(second.keys == ["media/2026/11/b.mp4"])
                 #expect(second.nextContinuationToken == nil)
 
-                #expect(try await store.list(prefix: "media/2026/11/", maxKeys: 1) == ["media/2026/11/a.mp4", "media/2026/11/b.mp4"])
+                #expect(
+                    try await store.list(prefix: "media/2026/11/", maxKeys: 1) == [
+                        "media/2026/11/a.mp4", "media/2026/11/b.mp4",
+                    ])
                 #expect(try await store.list(prefix: "media/", maxKeys: 1).count == 3)
                 #expect(try await store.list(prefix: "").count == 4)
                 #expect(try await store.list(prefix: "nothing/") == [])
@@ -64,9 +68,11 @@ import Testing
                 let store = moto.store()
                 let bytes = pseudoRandomBytes(count: 300_000, seed: 9)
                 try writeFile(scratch + "/f", bytes)
-                try await store.put(key: "media/2026/11/p.mp4", from: scratch + "/f", contentType: "video/mp4", storageClass: nil)
+                try await store.put(
+                    key: "media/2026/11/p.mp4", from: scratch + "/f", contentType: "video/mp4", storageClass: nil)
                 let url = store.presignedGET(key: "media/2026/11/p.mp4", expires: 300)
-                #expect(url.absoluteString.hasPrefix("\(moto.endpoint.absoluteString)/\(moto.bucket)/media/2026/11/p.mp4?"))
+                #expect(
+                    url.absoluteString.hasPrefix("\(moto.endpoint.absoluteString)/\(moto.bucket)/media/2026/11/p.mp4?"))
                 #expect(url.query?.contains("X-Amz-Signature=") == true)
 
                 // moto never checks presigned signatures, and with its auth switched on it fails any
@@ -124,7 +130,8 @@ import Testing
         try await withMoto { (moto: MotoServer) async throws in
             try await withTemporaryDirectory { (scratch: String) async throws in
                 try writeFile(scratch + "/f", Array("secret".utf8))
-                try await moto.store().put(key: "a.txt", from: scratch + "/f", contentType: "text/plain", storageClass: nil)
+                try await moto.store().put(
+                    key: "a.txt", from: scratch + "/f", contentType: "text/plain", storageClass: nil)
                 let bad = moto.store(secret: moto.credentials.secretAccessKey + "x")
                 func is403(_ error: any Error) -> Bool {
                     if case BlobError.server(status: 403, _) = error { return true }
@@ -133,9 +140,11 @@ import Testing
                 await #expect(performing: { try await bad.get(key: "a.txt", range: nil) }, throws: is403)
                 await #expect(performing: { try await bad.head(key: "a.txt") }, throws: is403)
                 await #expect(performing: { try await bad.list(prefix: "") }, throws: is403)
-                await #expect(performing: {
-                    try await bad.put(key: "b.txt", from: scratch + "/f", contentType: "text/plain", storageClass: nil)
-                }, throws: is403)
+                await #expect(
+                    performing: {
+                        try await bad.put(
+                            key: "b.txt", from: scratch + "/f", contentType: "text/plain", storageClass: nil)
+                    }, throws: is403)
                 do {
                     _ = try await bad.get(key: "a.txt", range: nil)
                 } catch BlobError.server(_, let message) {
@@ -153,8 +162,11 @@ import Testing
             try await withTemporaryDirectory { (scratch: String) async throws in
                 let store = moto.store()
                 try writeFile(scratch + "/f", Array(repeating: 1, count: 1000))
-                try await store.put(key: "cold.bin", from: scratch + "/f", contentType: "application/octet-stream", storageClass: "REDUCED_REDUNDANCY")
-                try await store.put(key: "hot.bin", from: scratch + "/f", contentType: "application/octet-stream", storageClass: nil)
+                try await store.put(
+                    key: "cold.bin", from: scratch + "/f", contentType: "application/octet-stream",
+                    storageClass: "REDUCED_REDUNDANCY")
+                try await store.put(
+                    key: "hot.bin", from: scratch + "/f", contentType: "application/octet-stream", storageClass: nil)
                 #expect(try await store.storageClass(key: "cold.bin") == "REDUCED_REDUNDANCY")
                 #expect(try await store.storageClass(key: "hot.bin") == "STANDARD")
                 #expect(try await store.storageClass(key: "missing.bin") == nil)

@@ -12,17 +12,21 @@ import Testing
     @Test("posts store, process, serve and delete their media on S3", arguments: Backend.available)
     func postsOnS3(_ backend: Backend) async throws {
         try await withMoto { (moto: MotoServer) async throws in
-            try await withApp(backend, configure: { config in
-                config.mediaStorage = "s3"
-                config.s3Endpoint = moto.endpoint.absoluteString
-                config.s3Bucket = moto.bucket
-                config.s3AccessKey = moto.credentials.accessKeyID
-                config.s3SecretKey = moto.credentials.secretAccessKey
-                config.s3StorageClass = "REDUCED_REDUNDANCY"
-            }) { services, client in
+            try await withApp(
+                backend,
+                configure: { config in
+                    config.mediaStorage = "s3"
+                    config.s3Endpoint = moto.endpoint.absoluteString
+                    config.s3Bucket = moto.bucket
+                    config.s3AccessKey = moto.credentials.accessKeyID
+                    config.s3SecretKey = moto.credentials.secretAccessKey
+                    config.s3StorageClass = "REDUCED_REDUNDANCY"
+                }
+            ) { services, client in
                 #expect(services.posts.blobs is S3BlobStore)
                 let alice = try await client.member("alice")
-                let created = try await client.upload(try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                let created = try await client.upload(
+                    try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
                 #expect(created.status == .created, "\(created.text)")
                 let id = created.json["id"] as? String ?? ""
                 let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
