@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 @testable import TonightServer
@@ -127,5 +128,59 @@ struct PromotionsRouteTests {
             #expect(try await client.send(.delete, "/v1/ads/\(id)", token: admin).status == .noContent)
             #expect(try await adURLs(cityPath) == ["https://ads.example/a:.*"])
         }
+    }
+
+    @Test(
+        "ad creatives: an uploaded image or sandboxed HTML page becomes the ad's media; anything else is refused",
+        arguments: Backend.available)
+    func creatives(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let admin = try await admin(services, client)
+            let moderator = try await moderatorToken(services, client)
+            let created = try await client.send(
+                .post, "/v1/ads",
+                json: [
+                    "area": "Nova Scotia$CA", "mediaUrl": "https://ads.example/x", "feeds": ["a:.*"], "pages": [1],
+                    "style": 0,
+                ],
+                token: admin)
+            let id = created.json["id"] as? String ?? ""
+            func upload(_ bytes: [UInt8], token: String) async throws -> TestResponse {
+                let (body, type) = multipartBody([:], file: bytes, filename: "ad.bin", type: "application/octet-stream")
+                return try await client.execute(
+                    uri: "/v1/ads/\(id)/creative", method: .put,
+                    headers: [.contentType: type, .authorization: "Bearer \(token)"], body: body.renamingPart())
+            }
+            #expect(try await upload(Array("<p>hi</p>".utf8), token: moderator).status == .forbidden)
+            let zip = try await upload([0x50, 0x4B, 0x03, 0x04, 0xFF, 0xFE], token: admin)
+            #expect(zip.status == .unsupportedMediaType, "\(zip.text)")
+            let image = try await upload(try Clips.jpeg(), token: admin)
+            #expect(image.status == .ok, "\(image.text)")
+            let imageURL = image.json["mediaUrl"] as? String ?? ""
+            #expect(imageURL.hasPrefix("/v1/media/ads/\(id)/"))
+            let served = try await client.send(.get, imageURL)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/jpeg")
+            let page = try await upload(Array("<!doctype html><p>2-for-1 tonight</p>".utf8), token: admin)
+            #expect(page.status == .ok, "\(page.text)")
+            let html = try await client.send(.get, page.json["mediaUrl"] as? String ?? "")
+            #expect(html.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(html.headers[.contentSecurityPolicy]?.hasPrefix("sandbox") == true)
+            // The image it replaced is gone; deleting the ad removes the page too.
+            #expect(try await client.send(.get, imageURL).status == .notFound)
+            #expect(try await client.send(.delete, "/v1/ads/\(id)", token: admin).status == .noContent)
+            #expect(try await services.posts.blobs.list(prefix: "ads/").isEmpty)
+        }
+    }
+}
+
+extension ByteBuffer {
+    /// A multipart body from ``multipartBody`` with its file part named `file` instead of `media`.
+    fileprivate func renamingPart() -> ByteBuffer {
+        var bytes = Array(readableBytesView)
+        let from = Array("name=\"media\"".utf8), to = Array("name=\"file\"".utf8)
+        if let start = bytes.indices.first(where: { bytes[$0...].starts(with: from) }) {
+            bytes.replaceSubrange(start..<start + from.count, with: to)
+        }
+        return ByteBuffer(bytes: bytes)
     }
 }

@@ -4713,5 +4713,21 @@ extension Components {
                 case appVersion
             }
         }
+        /// - Remark: Generated from `#/components/schemas/AdCreativeUpload`.
+        @frozen public enum AdCreativeUpload: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/schemas/AdCreativeUpload/file`.
+            public struct FilePayload: Sendable, Hashable {
+                public var body: OpenAPIRuntime.HTTPBody
+                /// Creates a new `FilePayload`.
+                ///
+                /// - Parameters:
+                ///   - body:
+                public init(body: OpenAPIRuntime.HTTPBody) {
+                    self.body = body
+                }
+            }
+            case file(OpenAPIRuntime.MultipartPart<Components.Schemas.AdCreativeUpload.FilePayload>)
+            case undocumented(OpenAPIRuntime.MultipartRawPart)
+        }
     }
 }

@@ -581,6 +581,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/moderation/users/{userId}/ban`.
     /// - Remark: Generated from `#/paths//v1/moderation/users/{userId}/ban/delete(unbanUser)`.
     func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output
+    /// Upload the ad itself (admins): a JPEG or PNG image, or an HTML page (UTF-8, at most the request body limit). The ad's `mediaUrl` becomes the stored file's URL. HTML is served with a sandboxing Content-Security-Policy (no scripts, no forms, same-origin off).
+    ///
+    /// - Remark: HTTP `PUT /v1/ads/{adId}/creative`.
+    /// - Remark: Generated from `#/paths//v1/ads/{adId}/creative/put(uploadAdCreative)`.
+    func uploadAdCreative(_ input: Operations.UploadAdCreative.Input) async throws -> Operations.UploadAdCreative.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1961,6 +1966,21 @@ extension APIProtocol {
         try await unbanUser(Operations.UnbanUser.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Upload the ad itself (admins): a JPEG or PNG image, or an HTML page (UTF-8, at most the request body limit). The ad's `mediaUrl` becomes the stored file's URL. HTML is served with a sandboxing Content-Security-Policy (no scripts, no forms, same-origin off).
+    ///
+    /// - Remark: HTTP `PUT /v1/ads/{adId}/creative`.
+    /// - Remark: Generated from `#/paths//v1/ads/{adId}/creative/put(uploadAdCreative)`.
+    public func uploadAdCreative(
+        path: Operations.UploadAdCreative.Input.Path,
+        headers: Operations.UploadAdCreative.Input.Headers = .init(),
+        body: Operations.UploadAdCreative.Input.Body
+    ) async throws -> Operations.UploadAdCreative.Output {
+        try await uploadAdCreative(Operations.UploadAdCreative.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
 }

@@ -78,7 +78,8 @@ extension APIHandlers {
     func listAds(_ input: Operations.ListAds.Input) async throws -> Operations.ListAds.Output {
         try await answer {
             _ = try RequestInfo.requireAdmin()
-            return .ok(.init(body: .json(.init(items: try await promotions.ads().map(Components.Schemas.Ad.init)))))
+            let items = try await promotions.ads().map { Components.Schemas.Ad($0, urls: postService.urls) }
+            return .ok(.init(body: .json(.init(items: items))))
         }
     }
 
@@ -109,7 +110,7 @@ extension APIHandlers {
                 id: Identifier.make(), area: body.area, mediaURL: body.mediaUrl, feeds: body.feeds,
                 pages: Array(Set(body.pages)).sorted(), style: body.style.rawValue, createdAt: Clock.millis())
             try await promotions.addAd(ad)
-            return .created(.init(body: .json(.init(ad))))
+            return .created(.init(body: .json(.init(ad, urls: postService.urls))))
         }
     }
 
@@ -117,8 +118,74 @@ extension APIHandlers {
         try await answer {
             _ = try RequestInfo.requireAdmin()
             try await promotions.deleteAd(id: input.path.adId)
+            if BlobKey.isValidPrefix("ads/\(input.path.adId)/") {
+                for key in try await postService.blobs.list(prefix: "ads/\(input.path.adId)/") {
+                    try await postService.blobs.delete(key: key)
+                }
+            }
             return .noContent(.init())
         }
+    }
+
+    func uploadAdCreative(_ input: Operations.UploadAdCreative.Input) async throws
+        -> Operations.UploadAdCreative.Output
+    {
+        try await answer {
+            _ = try RequestInfo.requireAdmin()
+            guard let ad = try await promotions.ad(id: input.path.adId) else { throw APIError.notFound("No such ad.") }
+            guard case .multipartForm(let form) = input.body else {
+                throw APIError.badRequest("Send multipart/form-data.")
+            }
+            var bytes: [UInt8]?
+            do {
+                for try await part in form {
+                    if case .file(let file) = part {
+                        bytes = Array(
+                            try await file.payload.body.collect(upTo: config.bodyLimit, using: .init())
+                                .readableBytesView)
+                    }
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError.badRequest("The upload could not be read: \(error)", code: "invalid_upload")
+            }
+            guard let bytes, !bytes.isEmpty else {
+                throw APIError.validation([
+                    .init(field: "file", code: "required", message: "Attach the ad's image or page.")
+                ])
+            }
+            let (ext, type): (String, String)
+            switch ContainerSniffer.sniff(Array(bytes.prefix(64))) {
+            case .jpeg: (ext, type) = ("jpg", "image/jpeg")
+            case .png: (ext, type) = ("png", "image/png")
+            default:
+                guard Self.looksLikeHTML(bytes) else {
+                    throw APIError(
+                        status: 415, code: "unsupported_media", detail: "Upload a JPEG or PNG image, or an HTML page.")
+                }
+                (ext, type) = ("html", "text/html; charset=utf-8")
+            }
+            let key = "ads/\(ad.id)/creative-\(Identifier.make()).\(ext)"
+            let file = config.uploadDirectory + "/" + Identifier.make() + ".ad"
+            try FileManager.default.createDirectory(atPath: config.uploadDirectory, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let old = try await postService.blobs.list(prefix: "ads/\(ad.id)/")
+            try await postService.blobs.put(key: key, from: file, contentType: type, storageClass: nil)
+            // Stored unsigned; signed whenever it is handed out.
+            try await promotions.setAdMedia(id: ad.id, url: MediaURLs.prefix + key)
+            for stale in old { try? await postService.blobs.delete(key: stale) }
+            guard let stored = try await promotions.ad(id: ad.id) else { throw APIError.notFound("No such ad.") }
+            return .ok(.init(body: .json(.init(stored, urls: postService.urls))))
+        }
+    }
+
+    /// Whether bytes are a UTF-8 HTML page: valid UTF-8 whose first non-space character is `<`.
+    static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+        return text.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" }).first == "<"
+            && TextRules.isClean(text, multiline: true)
     }
 
     /// The ads for page `page` of a venue, city or pregame feed in `cityKey`'s region.
@@ -149,9 +216,10 @@ extension Components.Schemas.Promotion {
 }
 
 extension Components.Schemas.Ad {
-    init(_ ad: AdRecord) {
+    init(_ ad: AdRecord, urls: MediaURLs) {
         self.init(
-            id: ad.id, area: ad.area, mediaUrl: ad.mediaURL, feeds: ad.feeds, pages: ad.pages, style: ad.style,
+            id: ad.id, area: ad.area, mediaUrl: urls.resolve(ad.mediaURL), feeds: ad.feeds, pages: ad.pages,
+            style: ad.style,
             createdAt: Clock.date(ad.createdAt))
     }
 }

@@ -1100,3 +1100,16 @@ extension Operations.UnbanUser.Output: ProblemOutput {
         }
     }
 }
+extension Operations.UploadAdCreative.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        case 404: .notFound(e.response())
+        case 413: .contentTooLarge(e.response())
+        case 415: .unsupportedMediaType(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

@@ -43,6 +43,12 @@ struct MediaRoutes: Sendable {
             .lastModified: Self.httpDate(info.lastModified),
             .cacheControl: urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
         ]
+        if key.hasSuffix(".html") {
+            // Uploaded ad pages: no scripts, forms, plugins or same-origin access.
+            headers[.contentSecurityPolicy] =
+                "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'"
+            headers[.xContentTypeOptions] = "nosniff"
+        }
         if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
             return Response(status: .notModified, headers: headers)
         }

@@ -32,6 +32,12 @@ struct MediaURLs: Sendable {
         return Self.prefix + blobKey + "?expires=\(expires)&sig=" + Self.signature(blobKey, expires, key)
     }
 
+    /// A stored link as clients get it: our own media paths (`/v1/media/<key>`) signed now,
+    /// anything else (an advertiser's https page) as is.
+    func resolve(_ link: String, now: Date = Date()) -> String {
+        link.hasPrefix(Self.prefix) ? url(for: String(link.dropFirst(Self.prefix.count)), now: now) : link
+    }
+
     /// Whether a request for `blobKey` may be served: always when unsigned; otherwise with a valid,
     /// unexpired signature.
     func allows(_ blobKey: String, expires: String?, sig: String?, now: Date = Date()) -> Bool {

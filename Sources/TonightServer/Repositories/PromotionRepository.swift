@@ -43,6 +43,8 @@ protocol PromotionRepository: Sendable {
     func liveness(city: String, since: Int64) async throws -> [String: PlaceLiveness]
     func addAd(_ ad: AdRecord) async throws
     func deleteAd(id: String) async throws
+    func ad(id: String) async throws -> AdRecord?
+    func setAdMedia(id: String, url: String) async throws
     func ads() async throws -> [AdRecord]
     /// The ads of one area (`region$country`).
     func ads(area: String) async throws -> [AdRecord]
@@ -138,6 +140,16 @@ struct SQLPromotionRepository: PromotionRepository {
 
     func deleteAd(id: String) async throws {
         try await database.write { db in try await db.raw("DELETE FROM ads WHERE id = \(bind: id)").run() }
+    }
+
+    func ad(id: String) async throws -> AdRecord? {
+        try await db.raw("SELECT * FROM ads WHERE id = \(bind: id)").first().map(Self.decodeAd)
+    }
+
+    func setAdMedia(id: String, url: String) async throws {
+        try await database.write { db in
+            try await db.raw("UPDATE ads SET media_url = \(bind: url) WHERE id = \(bind: id)").run()
+        }
     }
 
     func ads() async throws -> [AdRecord] {

@@ -33,6 +33,7 @@ struct CreatePromotions: Migration {
                 ? [
                     "CREATE TRIGGER feed_ads_insert AFTER INSERT ON ads BEGIN UPDATE feed_version SET version = version + 1 WHERE id = 1; END",
                     "CREATE TRIGGER feed_ads_delete AFTER DELETE ON ads BEGIN UPDATE feed_version SET version = version + 1 WHERE id = 1; END",
+                    "CREATE TRIGGER feed_ads_update AFTER UPDATE ON ads BEGIN UPDATE feed_version SET version = version + 1 WHERE id = 1; END",
                 ] : [])
     }
 }
