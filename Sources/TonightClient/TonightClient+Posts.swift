@@ -160,3 +160,28 @@ extension TonightClient {
         try await call { _ = try await api.recordViews(body: .json(.init(postIds: postIDs))).noContent }
     }
 }
+
+extension TonightClient {
+    /// Songs for a post (Spotify when the server has credentials, else songs used on Tonight).
+    public func searchSongs(_ query: String, limit: Int? = nil) async throws -> [SongResult] {
+        try await call { try await api.searchSongs(query: .init(q: query, limit: limit)).ok.body.json.items }
+    }
+
+    /// People whose username or display name starts with `query`.
+    public func searchUsers(_ query: String, limit: Int? = nil) async throws -> [PublicProfile] {
+        try await call { try await api.searchUsers(query: .init(q: query, limit: limit)).ok.body.json.items }
+    }
+
+    /// A city's venues for the hub: promoted first, then the liveliest.
+    public func cityHub(_ cityKey: String, near: (lat: Double, lon: Double)? = nil, cursor: String? = nil)
+        async throws -> Page<HubPlace>
+    {
+        try await call {
+            let page = try await api.cityHub(
+                path: .init(cityKey: cityKey),
+                query: .init(near: near.map { "\($0.lat),\($0.lon)" }, cursor: cursor)
+            ).ok.body.json
+            return Page(items: page.items, nextCursor: page.nextCursor)
+        }
+    }
+}

@@ -83,3 +83,7 @@ public typealias VoteState = Components.Schemas.VoteState
 public typealias Comment = Components.Schemas.Comment
 /// Whether the caller follows a user, and their follower count.
 public typealias FollowState = Components.Schemas.FollowState
+/// A song found for a post, and where it came from.
+public typealias SongResult = Components.Schemas.SongResult
+/// A venue as the city hub lists it.
+public typealias HubPlace = Components.Schemas.HubPlace

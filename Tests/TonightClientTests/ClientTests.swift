@@ -375,6 +375,10 @@ struct ClientTests {
             #expect(try await ben.feed(.bookmarks).items.map(\.id) == [post.id])
             #expect(try await ben.follow("ana").following)
             #expect(try await ben.feed(.following).items.map(\.id) == [post.id])
+            #expect(try await ben.searchUsers("an").map(\.username) == ["ana"])
+            #expect(try await ben.searchSongs("song").map(\.title) == ["Song"])
+            let city = try #require(place.cityKey)
+            #expect(try await ben.cityHub(city).items.first?.clips == 1)
             try await ana.deletePost(post.id)
             #expect(try await ben.feed(.place(place.id)).items.isEmpty)
         }
