@@ -207,7 +207,12 @@ public func buildApplication(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout
     ).register(on: router)
-    MediaRoutes(blobs: services.posts.blobs, urls: services.posts.urls).register(on: router)
+    MediaRoutes(
+        blobs: services.posts.blobs, urls: services.posts.urls,
+        memory: config.mediaMemoryMB > 0
+            ? MediaMemoryCache(capacity: config.mediaMemoryMB << 20, largestFile: min(64, config.mediaMemoryMB) << 20)
+            : nil
+    ).register(on: router)
 
     var serviceList: [any Service] = [
         DatabaseCloser(database: services.database),

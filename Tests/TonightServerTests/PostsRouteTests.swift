@@ -331,6 +331,30 @@ struct PostsRouteTests {
         }
     }
 
+    @Test("media held in memory is never stale: a replaced or deleted file is read again or gone")
+    func mediaMemoryCache() async throws {
+        try await withApp(.sqlite) { services, client in
+            let file = Clips.directory + "/\(UUID().uuidString).bin"
+            func store(_ text: String) async throws {
+                FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
+                try await services.posts.blobs.put(
+                    key: "posts/x/video.mp4", from: file, contentType: "video/mp4", storageClass: nil)
+            }
+            try await store("first version")
+            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").text == "first version")
+            #expect(
+                try await client.send(.get, "/v1/media/posts/x/video.mp4", headers: [.range: "bytes=0-4"]).text
+                    == "first")
+            try await store("the second, longer version")
+            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").text == "the second, longer version")
+            #expect(
+                try await client.send(.get, "/v1/media/posts/x/video.mp4", headers: [.range: "bytes=-7"]).text
+                    == "version")
+            try await services.posts.blobs.delete(key: "posts/x/video.mp4")
+            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").status == .notFound)
+        }
+    }
+
     @Test("a truncated clip fails with a reason and leaves no blob", arguments: Backend.available)
     func truncatedClip(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in

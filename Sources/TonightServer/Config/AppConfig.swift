@@ -111,6 +111,9 @@ public struct AppConfig: Sendable {
     public var mediaSigningKey: String = ""
     /// How long a signed media URL stays valid, in seconds (`media.url.ttl`, default 6 hours).
     public var mediaURLTTL: Int = 6 * 3600
+    /// Megabytes of recently served media held in memory (`media.memory.mb`, default 256; 0: off);
+    /// files up to 64 MB are held.
+    public var mediaMemoryMB: Int = 256
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).
     public var ffmpegPath: String = ""
@@ -223,6 +226,7 @@ public struct AppConfig: Sendable {
         config.s3StorageClass = reader.string(forKey: "s3.storage.class", default: "")
         config.mediaSigningKey = reader.string(forKey: "media.signing.key", isSecret: true, default: "")
         config.mediaURLTTL = reader.int(forKey: "media.url.ttl", default: config.mediaURLTTL)
+        config.mediaMemoryMB = reader.int(forKey: "media.memory.mb", default: config.mediaMemoryMB)
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)

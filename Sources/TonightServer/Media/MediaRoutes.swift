@@ -13,6 +13,8 @@ import TonightCore
 struct MediaRoutes: Sendable {
     let blobs: any BlobStore
     let urls: MediaURLs
+    /// Hot files in memory (nil: every request reads the disk).
+    let memory: MediaMemoryCache?
     let fileIO = FileIO()
 
     func register(on router: Router<AppRequestContext>) {
@@ -62,6 +64,9 @@ struct MediaRoutes: Sendable {
         case .whole:
             headers[.contentLength] = String(size)
             if head || size == 0 { return Response(status: .ok, headers: headers) }
+            if let bytes = try await memory?.bytes(key: key, path: path, etag: info.etag, size: size) {
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+            }
             return Response(
                 status: .ok, headers: headers,
                 body: try await fileIO.loadFile(path: path, context: context, chunkLength: Self.chunk))
@@ -69,6 +74,11 @@ struct MediaRoutes: Sendable {
             headers[.contentRange] = "bytes \(lower)-\(upper)/\(size)"
             headers[.contentLength] = String(upper - lower + 1)
             if head { return Response(status: .partialContent, headers: headers) }
+            if let bytes = try await memory?.bytes(key: key, path: path, etag: info.etag, size: size),
+                let slice = bytes.getSlice(at: lower, length: upper - lower + 1)
+            {
+                return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: slice))
+            }
             return Response(
                 status: .partialContent, headers: headers,
                 body: try await fileIO.loadFile(
