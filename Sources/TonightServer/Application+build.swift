@@ -228,10 +228,18 @@ public func buildApplication(
             EventChangeNotifier(
                 database: services.database, notifier: services.notifier,
                 interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
+        // Media processing has a worker of its own, so a long transcode never holds up push
+        // notifications and reminders queued behind it.
+        let handlers = services.jobHandlers.merging(jobHandlers) { $1 }
+        let poll = Duration.milliseconds(max(10, config.jobPollMilliseconds))
         serviceList.append(
             JobWorker(
-                queue: services.jobs, handlers: services.jobHandlers.merging(jobHandlers) { $1 },
-                pollInterval: .milliseconds(max(10, config.jobPollMilliseconds)), logger: services.logger))
+                queue: services.jobs, handlers: handlers, pollInterval: poll, batchSize: 1,
+                lockDuration: 900, kinds: .only([PostService.processJob]), logger: services.logger))
+        serviceList.append(
+            JobWorker(
+                queue: services.jobs, handlers: handlers, pollInterval: poll, kinds: .except([PostService.processJob]),
+                logger: services.logger))
     }
     let logger = services.logger
     return Application(

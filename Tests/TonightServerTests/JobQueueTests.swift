@@ -98,6 +98,27 @@ struct JobQueueTests {
         try await services.database.shutdown()
     }
 
+    @Test("a worker takes only the kinds it is for", arguments: Backend.available)
+    func kinds(backend: Backend) async throws {
+        let services = try await open(try await testConfig(backend))
+        let log = RunLog()
+        let handlers: [String: JobHandler] = [
+            "slow": { job in log.record(job.kind) }, "push": { job in log.record(job.kind) },
+        ]
+        let slow = JobWorker(queue: services.jobs, handlers: handlers, kinds: .only(["slow"]), logger: services.logger)
+        let rest = JobWorker(
+            queue: services.jobs, handlers: handlers, kinds: .except(["slow"]), logger: services.logger)
+        try await services.jobs.enqueue("slow", payload: ["n": 1])
+        try await services.jobs.enqueue("push", payload: ["n": 2])
+        try await services.jobs.enqueue("slow", payload: ["n": 3])
+        #expect(try await rest.runOnce() == 1)
+        #expect(log.counts == ["push": 1])
+        #expect(try await rest.runOnce() == 0)
+        #expect(try await slow.runOnce() == 2)
+        #expect(log.counts == ["push": 1, "slow": 2])
+        try await services.database.shutdown()
+    }
+
     @Test(
         "a queued job survives a restart, and a crashed worker's job is picked up again", arguments: Backend.available)
     func survivesRestart(backend: Backend) async throws {
@@ -107,7 +128,7 @@ struct JobQueueTests {
         let crashed = try await services.jobs.enqueue("ok", payload: ["b": 2])
         // A worker claims `crashed` and dies without finishing (its lock lasts 60 s).
         let claimed = try await SQLJobRepository(db: services.database.sql, kind: services.database.kind).claim(
-            worker: "dead-worker", limit: 1, now: Clock.millis(), lockedUntil: Clock.millis() + 60_000)
+            worker: "dead-worker", limit: 1, now: Clock.millis(), lockedUntil: Clock.millis() + 60_000, kinds: .all)
         #expect(claimed.count == 1)
         try await services.database.shutdown()
 

@@ -39,14 +39,16 @@ public struct JobWorker: Service {
     let workerID: String
     let batchSize: Int
     let lockDuration: TimeInterval
+    let kinds: JobKinds
     let logger: Logger
 
     /// Creates a worker.
     public init(
         queue: JobQueue, handlers: [String: JobHandler], policy: RetryPolicy = .init(),
         pollInterval: Duration = .seconds(1), workerID: String = Identifier.make(), batchSize: Int = 10,
-        lockDuration: TimeInterval = 300, logger: Logger
+        lockDuration: TimeInterval = 300, kinds: JobKinds = .all, logger: Logger
     ) {
+        self.kinds = kinds
         self.repository = queue.repository
         self.handlers = handlers
         self.policy = policy
@@ -78,7 +80,7 @@ public struct JobWorker: Service {
     public func runOnce(now: Date = Date()) async throws -> Int {
         let jobs = try await repository.claim(
             worker: workerID, limit: batchSize, now: Clock.millis(now),
-            lockedUntil: Clock.millis(now.addingTimeInterval(lockDuration)))
+            lockedUntil: Clock.millis(now.addingTimeInterval(lockDuration)), kinds: kinds)
         for job in jobs { await execute(job, now: now) }
         return jobs.count
     }

@@ -29,7 +29,7 @@ protocol JobRepository: Sendable {
     func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws
     /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:
     /// `FOR UPDATE SKIP LOCKED` on PostgreSQL, a single atomic statement on SQLite.
-    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64) async throws -> [ClaimedJob]
+    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64, kinds: JobKinds) async throws -> [ClaimedJob]
     func complete(id: String, worker: String) async throws
     func retry(id: String, worker: String, runAt: Int64, error: String, now: Int64) async throws
     func bury(id: String, worker: String, error: String, now: Int64) async throws
@@ -51,15 +51,22 @@ struct SQLJobRepository: JobRepository {
         ).run()
     }
 
-    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64) async throws -> [ClaimedJob] {
+    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64, kinds: JobKinds) async throws -> [ClaimedJob]
+    {
         let lock = kind == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
+        let only: SQLQueryString
+        switch kinds {
+        case .all: only = ""
+        case .only(let set): only = " AND kind IN (\(binds: set.sorted()))"
+        case .except(let set): only = " AND kind NOT IN (\(binds: set.sorted()))"
+        }
         return try await db.raw(
             """
             UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = \(bind: worker),
                 locked_until = \(bind: lockedUntil), updated_at = \(bind: now)
             WHERE id IN (
                 SELECT id FROM jobs
-                WHERE (state = 'queued' AND run_at <= \(bind: now)) OR (state = 'running' AND locked_until < \(bind: now))
+                WHERE ((state = 'queued' AND run_at <= \(bind: now)) OR (state = 'running' AND locked_until < \(bind: now)))\(only)
                 ORDER BY run_at LIMIT \(bind: limit) \(unsafeRaw: lock)
             )
             RETURNING id, kind, payload, attempts, max_attempts
@@ -96,4 +103,11 @@ struct SQLJobRepository: JobRepository {
             "SELECT id, kind, state, attempts, max_attempts, run_at, last_error FROM jobs WHERE id = \(bind: id)"
         ).first()?.decode(model: JobRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
     }
+}
+
+/// Which kinds of jobs a worker takes.
+public enum JobKinds: Sendable {
+    case all
+    case only(Set<String>)
+    case except(Set<String>)
 }
