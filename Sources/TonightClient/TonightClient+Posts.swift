@@ -185,3 +185,18 @@ extension TonightClient {
         }
     }
 }
+
+extension TonightClient {
+    /// Reports usage events (up to 100 at a time); returns how many were stored.
+    @discardableResult
+    public func recordAnalytics(_ events: [AnalyticsEvent]) async throws -> Int {
+        try await call { try await api.recordAnalytics(body: .json(.init(events: events))).accepted.body.json.accepted }
+    }
+
+    /// Sends feedback about the app.
+    public func sendFeedback(_ text: String, email: String? = nil, appVersion: String? = nil) async throws {
+        try await call {
+            _ = try await api.sendFeedback(body: .json(.init(text: text, email: email, appVersion: appVersion))).created
+        }
+    }
+}

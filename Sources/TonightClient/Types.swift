@@ -87,3 +87,5 @@ public typealias FollowState = Components.Schemas.FollowState
 public typealias SongResult = Components.Schemas.SongResult
 /// A venue as the city hub lists it.
 public typealias HubPlace = Components.Schemas.HubPlace
+/// One usage event an app reports.
+public typealias AnalyticsEvent = Components.Schemas.AnalyticsEvent

@@ -379,6 +379,8 @@ struct ClientTests {
             #expect(try await ben.searchSongs("song").map(\.title) == ["Song"])
             let city = try #require(place.cityKey)
             #expect(try await ben.cityHub(city).items.first?.clips == 1)
+            #expect(try await ben.recordAnalytics([.init(name: "feed.open", time: Date(), city: city)]) == 1)
+            try await ben.sendFeedback("Love the venue feed")
             try await ana.deletePost(post.id)
             #expect(try await ben.feed(.place(place.id)).items.isEmpty)
         }

@@ -42,7 +42,7 @@ struct MediaRoutes: Sendable {
         let etag = "\"\(info.etag)\""
         var headers: HTTPFields = [
             .contentType: Self.contentType(of: key), .acceptRanges: "bytes", .eTag: etag,
-            .lastModified: Self.httpDate(info.lastModified),
+            .lastModified: HTTPDate.format(info.lastModified),
             .cacheControl: urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
         ]
         if key.hasSuffix(".html") {
@@ -100,13 +100,5 @@ struct MediaRoutes: Sendable {
         case "html": "text/html; charset=utf-8"
         default: "application/octet-stream"
         }
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
