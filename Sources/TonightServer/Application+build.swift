@@ -49,6 +49,8 @@ public struct AppServices: Sendable {
     let sweeper: PostSweeper
     /// Banned users.
     let bans: BanList
+    /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
+    let sessions: any SessionRepository
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -141,7 +143,7 @@ public struct AppServices: Sendable {
                 service: posts, uploadDirectory: config.uploadDirectory,
                 workDirectory: config.dataDirectory + "/tmp/media-work",
                 interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
-            bans: bans)
+            bans: bans, sessions: SQLSessionRepository(db: database.sql, database: database))
     }
 
     /// The job handlers by kind.
@@ -198,7 +200,7 @@ public func buildApplication(
             posts: services.posts.posts, logger: services.logger),
         promotions: SQLPromotionRepository(db: services.database.sql, database: services.database),
         analytics: SQLAnalyticsRepository(db: services.database.sql, database: services.database),
-        bans: services.bans, logins: services.logins,
+        bans: services.bans, logins: services.logins, sessions: services.sessions,
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(

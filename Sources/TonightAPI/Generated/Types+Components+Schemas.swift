@@ -1078,6 +1078,14 @@ extension Components {
             public var externalIds: Components.Schemas.Place.ExternalIdsPayload
             /// - Remark: Generated from `#/components/schemas/Place/distanceMeters`.
             public var distanceMeters: Swift.Double?
+            /// Opens the place in Apple Maps.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/appleMapsURL`.
+            public var appleMapsURL: Swift.String
+            /// Opens the place in Google Maps.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/googleMapsURL`.
+            public var googleMapsURL: Swift.String
             /// - Remark: Generated from `#/components/schemas/Place/createdAt`.
             public var createdAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Place/updatedAt`.
@@ -1099,6 +1107,8 @@ extension Components {
             ///   - website:
             ///   - externalIds: Ids in other systems, e.g. `osm`, `feed`, `discovery`.
             ///   - distanceMeters:
+            ///   - appleMapsURL: Opens the place in Apple Maps.
+            ///   - googleMapsURL: Opens the place in Google Maps.
             ///   - createdAt:
             ///   - updatedAt:
             public init(
@@ -1116,6 +1126,8 @@ extension Components {
                 website: Swift.String? = nil,
                 externalIds: Components.Schemas.Place.ExternalIdsPayload,
                 distanceMeters: Swift.Double? = nil,
+                appleMapsURL: Swift.String,
+                googleMapsURL: Swift.String,
                 createdAt: Foundation.Date,
                 updatedAt: Foundation.Date
             ) {
@@ -1133,6 +1145,8 @@ extension Components {
                 self.website = website
                 self.externalIds = externalIds
                 self.distanceMeters = distanceMeters
+                self.appleMapsURL = appleMapsURL
+                self.googleMapsURL = googleMapsURL
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
             }
@@ -1151,6 +1165,8 @@ extension Components {
                 case website
                 case externalIds
                 case distanceMeters
+                case appleMapsURL
+                case googleMapsURL
                 case createdAt
                 case updatedAt
             }
@@ -1457,6 +1473,7 @@ extension Components {
         @frozen public enum EventKind: String, Codable, Hashable, Sendable, CaseIterable {
             case show = "show"
             case party = "party"
+            case session = "session"
         }
         /// - Remark: Generated from `#/components/schemas/EventStatus`.
         @frozen public enum EventStatus: String, Codable, Hashable, Sendable, CaseIterable {
@@ -1632,6 +1649,8 @@ extension Components {
             public var changes: [Components.Schemas.EventChange]?
             /// - Remark: Generated from `#/components/schemas/Event/distanceMeters`.
             public var distanceMeters: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Event/session`.
+            public var session: Components.Schemas.SessionInfo?
             /// - Remark: Generated from `#/components/schemas/Event/createdAt`.
             public var createdAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Event/updatedAt`.
@@ -1662,6 +1681,7 @@ extension Components {
             ///   - myStatus:
             ///   - changes:
             ///   - distanceMeters:
+            ///   - session:
             ///   - createdAt:
             ///   - updatedAt:
             public init(
@@ -1688,6 +1708,7 @@ extension Components {
                 myStatus: Components.Schemas.AttendanceStatus? = nil,
                 changes: [Components.Schemas.EventChange]? = nil,
                 distanceMeters: Swift.Double? = nil,
+                session: Components.Schemas.SessionInfo? = nil,
                 createdAt: Foundation.Date,
                 updatedAt: Foundation.Date
             ) {
@@ -1714,6 +1735,7 @@ extension Components {
                 self.myStatus = myStatus
                 self.changes = changes
                 self.distanceMeters = distanceMeters
+                self.session = session
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
             }
@@ -1741,6 +1763,7 @@ extension Components {
                 case myStatus
                 case changes
                 case distanceMeters
+                case session
                 case createdAt
                 case updatedAt
             }
@@ -2668,6 +2691,9 @@ extension Components {
             case postComment = "postComment"
             case postVote = "postVote"
             case moderation = "moderation"
+            case sessionDeleted = "sessionDeleted"
+            case sessionReminder = "sessionReminder"
+            case digest = "digest"
         }
         /// - Remark: Generated from `#/components/schemas/Notification`.
         public struct Notification: Codable, Hashable, Sendable {
@@ -4728,6 +4754,729 @@ extension Components {
             }
             case file(OpenAPIRuntime.MultipartPart<Components.Schemas.AdCreativeUpload.FilePayload>)
             case undocumented(OpenAPIRuntime.MultipartRawPart)
+        }
+        /// - Remark: Generated from `#/components/schemas/SkillLevel`.
+        @frozen public enum SkillLevel: String, Codable, Hashable, Sendable, CaseIterable {
+            case beginner = "beginner"
+            case intermediate = "intermediate"
+            case advanced = "advanced"
+            case any = "any"
+        }
+        /// - Remark: Generated from `#/components/schemas/TimeOfDay`.
+        @frozen public enum TimeOfDay: String, Codable, Hashable, Sendable, CaseIterable {
+            case morning = "morning"
+            case afternoon = "afternoon"
+            case evening = "evening"
+            case night = "night"
+        }
+        /// - Remark: Generated from `#/components/schemas/Sport`.
+        public struct Sport: Codable, Hashable, Sendable {
+            /// Lower-case id, e.g. `basketball`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Sport/slug`.
+            public var slug: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Sport/name`.
+            public var name: Swift.String
+            /// An icon name (SF Symbols style) the app maps to its artwork.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Sport/icon`.
+            public var icon: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Sport/builtIn`.
+            public var builtIn: Swift.Bool
+            /// Creates a new `Sport`.
+            ///
+            /// - Parameters:
+            ///   - slug: Lower-case id, e.g. `basketball`.
+            ///   - name:
+            ///   - icon: An icon name (SF Symbols style) the app maps to its artwork.
+            ///   - builtIn:
+            public init(
+                slug: Swift.String,
+                name: Swift.String,
+                icon: Swift.String,
+                builtIn: Swift.Bool
+            ) {
+                self.slug = slug
+                self.name = name
+                self.icon = icon
+                self.builtIn = builtIn
+            }
+            public enum CodingKeys: String, CodingKey {
+                case slug
+                case name
+                case icon
+                case builtIn
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SportList`.
+        public struct SportList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SportList/items`.
+            public var items: [Components.Schemas.Sport]
+            /// Creates a new `SportList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.Sport]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SportInput`.
+        public struct SportInput: Codable, Hashable, Sendable {
+            /// a–z, 0–9 and `-`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SportInput/slug`.
+            public var slug: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SportInput/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SportInput/icon`.
+            public var icon: Swift.String?
+            /// Creates a new `SportInput`.
+            ///
+            /// - Parameters:
+            ///   - slug: a–z, 0–9 and `-`.
+            ///   - name:
+            ///   - icon:
+            public init(
+                slug: Swift.String,
+                name: Swift.String,
+                icon: Swift.String? = nil
+            ) {
+                self.slug = slug
+                self.name = name
+                self.icon = icon
+            }
+            public enum CodingKeys: String, CodingKey {
+                case slug
+                case name
+                case icon
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.slug = try container.decode(
+                    Swift.String.self,
+                    forKey: .slug
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.icon = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .icon
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "slug",
+                    "name",
+                    "icon"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SessionInfo`.
+        public struct SessionInfo: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/sport`.
+            public var sport: Components.Schemas.Sport
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/skill`.
+            public var skill: Components.Schemas.SkillLevel
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/capacity`.
+            public var capacity: Swift.Int
+            /// Players going
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/occupied`.
+            public var occupied: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/openSpots`.
+            public var openSpots: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SessionInfo/durationMinutes`.
+            public var durationMinutes: Swift.Int
+            /// Creates a new `SessionInfo`.
+            ///
+            /// - Parameters:
+            ///   - sport:
+            ///   - skill:
+            ///   - capacity:
+            ///   - occupied: Players going
+            ///   - openSpots:
+            ///   - durationMinutes:
+            public init(
+                sport: Components.Schemas.Sport,
+                skill: Components.Schemas.SkillLevel,
+                capacity: Swift.Int,
+                occupied: Swift.Int,
+                openSpots: Swift.Int,
+                durationMinutes: Swift.Int
+            ) {
+                self.sport = sport
+                self.skill = skill
+                self.capacity = capacity
+                self.occupied = occupied
+                self.openSpots = openSpots
+                self.durationMinutes = durationMinutes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sport
+                case skill
+                case capacity
+                case occupied
+                case openSpots
+                case durationMinutes
+            }
+        }
+        /// A place picked on a map (for example from geocoding) instead of a known venue.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Spot`.
+        public struct Spot: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Spot/location`.
+            public var location: Components.Schemas.GeoPoint
+            /// - Remark: Generated from `#/components/schemas/Spot/label`.
+            public var label: Swift.String
+            /// Creates a new `Spot`.
+            ///
+            /// - Parameters:
+            ///   - location:
+            ///   - label:
+            public init(
+                location: Components.Schemas.GeoPoint,
+                label: Swift.String
+            ) {
+                self.location = location
+                self.label = label
+            }
+            public enum CodingKeys: String, CodingKey {
+                case location
+                case label
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.location = try container.decode(
+                    Components.Schemas.GeoPoint.self,
+                    forKey: .location
+                )
+                self.label = try container.decode(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "location",
+                    "label"
+                ])
+            }
+        }
+        /// Exactly one of `placeId` and `spot`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SessionInput`.
+        public struct SessionInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionInput/sport`.
+            public var sport: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SessionInput/skill`.
+            public var skill: Components.Schemas.SkillLevel
+            /// Default: the sport's name and the skill.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionInput/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionInput/notes`.
+            public var notes: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionInput/placeId`.
+            public var placeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionInput/spot`.
+            public var spot: Components.Schemas.Spot?
+            /// The date at the place, YYYY-MM-DD.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionInput/localDate`.
+            public var localDate: Swift.String
+            /// `HH:MM` at the place.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionInput/localTime`.
+            public var localTime: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SessionInput/durationMinutes`.
+            public var durationMinutes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SessionInput/capacity`.
+            public var capacity: Swift.Int
+            /// Creates a new `SessionInput`.
+            ///
+            /// - Parameters:
+            ///   - sport:
+            ///   - skill:
+            ///   - name: Default: the sport's name and the skill.
+            ///   - notes:
+            ///   - placeId:
+            ///   - spot:
+            ///   - localDate: The date at the place, YYYY-MM-DD.
+            ///   - localTime: `HH:MM` at the place.
+            ///   - durationMinutes:
+            ///   - capacity:
+            public init(
+                sport: Swift.String,
+                skill: Components.Schemas.SkillLevel,
+                name: Swift.String? = nil,
+                notes: Swift.String? = nil,
+                placeId: Swift.String? = nil,
+                spot: Components.Schemas.Spot? = nil,
+                localDate: Swift.String,
+                localTime: Swift.String,
+                durationMinutes: Swift.Int,
+                capacity: Swift.Int
+            ) {
+                self.sport = sport
+                self.skill = skill
+                self.name = name
+                self.notes = notes
+                self.placeId = placeId
+                self.spot = spot
+                self.localDate = localDate
+                self.localTime = localTime
+                self.durationMinutes = durationMinutes
+                self.capacity = capacity
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sport
+                case skill
+                case name
+                case notes
+                case placeId
+                case spot
+                case localDate
+                case localTime
+                case durationMinutes
+                case capacity
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.sport = try container.decode(
+                    Swift.String.self,
+                    forKey: .sport
+                )
+                self.skill = try container.decode(
+                    Components.Schemas.SkillLevel.self,
+                    forKey: .skill
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.placeId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .placeId
+                )
+                self.spot = try container.decodeIfPresent(
+                    Components.Schemas.Spot.self,
+                    forKey: .spot
+                )
+                self.localDate = try container.decode(
+                    Swift.String.self,
+                    forKey: .localDate
+                )
+                self.localTime = try container.decode(
+                    Swift.String.self,
+                    forKey: .localTime
+                )
+                self.durationMinutes = try container.decode(
+                    Swift.Int.self,
+                    forKey: .durationMinutes
+                )
+                self.capacity = try container.decode(
+                    Swift.Int.self,
+                    forKey: .capacity
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "sport",
+                    "skill",
+                    "name",
+                    "notes",
+                    "placeId",
+                    "spot",
+                    "localDate",
+                    "localTime",
+                    "durationMinutes",
+                    "capacity"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SessionPatch`.
+        public struct SessionPatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/sport`.
+            public var sport: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/skill`.
+            public var skill: Components.Schemas.SkillLevel?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/notes`.
+            public var notes: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/placeId`.
+            public var placeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/spot`.
+            public var spot: Components.Schemas.Spot?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/localDate`.
+            public var localDate: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/localTime`.
+            public var localTime: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/durationMinutes`.
+            public var durationMinutes: Swift.Int?
+            /// Never below the players already going.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionPatch/capacity`.
+            public var capacity: Swift.Int?
+            /// Creates a new `SessionPatch`.
+            ///
+            /// - Parameters:
+            ///   - sport:
+            ///   - skill:
+            ///   - name:
+            ///   - notes:
+            ///   - placeId:
+            ///   - spot:
+            ///   - localDate:
+            ///   - localTime:
+            ///   - durationMinutes:
+            ///   - capacity: Never below the players already going.
+            public init(
+                sport: Swift.String? = nil,
+                skill: Components.Schemas.SkillLevel? = nil,
+                name: Swift.String? = nil,
+                notes: Swift.String? = nil,
+                placeId: Swift.String? = nil,
+                spot: Components.Schemas.Spot? = nil,
+                localDate: Swift.String? = nil,
+                localTime: Swift.String? = nil,
+                durationMinutes: Swift.Int? = nil,
+                capacity: Swift.Int? = nil
+            ) {
+                self.sport = sport
+                self.skill = skill
+                self.name = name
+                self.notes = notes
+                self.placeId = placeId
+                self.spot = spot
+                self.localDate = localDate
+                self.localTime = localTime
+                self.durationMinutes = durationMinutes
+                self.capacity = capacity
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sport
+                case skill
+                case name
+                case notes
+                case placeId
+                case spot
+                case localDate
+                case localTime
+                case durationMinutes
+                case capacity
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.sport = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .sport
+                )
+                self.skill = try container.decodeIfPresent(
+                    Components.Schemas.SkillLevel.self,
+                    forKey: .skill
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.placeId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .placeId
+                )
+                self.spot = try container.decodeIfPresent(
+                    Components.Schemas.Spot.self,
+                    forKey: .spot
+                )
+                self.localDate = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .localDate
+                )
+                self.localTime = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .localTime
+                )
+                self.durationMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationMinutes
+                )
+                self.capacity = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .capacity
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "sport",
+                    "skill",
+                    "name",
+                    "notes",
+                    "placeId",
+                    "spot",
+                    "localDate",
+                    "localTime",
+                    "durationMinutes",
+                    "capacity"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlayerList`.
+        public struct PlayerList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlayerList/items`.
+            public var items: [Components.Schemas.PublicProfile]
+            /// Creates a new `PlayerList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.PublicProfile]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CalendarDay`.
+        public struct CalendarDay: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CalendarDay/date`.
+            public var date: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CalendarDay/items`.
+            public var items: [Components.Schemas.Event]
+            /// Creates a new `CalendarDay`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - items:
+            public init(
+                date: Swift.String,
+                items: [Components.Schemas.Event]
+            ) {
+                self.date = date
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Calendar`.
+        public struct Calendar: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Calendar/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Calendar/days`.
+            public var days: [Components.Schemas.CalendarDay]
+            /// Creates a new `Calendar`.
+            ///
+            /// - Parameters:
+            ///   - timeZone:
+            ///   - days:
+            public init(
+                timeZone: Swift.String,
+                days: [Components.Schemas.CalendarDay]
+            ) {
+                self.timeZone = timeZone
+                self.days = days
+            }
+            public enum CodingKeys: String, CodingKey {
+                case timeZone
+                case days
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CalendarSubscription`.
+        public struct CalendarSubscription: Codable, Hashable, Sendable {
+            /// Path of the feed (`/v1/calendar/<token>`); keep it secret.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CalendarSubscription/url`.
+            public var url: Swift.String
+            /// Creates a new `CalendarSubscription`.
+            ///
+            /// - Parameters:
+            ///   - url: Path of the feed (`/v1/calendar/<token>`); keep it secret.
+            public init(url: Swift.String) {
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case url
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SportStats`.
+        public struct SportStats: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SportStats/sport`.
+            public var sport: Components.Schemas.Sport
+            /// - Remark: Generated from `#/components/schemas/SportStats/sessions`.
+            public var sessions: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SportStats/minutes`.
+            public var minutes: Swift.Int
+            /// Creates a new `SportStats`.
+            ///
+            /// - Parameters:
+            ///   - sport:
+            ///   - sessions:
+            ///   - minutes:
+            public init(
+                sport: Components.Schemas.Sport,
+                sessions: Swift.Int,
+                minutes: Swift.Int
+            ) {
+                self.sport = sport
+                self.sessions = sessions
+                self.minutes = minutes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sport
+                case sessions
+                case minutes
+            }
+        }
+        /// Sessions that have started and that the user plays in (going).
+        ///
+        /// - Remark: Generated from `#/components/schemas/PlayerStats`.
+        public struct PlayerStats: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/userId`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/sessionsPlayed`.
+            public var sessionsPlayed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/minutesPlayed`.
+            public var minutesPlayed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/hoursPlayed`.
+            public var hoursPlayed: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/distinctPlaymates`.
+            public var distinctPlaymates: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/friends`.
+            public var friends: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PlayerStats/sports`.
+            public var sports: [Components.Schemas.SportStats]
+            /// Creates a new `PlayerStats`.
+            ///
+            /// - Parameters:
+            ///   - userId:
+            ///   - sessionsPlayed:
+            ///   - minutesPlayed:
+            ///   - hoursPlayed:
+            ///   - distinctPlaymates:
+            ///   - friends:
+            ///   - sports:
+            public init(
+                userId: Swift.String,
+                sessionsPlayed: Swift.Int,
+                minutesPlayed: Swift.Int,
+                hoursPlayed: Swift.Double,
+                distinctPlaymates: Swift.Int,
+                friends: Swift.Int,
+                sports: [Components.Schemas.SportStats]
+            ) {
+                self.userId = userId
+                self.sessionsPlayed = sessionsPlayed
+                self.minutesPlayed = minutesPlayed
+                self.hoursPlayed = hoursPlayed
+                self.distinctPlaymates = distinctPlaymates
+                self.friends = friends
+                self.sports = sports
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId
+                case sessionsPlayed
+                case minutesPlayed
+                case hoursPlayed
+                case distinctPlaymates
+                case friends
+                case sports
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SessionRecommendation`.
+        public struct SessionRecommendation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionRecommendation/event`.
+            public var event: Components.Schemas.Event
+            /// - Remark: Generated from `#/components/schemas/SessionRecommendation/score`.
+            public var score: Swift.Double
+            /// Why it is recommended, one sentence each, strongest first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionRecommendation/reasons`.
+            public var reasons: [Swift.String]
+            /// Creates a new `SessionRecommendation`.
+            ///
+            /// - Parameters:
+            ///   - event:
+            ///   - score:
+            ///   - reasons: Why it is recommended, one sentence each, strongest first.
+            public init(
+                event: Components.Schemas.Event,
+                score: Swift.Double,
+                reasons: [Swift.String]
+            ) {
+                self.event = event
+                self.score = score
+                self.reasons = reasons
+            }
+            public enum CodingKeys: String, CodingKey {
+                case event
+                case score
+                case reasons
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SessionRecommendationList`.
+        public struct SessionRecommendationList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionRecommendationList/items`.
+            public var items: [Components.Schemas.SessionRecommendation]
+            /// Creates a new `SessionRecommendationList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.SessionRecommendation]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DismissalReason`.
+        @frozen public enum DismissalReason: String, Codable, Hashable, Sendable, CaseIterable {
+            case sport = "sport"
+            case time = "time"
+            case distance = "distance"
+            case people = "people"
+        }
+        /// - Remark: Generated from `#/components/schemas/DismissalInput`.
+        public struct DismissalInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DismissalInput/eventId`.
+            public var eventId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DismissalInput/reason`.
+            public var reason: Components.Schemas.DismissalReason?
+            /// Creates a new `DismissalInput`.
+            ///
+            /// - Parameters:
+            ///   - eventId:
+            ///   - reason:
+            public init(
+                eventId: Swift.String,
+                reason: Components.Schemas.DismissalReason? = nil
+            ) {
+                self.eventId = eventId
+                self.reason = reason
+            }
+            public enum CodingKeys: String, CodingKey {
+                case eventId
+                case reason
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.eventId = try container.decode(
+                    Swift.String.self,
+                    forKey: .eventId
+                )
+                self.reason = try container.decodeIfPresent(
+                    Components.Schemas.DismissalReason.self,
+                    forKey: .reason
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "eventId",
+                    "reason"
+                ])
+            }
         }
     }
 }

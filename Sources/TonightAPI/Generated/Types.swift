@@ -586,6 +586,94 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/ads/{adId}/creative`.
     /// - Remark: Generated from `#/paths//v1/ads/{adId}/creative/put(uploadAdCreative)`.
     func uploadAdCreative(_ input: Operations.UploadAdCreative.Input) async throws -> Operations.UploadAdCreative.Output
+    /// The sports catalogue (built-in sports and those admins added), by name.
+    ///
+    /// - Remark: HTTP `GET /v1/sports`.
+    /// - Remark: Generated from `#/paths//v1/sports/get(listSports)`.
+    func listSports(_ input: Operations.ListSports.Input) async throws -> Operations.ListSports.Output
+    /// Add a sport to the catalogue (admins).
+    ///
+    /// - Remark: HTTP `POST /v1/sports`.
+    /// - Remark: Generated from `#/paths//v1/sports/post(createSport)`.
+    func createSport(_ input: Operations.CreateSport.Input) async throws -> Operations.CreateSport.Output
+    /// Sports sessions that have not started, with filters; sorted by start or distance.
+    ///
+    /// `sport` takes one or more sport slugs separated by commas. `from`/`to` are dates
+    /// (`YYYY-MM-DD`, inclusive) on each session's local calendar. `timeOfDay` keeps sessions whose
+    /// local start is in the morning (05–12), afternoon (12–17), evening (17–22) or night (22–05).
+    /// `openOnly` keeps sessions with a free spot; `withFriends` keeps those a friend of the caller
+    /// plays in (needs a signed-in caller). `near`+`radius` or `city` or `bbox` place the search.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions`.
+    /// - Remark: Generated from `#/paths//v1/sessions/get(searchSessions)`.
+    func searchSessions(_ input: Operations.SearchSessions.Input) async throws -> Operations.SearchSessions.Output
+    /// Create a sports session at a place or at a spot (coordinates and a label); the creator plays in it.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions`.
+    /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
+    func createSession(_ input: Operations.CreateSession.Input) async throws -> Operations.CreateSession.Output
+    /// Change a session (its creator; moderators for any). Place and start changes are recorded and told to players.
+    ///
+    /// - Remark: HTTP `PATCH /v1/sessions/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/patch(updateSession)`.
+    func updateSession(_ input: Operations.UpdateSession.Input) async throws -> Operations.UpdateSession.Output
+    /// Delete a session (its creator; moderators for any). Every other player is notified.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/delete(deleteSession)`.
+    func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output
+    /// Who plays in a session (attendance `going`), in the order they joined.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{eventId}/players`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/players/get(listSessionPlayers)`.
+    func listSessionPlayers(_ input: Operations.ListSessionPlayers.Input) async throws -> Operations.ListSessionPlayers.Output
+    /// Sessions and events the caller attends or organises, grouped by day in the caller's time zone.
+    ///
+    /// `from` and `to` are dates (inclusive, at most 92 days apart; default: today and the next 30
+    /// days). The time zone is `timeZone` if given, else the home city's, else UTC.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/calendar`.
+    /// - Remark: Generated from `#/paths//v1/me/calendar/get(getMyCalendar)`.
+    func getMyCalendar(_ input: Operations.GetMyCalendar.Input) async throws -> Operations.GetMyCalendar.Output
+    /// A secret iCalendar feed URL of the caller's calendar; asking again replaces the old URL.
+    ///
+    /// - Remark: HTTP `POST /v1/me/calendar/subscription`.
+    /// - Remark: Generated from `#/paths//v1/me/calendar/subscription/post(createCalendarSubscription)`.
+    func createCalendarSubscription(_ input: Operations.CreateCalendarSubscription.Input) async throws -> Operations.CreateCalendarSubscription.Output
+    /// The iCalendar feed behind a subscription URL (the token is the credential).
+    ///
+    /// - Remark: HTTP `GET /v1/calendar/{token}`.
+    /// - Remark: Generated from `#/paths//v1/calendar/{token}/get(getCalendarFeed)`.
+    func getCalendarFeed(_ input: Operations.GetCalendarFeed.Input) async throws -> Operations.GetCalendarFeed.Output
+    /// Sessions played per sport, hours played, distinct playmates and friends.
+    ///
+    /// - Remark: HTTP `GET /v1/users/{username}/stats`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/stats/get(getPlayerStats)`.
+    func getPlayerStats(_ input: Operations.GetPlayerStats.Input) async throws -> Operations.GetPlayerStats.Output
+    /// Replace the preferences quiz answers (fields left out are cleared).
+    ///
+    /// - Remark: HTTP `PUT /v1/me/preferences`.
+    /// - Remark: Generated from `#/paths//v1/me/preferences/put(putMyPreferences)`.
+    func putMyPreferences(_ input: Operations.PutMyPreferences.Input) async throws -> Operations.PutMyPreferences.Output
+    /// Sessions ranked for the caller by the weighted heuristic, each with its score and reasons.
+    ///
+    /// Candidates: sessions in the next 14 days within the caller's radius (preferences, default
+    /// 10 km) of `near` (default: the home city's centre), not full, not started, not already
+    /// joined, not dismissed, not in a sport the caller does not want. Ranked by
+    /// `5.2·sportWeight + 2.3·friends + 1.2·playersInPreferredGenders + 1.9·playersInPreferredAgeGroups`
+    /// (weights are configuration), less what the caller's dismissal reasons take off.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/recommendations/sessions`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/sessions/get(recommendSessions)`.
+    func recommendSessions(_ input: Operations.RecommendSessions.Input) async throws -> Operations.RecommendSessions.Output
+    /// Swipe a recommended session or event away, optionally saying why; it stops being recommended.
+    ///
+    /// - Remark: HTTP `POST /v1/me/recommendations/dismissals`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/dismissals/post(dismissRecommendation)`.
+    func dismissRecommendation(_ input: Operations.DismissRecommendation.Input) async throws -> Operations.DismissRecommendation.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1979,6 +2067,196 @@ extension APIProtocol {
     ) async throws -> Operations.UploadAdCreative.Output {
         try await uploadAdCreative(Operations.UploadAdCreative.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The sports catalogue (built-in sports and those admins added), by name.
+    ///
+    /// - Remark: HTTP `GET /v1/sports`.
+    /// - Remark: Generated from `#/paths//v1/sports/get(listSports)`.
+    public func listSports(headers: Operations.ListSports.Input.Headers = .init()) async throws -> Operations.ListSports.Output {
+        try await listSports(Operations.ListSports.Input(headers: headers))
+    }
+    /// Add a sport to the catalogue (admins).
+    ///
+    /// - Remark: HTTP `POST /v1/sports`.
+    /// - Remark: Generated from `#/paths//v1/sports/post(createSport)`.
+    public func createSport(
+        headers: Operations.CreateSport.Input.Headers = .init(),
+        body: Operations.CreateSport.Input.Body
+    ) async throws -> Operations.CreateSport.Output {
+        try await createSport(Operations.CreateSport.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sports sessions that have not started, with filters; sorted by start or distance.
+    ///
+    /// `sport` takes one or more sport slugs separated by commas. `from`/`to` are dates
+    /// (`YYYY-MM-DD`, inclusive) on each session's local calendar. `timeOfDay` keeps sessions whose
+    /// local start is in the morning (05–12), afternoon (12–17), evening (17–22) or night (22–05).
+    /// `openOnly` keeps sessions with a free spot; `withFriends` keeps those a friend of the caller
+    /// plays in (needs a signed-in caller). `near`+`radius` or `city` or `bbox` place the search.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions`.
+    /// - Remark: Generated from `#/paths//v1/sessions/get(searchSessions)`.
+    public func searchSessions(
+        query: Operations.SearchSessions.Input.Query = .init(),
+        headers: Operations.SearchSessions.Input.Headers = .init()
+    ) async throws -> Operations.SearchSessions.Output {
+        try await searchSessions(Operations.SearchSessions.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Create a sports session at a place or at a spot (coordinates and a label); the creator plays in it.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions`.
+    /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
+    public func createSession(
+        headers: Operations.CreateSession.Input.Headers = .init(),
+        body: Operations.CreateSession.Input.Body
+    ) async throws -> Operations.CreateSession.Output {
+        try await createSession(Operations.CreateSession.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Change a session (its creator; moderators for any). Place and start changes are recorded and told to players.
+    ///
+    /// - Remark: HTTP `PATCH /v1/sessions/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/patch(updateSession)`.
+    public func updateSession(
+        path: Operations.UpdateSession.Input.Path,
+        headers: Operations.UpdateSession.Input.Headers = .init(),
+        body: Operations.UpdateSession.Input.Body
+    ) async throws -> Operations.UpdateSession.Output {
+        try await updateSession(Operations.UpdateSession.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a session (its creator; moderators for any). Every other player is notified.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{eventId}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/delete(deleteSession)`.
+    public func deleteSession(
+        path: Operations.DeleteSession.Input.Path,
+        headers: Operations.DeleteSession.Input.Headers = .init()
+    ) async throws -> Operations.DeleteSession.Output {
+        try await deleteSession(Operations.DeleteSession.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Who plays in a session (attendance `going`), in the order they joined.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{eventId}/players`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{eventId}/players/get(listSessionPlayers)`.
+    public func listSessionPlayers(
+        path: Operations.ListSessionPlayers.Input.Path,
+        headers: Operations.ListSessionPlayers.Input.Headers = .init()
+    ) async throws -> Operations.ListSessionPlayers.Output {
+        try await listSessionPlayers(Operations.ListSessionPlayers.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sessions and events the caller attends or organises, grouped by day in the caller's time zone.
+    ///
+    /// `from` and `to` are dates (inclusive, at most 92 days apart; default: today and the next 30
+    /// days). The time zone is `timeZone` if given, else the home city's, else UTC.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/calendar`.
+    /// - Remark: Generated from `#/paths//v1/me/calendar/get(getMyCalendar)`.
+    public func getMyCalendar(
+        query: Operations.GetMyCalendar.Input.Query = .init(),
+        headers: Operations.GetMyCalendar.Input.Headers = .init()
+    ) async throws -> Operations.GetMyCalendar.Output {
+        try await getMyCalendar(Operations.GetMyCalendar.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A secret iCalendar feed URL of the caller's calendar; asking again replaces the old URL.
+    ///
+    /// - Remark: HTTP `POST /v1/me/calendar/subscription`.
+    /// - Remark: Generated from `#/paths//v1/me/calendar/subscription/post(createCalendarSubscription)`.
+    public func createCalendarSubscription(headers: Operations.CreateCalendarSubscription.Input.Headers = .init()) async throws -> Operations.CreateCalendarSubscription.Output {
+        try await createCalendarSubscription(Operations.CreateCalendarSubscription.Input(headers: headers))
+    }
+    /// The iCalendar feed behind a subscription URL (the token is the credential).
+    ///
+    /// - Remark: HTTP `GET /v1/calendar/{token}`.
+    /// - Remark: Generated from `#/paths//v1/calendar/{token}/get(getCalendarFeed)`.
+    public func getCalendarFeed(
+        path: Operations.GetCalendarFeed.Input.Path,
+        headers: Operations.GetCalendarFeed.Input.Headers = .init()
+    ) async throws -> Operations.GetCalendarFeed.Output {
+        try await getCalendarFeed(Operations.GetCalendarFeed.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sessions played per sport, hours played, distinct playmates and friends.
+    ///
+    /// - Remark: HTTP `GET /v1/users/{username}/stats`.
+    /// - Remark: Generated from `#/paths//v1/users/{username}/stats/get(getPlayerStats)`.
+    public func getPlayerStats(
+        path: Operations.GetPlayerStats.Input.Path,
+        headers: Operations.GetPlayerStats.Input.Headers = .init()
+    ) async throws -> Operations.GetPlayerStats.Output {
+        try await getPlayerStats(Operations.GetPlayerStats.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Replace the preferences quiz answers (fields left out are cleared).
+    ///
+    /// - Remark: HTTP `PUT /v1/me/preferences`.
+    /// - Remark: Generated from `#/paths//v1/me/preferences/put(putMyPreferences)`.
+    public func putMyPreferences(
+        headers: Operations.PutMyPreferences.Input.Headers = .init(),
+        body: Operations.PutMyPreferences.Input.Body
+    ) async throws -> Operations.PutMyPreferences.Output {
+        try await putMyPreferences(Operations.PutMyPreferences.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sessions ranked for the caller by the weighted heuristic, each with its score and reasons.
+    ///
+    /// Candidates: sessions in the next 14 days within the caller's radius (preferences, default
+    /// 10 km) of `near` (default: the home city's centre), not full, not started, not already
+    /// joined, not dismissed, not in a sport the caller does not want. Ranked by
+    /// `5.2·sportWeight + 2.3·friends + 1.2·playersInPreferredGenders + 1.9·playersInPreferredAgeGroups`
+    /// (weights are configuration), less what the caller's dismissal reasons take off.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/recommendations/sessions`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/sessions/get(recommendSessions)`.
+    public func recommendSessions(
+        query: Operations.RecommendSessions.Input.Query = .init(),
+        headers: Operations.RecommendSessions.Input.Headers = .init()
+    ) async throws -> Operations.RecommendSessions.Output {
+        try await recommendSessions(Operations.RecommendSessions.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Swipe a recommended session or event away, optionally saying why; it stops being recommended.
+    ///
+    /// - Remark: HTTP `POST /v1/me/recommendations/dismissals`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/dismissals/post(dismissRecommendation)`.
+    public func dismissRecommendation(
+        headers: Operations.DismissRecommendation.Input.Headers = .init(),
+        body: Operations.DismissRecommendation.Input.Body
+    ) async throws -> Operations.DismissRecommendation.Output {
+        try await dismissRecommendation(Operations.DismissRecommendation.Input(
             headers: headers,
             body: body
         ))

@@ -61,11 +61,40 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    private static func days(inMonth month: Int, year: Int) -> Int {
+    static func days(inMonth month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+}
+
+extension AgeGroup {
+    /// The birth dates of people in this bracket on `today`: after `after` (exclusive) and up to
+    /// `through` (inclusive); nil bounds are open. As `YYYY-MM-DD` text they compare like dates,
+    /// so SQL can count people of a bracket without computing ages.
+    public func birthDates(today: CalendarDate) -> (after: CalendarDate?, through: CalendarDate?) {
+        let (youngest, oldest): (Int, Int?) =
+            switch self {
+            case .under18: (0, 17)
+            case .from18to24: (18, 24)
+            case .from25to34: (25, 34)
+            case .from35to44: (35, 44)
+            case .from45to54: (45, 54)
+            case .over55: (55, nil)
+            }
+        let through = youngest == 0 ? nil : today.yearsEarlier(youngest)
+        let after = oldest.map { today.yearsEarlier($0 + 1) }
+        return (after, through)
+    }
+}
+
+extension CalendarDate {
+    /// The same day `years` earlier; 29 February becomes 28 February in a common year.
+    public func yearsEarlier(_ years: Int) -> CalendarDate {
+        let year = self.year - years
+        let day = min(self.day, CalendarDate.days(inMonth: month, year: year))
+        return CalendarDate(String(format: "%04d-%02d-%02d", year, month, day))!
     }
 }

@@ -23,13 +23,18 @@ public enum EventChangeText {
                 return "\(name) moved to \(dayName(date.weekday)) \(date)"
             }
             guard let instant = try? Date(newValue, strategy: .iso8601) else { return "\(name) has a new time" }
-            let date = LocalClock.localDate(of: instant, in: timeZone)
-            let time = LocalClock.localTime(of: instant, in: timeZone)
-            return "\(name) now starts \(dayName(date.weekday)) \(date) at "
-                + Digits.padded(time.hour, 2) + ":" + Digits.padded(time.minute, 2)
+            return "\(name) now starts \(when(instant, timeZone: timeZone))"
         default:
             return "\(name) changed"
         }
+    }
+
+    /// "Monday 2026-11-23 at 18:00" on the clock of `timeZone`.
+    public static func when(_ instant: Date, timeZone: TimeZone) -> String {
+        let date = LocalClock.localDate(of: instant, in: timeZone)
+        let time = LocalClock.localTime(of: instant, in: timeZone)
+        return "\(dayName(date.weekday)) \(date) at " + Digits.padded(time.hour, 2) + ":"
+            + Digits.padded(time.minute, 2)
     }
 
     private static func dayName(_ day: Weekday) -> String {

@@ -3,7 +3,7 @@ import TonightAPI
 import TonightCore
 
 extension APIHandlers {
-    var assembler: EventAssembler { EventAssembler(events: events, places: places, catalog: catalog) }
+    var assembler: EventAssembler { EventAssembler(events: events, places: places, catalog: catalog, sessions: sessions) }
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
         try await answer {
@@ -100,12 +100,19 @@ extension APIHandlers {
     func keysetPage(_ base: EventQuery, limit: Int, keep: (EventRecord) -> Bool) async throws
         -> ([EventRecord], String?)
     {
+        try await keysetPage(base, limit: limit, keepBatch: { $0.filter(keep) })
+    }
+
+    /// ``keysetPage(_:limit:keep:)`` with a filter that sees a whole batch (to read what it needs at once).
+    func keysetPage(
+        _ base: EventQuery, limit: Int, keepBatch: ([EventRecord]) async throws -> [EventRecord]
+    ) async throws -> ([EventRecord], String?) {
         var query = base
         query.limit = max(50, limit * 2)
         var kept: [EventRecord] = []
         while true {
             let batch = try await events.search(query)
-            for record in batch where keep(record) {
+            for record in try await keepBatch(batch) {
                 kept.append(record)
                 if kept.count == limit + 1 { break }
             }

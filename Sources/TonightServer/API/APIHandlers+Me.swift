@@ -16,7 +16,8 @@ extension APIHandlers {
             let caller = try RequestInfo.requireMember()
             guard case .json(let change) = input.body else { throw APIError.badRequest("Send JSON.") }
             guard var user = try await users.find(id: caller.userID) else { throw Self.accountGone }
-            try ProfileEdit.apply(change, to: &user, today: CalendarDate(date: Date()))
+            try ProfileEdit.apply(
+                change, to: &user, today: CalendarDate(date: Date()), sports: Set(try await assembler.sports().keys))
             user.updatedAt = Clock.millis()
             try await users.updateProfile(user)
             return .ok(.init(body: .json(try .init(user))))
@@ -46,7 +47,9 @@ extension APIHandlers {
 /// Validation and application of `PATCH /v1/me`, kept apart from I/O.
 enum ProfileEdit {
     /// Applies `change` to `user`, or throws a 400 listing every invalid field.
-    static func apply(_ change: Components.Schemas.UpdateMeRequest, to user: inout UserRecord, today: CalendarDate)
+    static func apply(
+        _ change: Components.Schemas.UpdateMeRequest, to user: inout UserRecord, today: CalendarDate, sports: Set<String>
+    )
         throws
     {
         var issues: [FieldIssue] = []
@@ -108,7 +111,7 @@ enum ProfileEdit {
         if let gender = change.gender { user.gender = gender.rawValue }
         if let show = change.showNameOnPosts { user.showNameOnPosts = show }
         if let preferences = change.preferences {
-            issues += PreferencesRules.issues(preferences)
+            issues += PreferencesRules.issues(preferences, sports: sports)
             user.preferences = PreferencesRules.merge(preferences, into: user.preferences)
         }
         if cleared.contains("displayName") { user.displayName = nil }
@@ -123,8 +126,17 @@ enum ProfileEdit {
 
 /// Rules for the preferences document, stored as JSON text on the user.
 enum PreferencesRules {
-    static func issues(_ p: Components.Schemas.Preferences) -> [FieldIssue] {
+    /// Range and list checks, and sports that are not in the catalogue (`sports`: known slugs).
+    static func issues(_ p: Components.Schemas.Preferences, sports: Set<String>) -> [FieldIssue] {
         var issues: [FieldIssue] = []
+        for (name, list) in [("sportsPlayed", p.sportsPlayed), ("sportsNotWanted", p.sportsNotWanted)] {
+            if let unknown = list?.first(where: { !sports.contains($0) }) {
+                issues.append(
+                    .init(
+                        field: "preferences.\(name)", code: "unknown_sport",
+                        message: "“\(unknown.prefix(60))” is not a sport slug; see GET /v1/sports."))
+            }
+        }
         if let radius = p.radiusMeters, !(100...500_000).contains(radius) {
             issues.append(
                 .init(field: "preferences.radiusMeters", code: "out_of_range", message: "Use 100–500000 metres."))

@@ -224,6 +224,8 @@ extension Components.Schemas.Place {
             openingHours: place.openingHours, openState: state, imageURL: place.imageURL, website: place.website,
             externalIds: .init(additionalProperties: external),
             distanceMeters: distance.map { ($0 * 10).rounded() / 10 },
+            appleMapsURL: MapLinks.apple(place.location, name: place.name),
+            googleMapsURL: MapLinks.google(place.location, name: place.name),
             createdAt: Clock.date(place.createdAt), updatedAt: Clock.date(place.updatedAt))
     }
 }

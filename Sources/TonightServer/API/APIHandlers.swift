@@ -28,6 +28,7 @@ struct APIHandlers: APIProtocol {
     let analytics: any AnalyticsRepository
     let bans: BanList
     let logins: any LoginRepository
+    let sessions: any SessionRepository
     let database: Database
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry

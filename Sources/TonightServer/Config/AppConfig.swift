@@ -138,6 +138,12 @@ public struct AppConfig: Sendable {
     public var spotifyAccountsURL: String = "https://accounts.spotify.com"
     /// See ``spotifyClientID``.
     public var spotifyAPIURL: String = "https://api.spotify.com"
+    /// Weights of the session recommendation formula and its dismissal penalty
+    /// (`sessions.weight.sport`, `.friends`, `.genders`, `.ages`, `.dismissal`).
+    public var sessionWeights = SessionWeights()
+    /// Minutes before a session's start its players are reminded (`sessions.reminder.minutes`,
+    /// default 60; 0: no reminders).
+    public var sessionReminderMinutes: Int = 60
     /// Trending score constants (`trending.*`), see ``TrendingScore``.
     public var trending = TrendingScore()
 
@@ -248,6 +254,18 @@ public struct AppConfig: Sendable {
         config.trending.gravity = reader.double(forKey: "trending.gravity", default: config.trending.gravity)
         config.trending.windowHours = reader.int(
             forKey: "trending.window.hours", default: config.trending.windowHours)
+        config.sessionWeights.sport = reader.double(
+            forKey: "sessions.weight.sport", default: config.sessionWeights.sport)
+        config.sessionWeights.friends = reader.double(
+            forKey: "sessions.weight.friends", default: config.sessionWeights.friends)
+        config.sessionWeights.preferredGenders = reader.double(
+            forKey: "sessions.weight.genders", default: config.sessionWeights.preferredGenders)
+        config.sessionWeights.preferredAgeGroups = reader.double(
+            forKey: "sessions.weight.ages", default: config.sessionWeights.preferredAgeGroups)
+        config.sessionWeights.dismissalPenalty = reader.double(
+            forKey: "sessions.weight.dismissal", default: config.sessionWeights.dismissalPenalty)
+        config.sessionReminderMinutes = reader.int(
+            forKey: "sessions.reminder.minutes", default: config.sessionReminderMinutes)
         return config
     }
 

@@ -8,6 +8,14 @@ struct EventAssembler: Sendable {
     let events: any EventRepository
     let places: any PlaceRepository
     let catalog: any CatalogRepository
+    let sessions: any SessionRepository
+
+    /// Built-in and added sports by slug.
+    func sports() async throws -> [String: Sport] {
+        var all = SportCatalog.bySlug
+        for sport in try await sessions.addedSports() { all[sport.slug] = sport }
+        return all
+    }
 
     func assemble(
         _ records: [EventRecord], callerID: String?, distanceFrom center: GeoPoint? = nil, withChanges: Bool = false,
@@ -22,6 +30,7 @@ struct EventAssembler: Sendable {
             try await catalog.categories().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var mine: [String: String] = [:]
         if let callerID { mine = try await events.attendance(of: callerID, in: ids) }
+        let sports = records.contains { $0.kind == "session" } ? try await self.sports() : [:]
         var result: [Components.Schemas.Event] = []
         for record in records {
             guard let place = placesByID[record.placeID] else { continue }
@@ -31,7 +40,7 @@ struct EventAssembler: Sendable {
                     record, place: place, distance: center.map { place.location.distance(to: $0) },
                     performers: (performerIDs[record.id] ?? []).compactMap { artistsByID[$0] },
                     category: record.categoryID.flatMap { categories[$0] }, myStatus: mine[record.id],
-                    changes: changes, now: now))
+                    changes: changes, sports: sports, now: now))
         }
         return result
     }
@@ -40,7 +49,8 @@ struct EventAssembler: Sendable {
 extension Components.Schemas.Event {
     init(
         _ event: EventRecord, place: PlaceRecord, distance: Double?, performers: [ArtistRecord],
-        category: CategoryRecord?, myStatus: String?, changes: [EventChangeRecord]?, now: Date
+        category: CategoryRecord?, myStatus: String?, changes: [EventChangeRecord]?, sports: [String: Sport] = [:],
+        now: Date
     ) {
         self.init(
             id: event.id, kind: .init(rawValue: event.kind) ?? .party, name: event.name,
@@ -62,7 +72,29 @@ extension Components.Schemas.Event {
                     newValue: $0.newValue, changedAt: Clock.date($0.changedAt))
             },
             distanceMeters: distance.map { ($0 * 10).rounded() / 10 },
+            session: Components.Schemas.SessionInfo(event, sports: sports),
             createdAt: Clock.date(event.createdAt), updatedAt: Clock.date(event.updatedAt))
+    }
+}
+
+extension Components.Schemas.SessionInfo {
+    /// The session part of an event; nil for other kinds. An unknown sport slug (an added sport
+    /// since removed from the database by hand) shows its slug as the name.
+    init?(_ event: EventRecord, sports: [String: Sport]) {
+        guard event.kind == "session", let slug = event.sport else { return nil }
+        let sport = sports[slug] ?? Sport(slug: slug, name: slug, icon: "sportscourt")
+        let capacity = event.capacity ?? Int(event.goingCount)
+        self.init(
+            sport: Components.Schemas.Sport(sport), skill: Components.Schemas.SkillLevel(rawValue: event.skill ?? "any") ?? .any,
+            capacity: capacity,
+            occupied: Int(event.goingCount), openSpots: max(0, capacity - Int(event.goingCount)),
+            durationMinutes: Int(((event.endAt ?? event.startAt) - event.startAt) / 60_000))
+    }
+}
+
+extension Components.Schemas.Sport {
+    init(_ sport: Sport) {
+        self.init(slug: sport.slug, name: sport.name, icon: sport.icon, builtIn: sport.builtIn)
     }
 }
 

@@ -7,8 +7,13 @@ struct EventEdit {
     let places: any PlaceRepository
     let catalog: any CatalogRepository
 
-    func apply(_ patch: Components.Schemas.EventPatch, to event: inout EventRecord, creating: Bool) async throws {
-        var issues: [FieldIssue] = []
+    /// Applies `patch`, throwing every invalid field at once (with `earlier` issues found by the
+    /// caller). `knownPlace` stands in for `patch.placeId` when the place is not stored yet.
+    func apply(
+        _ patch: Components.Schemas.EventPatch, to event: inout EventRecord, creating: Bool,
+        knownPlace: PlaceRecord? = nil, earlier: [FieldIssue] = []
+    ) async throws {
+        var issues = earlier
         if let name = patch.name?.trimmingCharacters(in: .whitespacesAndNewlines) {
             if name.isEmpty || name.count > 200 || !TextRules.isClean(name) {
                 issues.append(.init(field: "name", code: "invalid", message: "Use 1–200 characters."))
@@ -24,7 +29,10 @@ struct EventEdit {
             }
         }
         var place: PlaceRecord?
-        if let placeID = patch.placeId {
+        if let knownPlace {
+            place = knownPlace
+            event.placeID = knownPlace.id
+        } else if let placeID = patch.placeId {
             place = try await places.find(id: placeID)
             if let place {
                 event.placeID = place.id

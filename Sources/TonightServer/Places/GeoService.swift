@@ -50,4 +50,14 @@ struct GeoService: Sendable {
             city: city.name, region: city.regionName, country: city.countryCode, cityKey: city.key,
             regionKey: city.regionKey, timeZone: city.timeZone)
     }
+
+    /// The city a user's free-text home city names: a city key (`city$region$country`) or a
+    /// name, the most populous match winning.
+    func homeCity(_ text: String?) -> City? {
+        guard let text, !text.isEmpty else { return nil }
+        let parts = text.split(separator: "$").map(String.init)
+        let candidates = gazetteer.search(parts[0], country: parts.count == 3 ? parts[2] : nil, limit: 10)
+        if parts.count == 3, let exact = candidates.first(where: { $0.key == text }) { return exact }
+        return candidates.first
+    }
 }

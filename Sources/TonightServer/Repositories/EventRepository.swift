@@ -29,6 +29,10 @@ struct EventRecord: Sendable, Equatable {
     var sourceID: String?
     var createdAt: Int64
     var updatedAt: Int64
+    /// Sessions only: sport slug, skill level and capacity (`goingCount` is the occupied count).
+    var sport: String? = nil
+    var skill: String? = nil
+    var capacity: Int? = nil
 }
 
 /// A recorded change of an event's place, start or status.
@@ -56,6 +60,16 @@ struct EventQuery: Sendable {
     var maxPrice: Double?
     var status: String?
     var kind: String?
+    /// Session filters: sport slugs, skill level, a free spot, a friend of this user playing.
+    var sports: [String]?
+    var skill: String?
+    var openOnly = false
+    var friendsOf: String?
+    var bbox: BoundingBox?
+    /// Local dates `[first, last]` (inclusive, `YYYY-MM-DD`).
+    var localDates: (first: String, last: String)?
+    /// Local start times in any of these `[from, to)` ranges (`HH:MM`).
+    var localTimes: [(from: String, to: String)]?
     /// Keyset position `(start_at, id)` to continue after.
     var after: (startAt: Int64, id: String)?
     var limit: Int = 100
@@ -64,8 +78,12 @@ struct EventQuery: Sendable {
 /// Storage of events, performers, attendance and change records.
 protocol EventRepository: Sendable {
     func insert(_ event: EventRecord, performers: [String]) async throws
+    /// Inserts a session with its creator as its first player, in one transaction.
+    func insertSession(_ event: EventRecord, creator: String) async throws
     func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws
     func find(id: String) async throws -> EventRecord?
+    /// The events with these ids that exist, by id (one query).
+    func find(ids: [String]) async throws -> [String: EventRecord]
     /// Events matching `query`, ordered by `(start_at, id)`.
     func search(_ query: EventQuery) async throws -> [EventRecord]
     /// Performer ids of each event, in billing order.
@@ -74,6 +92,7 @@ protocol EventRepository: Sendable {
     /// The caller's attendance status for each of `eventIDs` that has one.
     func attendance(of userID: String, in eventIDs: [String]) async throws -> [String: String]
     /// Sets the caller's status and the event's counters in one transaction; returns the counters.
+    /// Going to a full session throws a conflict (`session_full`) and changes nothing.
     func setAttendance(eventID: String, userID: String, status: String?, now: Int64) async throws -> EventRecord?
     /// Events the user attends (by status) or organises, ordered by start.
     func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
@@ -94,26 +113,46 @@ struct SQLEventRepository: EventRepository {
         "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time", "time_zone",
         "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at", "organizer_id",
         "going_count", "interested_count", "following_count", "source", "source_id", "created_at", "updated_at",
+        "sport", "skill", "capacity",
     ]
     static let selectList = columns.map { "e." + $0 }.joined(separator: ", ")
 
     func insert(_ event: EventRecord, performers: [String]) async throws {
         try await database.transaction { db in
-            try await db.raw(
-                """
-                INSERT INTO events (\(unsafeRaw: Self.columns.joined(separator: ", ")), name_folded) VALUES (
-                    \(bind: event.id), \(bind: event.kind), \(bind: event.name), \(bind: event.description),
-                    \(bind: event.placeID), \(bind: event.startAt), \(bind: event.endAt), \(bind: event.localDate),
-                    \(bind: event.localTime), \(bind: event.timeZone), \(bind: event.status), \(bind: event.categoryID),
-                    \(bind: event.minPrice), \(bind: event.maxPrice), \(bind: event.currency), \(bind: event.ticketURL),
-                    \(bind: event.onSaleAt), \(bind: event.organizerID), \(bind: event.goingCount),
-                    \(bind: event.interestedCount), \(bind: event.followingCount), \(bind: event.source),
-                    \(bind: event.sourceID), \(bind: event.createdAt), \(bind: event.updatedAt),
-                    \(bind: SearchText.fold(event.name)))
-                """
-            ).run()
+            try await Self.insert(event, on: db)
             try await Self.replacePerformers(event.id, performers, on: db)
         }
+    }
+
+    func insertSession(_ event: EventRecord, creator: String) async throws {
+        try await database.transaction { db in
+            var stored = event
+            stored.goingCount = 1
+            try await Self.insert(stored, on: db)
+            try await db.raw(
+                """
+                INSERT INTO attendance (event_id, user_id, status, created_at, updated_at)
+                VALUES (\(bind: event.id), \(bind: creator), 'going', \(bind: event.createdAt), \(bind: event.createdAt))
+                """
+            ).run()
+        }
+    }
+
+    static func insert(_ event: EventRecord, on db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO events (\(unsafeRaw: Self.columns.joined(separator: ", ")), name_folded) VALUES (
+                \(bind: event.id), \(bind: event.kind), \(bind: event.name), \(bind: event.description),
+                \(bind: event.placeID), \(bind: event.startAt), \(bind: event.endAt), \(bind: event.localDate),
+                \(bind: event.localTime), \(bind: event.timeZone), \(bind: event.status), \(bind: event.categoryID),
+                \(bind: event.minPrice), \(bind: event.maxPrice), \(bind: event.currency), \(bind: event.ticketURL),
+                \(bind: event.onSaleAt), \(bind: event.organizerID), \(bind: event.goingCount),
+                \(bind: event.interestedCount), \(bind: event.followingCount), \(bind: event.source),
+                \(bind: event.sourceID), \(bind: event.createdAt), \(bind: event.updatedAt),
+                \(bind: event.sport), \(bind: event.skill), \(bind: event.capacity),
+                \(bind: SearchText.fold(event.name)))
+            """
+        ).run()
     }
 
     func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws {
@@ -127,7 +166,9 @@ struct SQLEventRepository: EventRepository {
                     status = \(bind: event.status), category_id = \(bind: event.categoryID),
                     min_price = \(bind: event.minPrice), max_price = \(bind: event.maxPrice),
                     currency = \(bind: event.currency), ticket_url = \(bind: event.ticketURL),
-                    onsale_at = \(bind: event.onSaleAt), updated_at = \(bind: event.updatedAt)
+                    onsale_at = \(bind: event.onSaleAt), updated_at = \(bind: event.updatedAt),
+                    sport = \(bind: event.sport), skill = \(bind: event.skill), capacity = \(bind: event.capacity),
+                    reminded_at = CASE WHEN start_at = \(bind: event.startAt) THEN reminded_at END
                 WHERE id = \(bind: event.id)
                 """
             ).run()
@@ -164,6 +205,14 @@ struct SQLEventRepository: EventRepository {
             .map(Self.decode)
     }
 
+    func find(ids: [String]) async throws -> [String: EventRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id IN (\(binds: Array(Set(ids))))"
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
+    }
+
     func search(_ query: EventQuery) async throws -> [EventRecord] {
         var conditions: [SQLQueryString] = [
             "(e.start_at >= \(bind: query.from) OR (e.end_at IS NOT NULL AND e.start_at < \(bind: query.from) AND e.end_at > \(bind: query.from)))"
@@ -189,11 +238,37 @@ struct SQLEventRepository: EventRepository {
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
         if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
+        conditions += Self.sessionConditions(query)
         if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
             + conditions.joined(separator: " AND ") + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
         return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    /// The session filters of `query` as SQL conditions on `e` (events) and `p` (places).
+    static func sessionConditions(_ query: EventQuery) -> [SQLQueryString] {
+        var conditions: [SQLQueryString] = []
+        if let sports = query.sports, !sports.isEmpty { conditions.append("e.sport IN (\(binds: sports))") }
+        if let skill = query.skill { conditions.append("e.skill = \(bind: skill)") }
+        if query.openOnly { conditions.append("e.going_count < e.capacity") }
+        if let user = query.friendsOf {
+            conditions.append(
+                """
+                e.id IN (SELECT a.event_id FROM attendance a JOIN friends f ON f.friend_id = a.user_id
+                         WHERE f.user_id = \(bind: user) AND a.status = 'going')
+                """)
+        }
+        if let box = query.bbox { conditions.append(SQLPlaceRepository.boxCondition(box, table: "p")) }
+        if let dates = query.localDates {
+            conditions.append("e.local_date BETWEEN \(bind: dates.first) AND \(bind: dates.last)")
+        }
+        if let ranges = query.localTimes, !ranges.isEmpty {
+            conditions.append(
+                "(" + ranges.map { "(e.local_time >= \(bind: $0.from) AND e.local_time < \(bind: $0.to))" as SQLQueryString }
+                    .joined(separator: " OR ") + ")")
+        }
+        return conditions
     }
 
     func performers(of eventIDs: [String]) async throws -> [String: [String]] {
@@ -270,9 +345,20 @@ struct SQLEventRepository: EventRepository {
                     ).run()
                 }
                 if let status {
-                    try await db.raw(
-                        "UPDATE events SET \(unsafeRaw: Self.counter(status)) = \(unsafeRaw: Self.counter(status)) + 1 WHERE id = \(bind: eventID)"
-                    ).run()
+                    // A session's capacity is checked by the increment itself: the row is locked, so
+                    // of racers for the last seat exactly one passes the condition.
+                    let limit = status == "going" ? "capacity IS NULL OR going_count < capacity" : "1 = 1"
+                    let counted = try await db.raw(
+                        """
+                        UPDATE events SET \(unsafeRaw: Self.counter(status)) = \(unsafeRaw: Self.counter(status)) + 1
+                        WHERE id = \(bind: eventID) AND (\(unsafeRaw: limit)) RETURNING id
+                        """
+                    ).first()
+                    guard counted != nil else {
+                        throw APIError.conflict(
+                            "This session is full: every spot is taken. Follow it to hear if one frees up.",
+                            code: "session_full")
+                    }
                     if previous == nil {
                         try await db.raw(
                             """
@@ -378,6 +464,9 @@ struct SQLEventRepository: EventRepository {
             source: try row.decode(column: "source", as: String?.self),
             sourceID: try row.decode(column: "source_id", as: String?.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self),
+            sport: try row.decode(column: "sport", as: String?.self),
+            skill: try row.decode(column: "skill", as: String?.self),
+            capacity: try row.decode(column: "capacity", as: Int?.self))
     }
 }

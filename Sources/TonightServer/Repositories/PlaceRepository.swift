@@ -47,6 +47,8 @@ protocol PlaceRepository: Sendable {
     func update(_ place: PlaceRecord) async throws
     func find(id: String) async throws -> PlaceRecord?
     func find(ids: [String]) async throws -> [String: PlaceRecord]
+    /// The place an importer (or the session spots) stored under this source id.
+    func find(source: String, sourceID: String) async throws -> PlaceRecord?
     /// Candidates for `query` without `near` (by name, at most `cap`).
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord]
     /// Every place within the grid cells covering `query.near`'s circle, as id and position only.
@@ -109,6 +111,12 @@ struct SQLPlaceRepository: PlaceRepository {
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
+    func find(source: String, sourceID: String) async throws -> PlaceRecord? {
+        try await db.raw(
+            "SELECT \(unsafeRaw: Self.columns) FROM places WHERE source = \(bind: source) AND source_id = \(bind: sourceID)"
+        ).first().map(Self.decode)
+    }
+
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord] {
         let conditions = Self.filters(query)
         let whereClause = conditions.isEmpty ? SQLQueryString("") : " WHERE " + conditions.joined(separator: " AND ")
@@ -165,6 +173,8 @@ struct SQLPlaceRepository: PlaceRepository {
         }
         if let category = query.category { conditions.append("category = \(bind: category)") }
         if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
+        // Spots made for sessions (coordinates and a label) are not venues: they stay out of lists.
+        conditions.append("(source IS NULL OR source <> 'spot')")
         return conditions
     }
 
@@ -186,12 +196,16 @@ struct SQLPlaceRepository: PlaceRepository {
             + "))"
     }
 
-    static func boxCondition(_ box: BoundingBox) -> SQLQueryString {
-        let lat: SQLQueryString = "latitude BETWEEN \(bind: box.minLatitude) AND \(bind: box.maxLatitude)"
+    static func boxCondition(_ box: BoundingBox, table: String = "") -> SQLQueryString {
+        let t = table.isEmpty ? "" : table + "."
+        let lat: SQLQueryString =
+            "\(unsafeRaw: t)latitude BETWEEN \(bind: box.minLatitude) AND \(bind: box.maxLatitude)"
         if box.minLongitude <= box.maxLongitude {
-            return "(" + lat + " AND longitude BETWEEN \(bind: box.minLongitude) AND \(bind: box.maxLongitude))"
+            return "(" + lat
+                + " AND \(unsafeRaw: t)longitude BETWEEN \(bind: box.minLongitude) AND \(bind: box.maxLongitude))"
         }
-        return "(" + lat + " AND (longitude >= \(bind: box.minLongitude) OR longitude <= \(bind: box.maxLongitude)))"
+        return "(" + lat
+            + " AND (\(unsafeRaw: t)longitude >= \(bind: box.minLongitude) OR \(unsafeRaw: t)longitude <= \(bind: box.maxLongitude)))"
     }
 
     static func decode(_ row: any SQLRow) throws -> PlaceRecord {

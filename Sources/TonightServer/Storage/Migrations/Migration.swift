@@ -37,6 +37,7 @@ enum Migrations {
         CreatePromotions(),
         CreateAnalytics(),
         CreateBans(),
+        CreateSessions(),
     ]
 }
 

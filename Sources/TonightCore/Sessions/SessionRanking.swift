@@ -1,0 +1,226 @@
+import Foundation
+
+/// The weights of Playmate's session heuristic and of the dismissal penalties (configuration).
+public struct SessionWeights: Sendable, Equatable {
+    public var sport: Double = 5.2
+    public var friends: Double = 2.3
+    public var preferredGenders: Double = 1.2
+    public var preferredAgeGroups: Double = 1.9
+    /// Taken off per earlier dismissal for "time" near the session's local hour, for "distance" at
+    /// a similar or greater distance, and (halved) per player from sessions dismissed for "people".
+    public var dismissalPenalty: Double = 1.0
+
+    public init() {}
+}
+
+/// Why a recommendation was swiped away.
+public enum DismissalReason: String, Sendable, Codable, CaseIterable {
+    case sport, time, distance, people
+}
+
+/// A remembered dismissal, with what the session was like when it was dismissed.
+public struct SessionDismissal: Sendable, Equatable {
+    public var reason: DismissalReason?
+    public var sport: String?
+    /// Local start hour, 0–23.
+    public var localHour: Int?
+    public var location: GeoPoint?
+
+    public init(reason: DismissalReason?, sport: String?, localHour: Int?, location: GeoPoint?) {
+        self.reason = reason
+        self.sport = sport
+        self.localHour = localHour
+        self.location = location
+    }
+}
+
+/// What the ranking knows about the person asking.
+public struct SessionTaste: Sendable, Equatable {
+    /// Sports from the preferences quiz ("sports played").
+    public var quizSports: Set<String>
+    /// Sessions played so far, by sport and by sport + skill.
+    public var playedBySport: [String: Int]
+    public var playedBySportAndSkill: [String: Int]
+    public var dismissals: [SessionDismissal]
+
+    public init(
+        quizSports: Set<String> = [], played: [(sport: String, skill: String, count: Int)] = [],
+        dismissals: [SessionDismissal] = []
+    ) {
+        self.quizSports = quizSports
+        var bySport: [String: Int] = [:]
+        var bySkill: [String: Int] = [:]
+        for row in played {
+            bySport[row.sport, default: 0] += row.count
+            bySkill[row.sport + "/" + row.skill, default: 0] += row.count
+        }
+        playedBySport = bySport
+        playedBySportAndSkill = bySkill
+        self.dismissals = dismissals
+    }
+
+    /// All sessions played.
+    public var totalPlayed: Int { playedBySport.values.reduce(0, +) }
+}
+
+/// A session that passed the filters, with the counts the formula needs.
+public struct SessionCandidate: Sendable, Equatable {
+    public var id: String
+    public var sport: String
+    public var skill: String
+    public var startAt: Int64
+    /// Local start hour, 0–23.
+    public var localHour: Int
+    public var location: GeoPoint
+    /// Metres from the point the search is around.
+    public var distance: Double
+    public var friends: Int
+    public var playersInPreferredGenders: Int
+    public var playersInPreferredAgeGroups: Int
+    /// Players who were in sessions the user dismissed for "people".
+    public var avoidedPlayers: Int
+
+    public init(
+        id: String, sport: String, skill: String, startAt: Int64, localHour: Int, location: GeoPoint,
+        distance: Double, friends: Int = 0, playersInPreferredGenders: Int = 0, playersInPreferredAgeGroups: Int = 0,
+        avoidedPlayers: Int = 0
+    ) {
+        self.id = id
+        self.sport = sport
+        self.skill = skill
+        self.startAt = startAt
+        self.localHour = localHour
+        self.location = location
+        self.distance = distance
+        self.friends = friends
+        self.playersInPreferredGenders = playersInPreferredGenders
+        self.playersInPreferredAgeGroups = playersInPreferredAgeGroups
+        self.avoidedPlayers = avoidedPlayers
+    }
+}
+
+/// A ranked session and the parts of its score, strongest first when explained.
+public struct RankedSession: Sendable, Equatable {
+    public var candidate: SessionCandidate
+    public var score: Double
+    public var sportWeight: Double
+    /// Whether the quiz says the user plays this sport.
+    public var fromQuiz: Bool
+    /// Sessions of this sport the user has played.
+    public var playedBefore: Int
+    public var penalty: Double
+}
+
+/// Playmate's heuristic: `5.2·sportWeight + 2.3·friends + 1.2·preferredGenders + 1.9·preferredAgeGroups`.
+///
+/// `sportWeight` (0…2) is `1` when the quiz lists the sport, plus the user's history: the share of
+/// their played sessions that were this sport, averaged with the share that were this sport at this
+/// skill level. Each dismissal for "sport" halves the weight of that sport. Dismissals for "time"
+/// take `dismissalPenalty` off sessions starting within two hours (local) of the dismissed one;
+/// for "distance" off sessions at least 80 % as far from the centre as the dismissed one was; for
+/// "people" half of it per player who was in a session dismissed for people.
+public enum SessionRanking {
+    public static func rank(
+        _ candidates: [SessionCandidate], taste: SessionTaste, center: GeoPoint, weights: SessionWeights
+    ) -> [RankedSession] {
+        let total = taste.totalPlayed
+        var sportDismissals: [String: Int] = [:]
+        var hours: [Int] = []
+        var distances: [Double] = []
+        for dismissal in taste.dismissals {
+            switch dismissal.reason {
+            case .sport: if let sport = dismissal.sport { sportDismissals[sport, default: 0] += 1 }
+            case .time: if let hour = dismissal.localHour { hours.append(hour) }
+            case .distance: if let location = dismissal.location { distances.append(location.distance(to: center)) }
+            case .people, nil: break
+            }
+        }
+        let ranked = candidates.map { c -> RankedSession in
+            let fromQuiz = taste.quizSports.contains(c.sport)
+            let played = taste.playedBySport[c.sport] ?? 0
+            var sportWeight = fromQuiz ? 1.0 : 0
+            if total > 0 {
+                let atSkill = taste.playedBySportAndSkill[c.sport + "/" + c.skill] ?? 0
+                sportWeight += (Double(played) + Double(atSkill)) / (2 * Double(total))
+            }
+            if let times = sportDismissals[c.sport] { sportWeight /= Double(1 << min(times, 30)) }
+            var penalty = 0.0
+            penalty += Double(hours.filter { hourGap($0, c.localHour) <= 2 }.count) * weights.dismissalPenalty
+            penalty += Double(distances.filter { c.distance >= 0.8 * $0 }.count) * weights.dismissalPenalty
+            penalty += Double(c.avoidedPlayers) * weights.dismissalPenalty / 2
+            let score =
+                weights.sport * sportWeight + weights.friends * Double(c.friends)
+                + weights.preferredGenders * Double(c.playersInPreferredGenders)
+                + weights.preferredAgeGroups * Double(c.playersInPreferredAgeGroups) - penalty
+            return RankedSession(
+                candidate: c, score: score, sportWeight: sportWeight, fromQuiz: fromQuiz, playedBefore: played,
+                penalty: penalty)
+        }
+        return ranked.sorted {
+            ($0.score, -$0.candidate.startAt, $1.candidate.id) > ($1.score, -$1.candidate.startAt, $0.candidate.id)
+        }
+    }
+
+    /// Hours apart on a 24-hour clock (23 and 1 are two apart).
+    static func hourGap(_ a: Int, _ b: Int) -> Int {
+        let gap = abs(a - b) % 24
+        return min(gap, 24 - gap)
+    }
+
+    /// One sentence per part of the score that counts, strongest contribution first.
+    ///
+    /// `sportName` is the sport's display name; `friendNames` are the names of (some of) the friends
+    /// playing, used for the first two.
+    public static func reasons(
+        _ ranked: RankedSession, sportName: String, friendNames: [String], weights: SessionWeights
+    ) -> [String] {
+        let c = ranked.candidate
+        var parts: [(Double, String)] = []
+        if ranked.fromQuiz || ranked.playedBefore > 0 {
+            let text: String
+            switch (ranked.fromQuiz, ranked.playedBefore) {
+            case (true, 0): text = "You play \(sportName.lowercased())."
+            case (_, 1): text = "You have played \(sportName.lowercased()) once."
+            default: text = "You have played \(sportName.lowercased()) \(ranked.playedBefore) times."
+            }
+            parts.append((weights.sport * ranked.sportWeight, text))
+        }
+        if c.friends > 0 {
+            let named = friendNames.prefix(2)
+            let rest = c.friends - named.count
+            var who = named.joined(separator: " and ")
+            if named.isEmpty {
+                who = c.friends == 1 ? "A friend" : "\(c.friends) friends"
+            } else if rest > 0 {
+                who = named.joined(separator: ", ") + " and \(rest) more"
+            }
+            let verb = c.friends == 1 ? "is" : "are"
+            parts.append((weights.friends * Double(c.friends), "\(who) \(verb) playing."))
+        }
+        if c.playersInPreferredGenders > 0 {
+            let n = c.playersInPreferredGenders
+            parts.append(
+                (
+                    weights.preferredGenders * Double(n),
+                    "\(n) \(n == 1 ? "player is" : "players are") of the genders you prefer."
+                ))
+        }
+        if c.playersInPreferredAgeGroups > 0 {
+            let n = c.playersInPreferredAgeGroups
+            parts.append(
+                (
+                    weights.preferredAgeGroups * Double(n),
+                    "\(n) \(n == 1 ? "player is" : "players are") in the age groups you prefer."
+                ))
+        }
+        var result = parts.sorted { $0.0 > $1.0 }.map(\.1)
+        result.append(distanceText(c.distance))
+        return result
+    }
+
+    /// "800 m away" / "2.4 km away".
+    public static func distanceText(_ meters: Double) -> String {
+        if meters < 1000 { return "\(Int((meters / 50).rounded()) * 50) m away." }
+        return String(format: "%.1f km away.", meters / 1000)
+    }
+}

@@ -1,0 +1,287 @@
+import SQLKit
+import TonightCore
+
+/// What the recommendation query needs besides the candidates' place: whom to count.
+struct CandidateFilter: Sendable {
+    var userID: String
+    var center: GeoPoint
+    var radius: Double
+    var from: Int64
+    var until: Int64
+    var notWanted: [String]
+    var preferredGenders: [String]
+    /// Birth-date brackets `(after, through)` of the preferred age groups (`YYYY-MM-DD`).
+    var birthDates: [(after: String?, through: String?)]
+    /// Players to count as "avoided" (they were in sessions dismissed for people).
+    var avoided: [String]
+}
+
+/// A user's sessions played, per sport and skill.
+struct PlayedRow: Sendable, Equatable {
+    var sport: String
+    var skill: String
+    var sessions: Int
+    var minutes: Int64
+}
+
+/// A stored dismissal.
+struct DismissalRecord: Sendable {
+    var eventID: String
+    var dismissal: SessionDismissal
+}
+
+/// Storage for sessions beyond plain events: added sports, players, history, recommendation
+/// candidates, dismissals and calendar feed tokens.
+protocol SessionRepository: Sendable {
+    func addedSports() async throws -> [Sport]
+    /// Adds a sport; false if the slug is taken.
+    func insertSport(_ sport: Sport, now: Int64) async throws -> Bool
+    /// Players (going) of a session in the order they joined, without anyone blocked either way by `viewer`.
+    func players(of eventID: String, viewer: String) async throws -> [String]
+    /// Sessions the user has played (going, started before `before`), per sport and skill.
+    func played(by userID: String, before: Int64) async throws -> [PlayedRow]
+    /// Other players who were going to the same started sessions as the user.
+    func distinctPlaymates(of userID: String, before: Int64) async throws -> Int
+    func friendCount(of userID: String) async throws -> Int
+    /// Sessions passing the recommendation filters, with their counts for the formula.
+    func candidates(_ filter: CandidateFilter) async throws -> [SessionCandidate]
+    /// Friends of the user going to each of these sessions, in the order they joined.
+    func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]]
+    /// Remembers a dismissal (a second one of the same event replaces the first).
+    func dismiss(userID: String, eventID: String, dismissal: SessionDismissal, now: Int64) async throws
+    func dismissals(of userID: String) async throws -> [DismissalRecord]
+    /// Forgets the user's dismissals of these events (refresh brings them back).
+    func forgetDismissals(of userID: String, eventIDs: [String]) async throws
+    /// Players of sessions the user dismissed for "people".
+    func avoidedPlayers(of userID: String) async throws -> [String]
+    /// Replaces the user's calendar feed token (stored hashed).
+    func setCalendarToken(userID: String, tokenHash: String, now: Int64) async throws
+    func calendarUser(tokenHash: String) async throws -> String?
+    /// Deletes a session and writes `notices` in the same transaction; returns the notifications written.
+    func delete(eventID: String, notices: [NotificationDraft], now: Int64) async throws -> [NotificationRecord]
+}
+
+/// ``SessionRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLSessionRepository: SessionRepository {
+    let db: any SQLDatabase
+    let database: Database
+
+    func addedSports() async throws -> [Sport] {
+        try await db.raw("SELECT slug, name, icon FROM sports ORDER BY name, slug").all().map { row in
+            Sport(
+                slug: try row.decode(column: "slug", as: String.self),
+                name: try row.decode(column: "name", as: String.self),
+                icon: try row.decode(column: "icon", as: String.self))
+        }
+    }
+
+    func insertSport(_ sport: Sport, now: Int64) async throws -> Bool {
+        try await database.write { db in
+            try await db.raw(
+                """
+                INSERT INTO sports (slug, name, icon, created_at)
+                VALUES (\(bind: sport.slug), \(bind: sport.name), \(bind: sport.icon), \(bind: now))
+                ON CONFLICT (slug) DO NOTHING RETURNING slug
+                """
+            ).first() != nil
+        }
+    }
+
+    func players(of eventID: String, viewer: String) async throws -> [String] {
+        try await db.raw(
+            """
+            SELECT user_id FROM attendance WHERE event_id = \(bind: eventID) AND status = 'going'
+                AND \(SQLSocialRepository.notBlocked(viewer, other: "user_id"))
+            ORDER BY created_at, user_id
+            """
+        ).all().map { try $0.decode(column: "user_id", as: String.self) }
+    }
+
+    func played(by userID: String, before: Int64) async throws -> [PlayedRow] {
+        try await db.raw(
+            """
+            SELECT e.sport, e.skill, COUNT(*) AS sessions,
+                CAST(SUM(COALESCE(e.end_at, e.start_at) - e.start_at) AS BIGINT) AS millis
+            FROM attendance a JOIN events e ON e.id = a.event_id
+            WHERE a.user_id = \(bind: userID) AND a.status = 'going' AND e.kind = 'session'
+                AND e.status <> 'cancelled' AND e.start_at < \(bind: before)
+            GROUP BY e.sport, e.skill ORDER BY e.sport, e.skill
+            """
+        ).all().map { row in
+            PlayedRow(
+                sport: try row.decode(column: "sport", as: String?.self) ?? "",
+                skill: try row.decode(column: "skill", as: String?.self) ?? "any",
+                sessions: try row.decode(column: "sessions", as: Int.self),
+                minutes: (try row.decode(column: "millis", as: Int64?.self) ?? 0) / 60_000)
+        }
+    }
+
+    func distinctPlaymates(of userID: String, before: Int64) async throws -> Int {
+        try await db.raw(
+            """
+            SELECT COUNT(DISTINCT other.user_id) AS n
+            FROM attendance mine JOIN events e ON e.id = mine.event_id
+            JOIN attendance other ON other.event_id = mine.event_id AND other.status = 'going'
+                AND other.user_id <> mine.user_id
+            WHERE mine.user_id = \(bind: userID) AND mine.status = 'going' AND e.kind = 'session'
+                AND e.status <> 'cancelled' AND e.start_at < \(bind: before)
+            """
+        ).first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func friendCount(of userID: String) async throws -> Int {
+        try await db.raw("SELECT COUNT(*) AS n FROM friends WHERE user_id = \(bind: userID)").first()?
+            .decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func candidates(_ f: CandidateFilter) async throws -> [SessionCandidate] {
+        func count(_ condition: SQLQueryString?) -> SQLQueryString {
+            guard let condition else { return "0" }
+            return "CAST(SUM(CASE WHEN " + condition + " THEN 1 ELSE 0 END) AS BIGINT)"
+        }
+        let genders: SQLQueryString? =
+            f.preferredGenders.isEmpty ? nil : "u.gender IN (\(binds: f.preferredGenders))"
+        let ages: SQLQueryString? =
+            f.birthDates.isEmpty
+            ? nil
+            : "("
+                + f.birthDates.map { bracket -> SQLQueryString in
+                    var parts: [SQLQueryString] = ["u.birth_date IS NOT NULL"]
+                    if let after = bracket.after { parts.append("u.birth_date > \(bind: after)") }
+                    if let through = bracket.through { parts.append("u.birth_date <= \(bind: through)") }
+                    return "(" + parts.joined(separator: " AND ") + ")"
+                }.joined(separator: " OR ") + ")"
+        let avoided: SQLQueryString? = f.avoided.isEmpty ? nil : "a.user_id IN (\(binds: f.avoided))"
+        var conditions: [SQLQueryString] = [
+            "e.kind = 'session'", "e.start_at >= \(bind: f.from)", "e.start_at < \(bind: f.until)",
+            "e.status <> 'cancelled'", "e.going_count < e.capacity",
+            SQLPlaceRepository.nearCondition(f.center, radius: f.radius, table: "p"),
+            "NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: f.userID))",
+            "NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: f.userID))",
+            "(e.organizer_id IS NULL OR \(SQLSocialRepository.notBlocked(f.userID, other: "e.organizer_id")))",
+        ]
+        if !f.notWanted.isEmpty { conditions.append("e.sport NOT IN (\(binds: f.notWanted))") }
+        let sql: SQLQueryString =
+            """
+            SELECT e.id, e.sport, e.skill, e.start_at, e.local_time, p.latitude, p.longitude,
+                \(count("f.friend_id IS NOT NULL")) AS friends, \(count(genders)) AS genders,
+                \(count(ages)) AS ages, \(count(avoided)) AS avoided
+            FROM events e JOIN places p ON p.id = e.place_id
+            LEFT JOIN attendance a ON a.event_id = e.id AND a.status = 'going'
+            LEFT JOIN users u ON u.id = a.user_id
+            LEFT JOIN friends f ON f.user_id = \(bind: f.userID) AND f.friend_id = a.user_id
+            WHERE
+            """ + conditions.joined(separator: " AND ")
+            + " GROUP BY e.id, e.sport, e.skill, e.start_at, e.local_time, p.latitude, p.longitude"
+        return try await db.raw(sql).all().compactMap { row in
+            let location = GeoPoint(
+                latitude: try row.decode(column: "latitude", as: Double.self),
+                longitude: try row.decode(column: "longitude", as: Double.self))
+            let distance = location.distance(to: f.center)
+            guard distance <= f.radius else { return nil }
+            let time = try row.decode(column: "local_time", as: String?.self) ?? "00"
+            return SessionCandidate(
+                id: try row.decode(column: "id", as: String.self),
+                sport: try row.decode(column: "sport", as: String?.self) ?? "",
+                skill: try row.decode(column: "skill", as: String?.self) ?? "any",
+                startAt: try row.decode(column: "start_at", as: Int64.self), localHour: Int(time.prefix(2)) ?? 0,
+                location: location, distance: distance, friends: try row.decode(column: "friends", as: Int.self),
+                playersInPreferredGenders: try row.decode(column: "genders", as: Int.self),
+                playersInPreferredAgeGroups: try row.decode(column: "ages", as: Int.self),
+                avoidedPlayers: try row.decode(column: "avoided", as: Int.self))
+        }
+    }
+
+    func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]] {
+        guard !eventIDs.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            """
+            SELECT a.event_id, a.user_id FROM attendance a JOIN friends f ON f.friend_id = a.user_id
+            WHERE f.user_id = \(bind: userID) AND a.status = 'going' AND a.event_id IN (\(binds: eventIDs))
+            ORDER BY a.created_at, a.user_id
+            """
+        ).all()
+        var result: [String: [String]] = [:]
+        for row in rows {
+            result[try row.decode(column: "event_id", as: String.self), default: []]
+                .append(try row.decode(column: "user_id", as: String.self))
+        }
+        return result
+    }
+
+    func dismiss(userID: String, eventID: String, dismissal: SessionDismissal, now: Int64) async throws {
+        try await database.write { db in
+            try await db.raw(
+                """
+                INSERT INTO dismissals (user_id, event_id, reason, sport, local_hour, latitude, longitude, created_at)
+                VALUES (\(bind: userID), \(bind: eventID), \(bind: dismissal.reason?.rawValue), \(bind: dismissal.sport),
+                    \(bind: dismissal.localHour), \(bind: dismissal.location?.latitude),
+                    \(bind: dismissal.location?.longitude), \(bind: now))
+                ON CONFLICT (user_id, event_id) DO UPDATE SET reason = excluded.reason, created_at = excluded.created_at
+                """
+            ).run()
+        }
+    }
+
+    func dismissals(of userID: String) async throws -> [DismissalRecord] {
+        try await db.raw(
+            """
+            SELECT event_id, reason, sport, local_hour, latitude, longitude FROM dismissals
+            WHERE user_id = \(bind: userID) ORDER BY created_at
+            """
+        ).all().map { row in
+            let latitude = try row.decode(column: "latitude", as: Double?.self)
+            let longitude = try row.decode(column: "longitude", as: Double?.self)
+            return DismissalRecord(
+                eventID: try row.decode(column: "event_id", as: String.self),
+                dismissal: SessionDismissal(
+                    reason: try row.decode(column: "reason", as: String?.self).flatMap(DismissalReason.init),
+                    sport: try row.decode(column: "sport", as: String?.self),
+                    localHour: try row.decode(column: "local_hour", as: Int?.self),
+                    location: latitude.flatMap { lat in longitude.map { GeoPoint(latitude: lat, longitude: $0) } }))
+        }
+    }
+
+    func forgetDismissals(of userID: String, eventIDs: [String]) async throws {
+        guard !eventIDs.isEmpty else { return }
+        try await database.write { db in
+            try await db.raw(
+                "DELETE FROM dismissals WHERE user_id = \(bind: userID) AND event_id IN (\(binds: eventIDs))"
+            ).run()
+        }
+    }
+
+    func avoidedPlayers(of userID: String) async throws -> [String] {
+        try await db.raw(
+            """
+            SELECT DISTINCT a.user_id FROM dismissals d JOIN attendance a ON a.event_id = d.event_id
+            WHERE d.user_id = \(bind: userID) AND d.reason = 'people' AND a.status = 'going'
+                AND a.user_id <> \(bind: userID)
+            """
+        ).all().map { try $0.decode(column: "user_id", as: String.self) }
+    }
+
+    func setCalendarToken(userID: String, tokenHash: String, now: Int64) async throws {
+        try await database.transaction { db in
+            try await db.raw("DELETE FROM calendar_feeds WHERE user_id = \(bind: userID)").run()
+            try await db.raw(
+                """
+                INSERT INTO calendar_feeds (token_hash, user_id, created_at)
+                VALUES (\(bind: tokenHash), \(bind: userID), \(bind: now))
+                """
+            ).run()
+        }
+    }
+
+    func calendarUser(tokenHash: String) async throws -> String? {
+        try await db.raw("SELECT user_id FROM calendar_feeds WHERE token_hash = \(bind: tokenHash)").first()?
+            .decode(column: "user_id", as: String.self)
+    }
+
+    func delete(eventID: String, notices: [NotificationDraft], now: Int64) async throws -> [NotificationRecord] {
+        try await database.transaction { db in
+            try await db.raw("DELETE FROM events WHERE id = \(bind: eventID)").run()
+            return try await SQLNotificationRepository.write(notices, now: now, on: db)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Sports sessions, the catalogue's added sports, recommendation dismissals and calendar feeds.
+///
+/// A session is an event of kind `session`: `sport`, `skill` and `capacity` are set only on those
+/// (`going_count` is the occupied count, the creator included). `reminded_at` records the reminder
+/// sent for the current start, and is cleared when the start moves. Built-in sports live in code
+/// (`SportCatalog`); `sports` holds the ones admins add.
+struct CreateSessions: Migration {
+    let name = "0025_create_sessions"
+
+    func statements(for kind: DatabaseKind) -> [String] {
+        [
+            "ALTER TABLE events ADD COLUMN sport TEXT",
+            "ALTER TABLE events ADD COLUMN skill TEXT",
+            "ALTER TABLE events ADD COLUMN capacity INTEGER",
+            "ALTER TABLE events ADD COLUMN reminded_at BIGINT",
+            "CREATE INDEX events_kind_start ON events(kind, start_at, id)",
+            """
+            CREATE TABLE sports (
+                slug TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                icon TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE dismissals (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                reason TEXT,
+                sport TEXT,
+                local_hour INTEGER,
+                latitude DOUBLE PRECISION,
+                longitude DOUBLE PRECISION,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, event_id)
+            )
+            """,
+            """
+            CREATE TABLE calendar_feeds (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE digests (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                last_date TEXT NOT NULL,
+                sent_at BIGINT NOT NULL
+            )
+            """,
+        ]
+    }
+}
