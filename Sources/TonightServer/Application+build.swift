@@ -230,6 +230,12 @@ public func buildApplication(
             EventChangeNotifier(
                 database: services.database, notifier: services.notifier,
                 interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
+        if config.sessionReminderMinutes > 0 {
+            serviceList.append(services.reminder(interval: .milliseconds(max(10, config.jobPollMilliseconds) * 30)))
+        }
+        if (0...DigestSchedule.lastHour).contains(config.digestHour) {
+            serviceList.append(services.digest(interval: .seconds(300)))
+        }
         // Media processing has a worker of its own, so a long transcode never holds up push
         // notifications and reminders queued behind it.
         let handlers = services.jobHandlers.merging(jobHandlers) { $1 }
@@ -304,5 +310,23 @@ struct Housekeeping: Service {
                 try await Task.sleep(for: .seconds(600))
             }
         }
+    }
+}
+
+extension AppServices {
+    /// The "Tonight" digest service over these services.
+    func digest(interval: Duration) -> TonightDigest {
+        TonightDigest(
+            database: database, users: users, geo: geo,
+            events: EventRecommender(events: events, places: places, catalog: catalog),
+            sessions: SessionRecommender(sessions: sessions, weights: config.sessionWeights), places: places,
+            notifier: notifier, hour: config.digestHour, interval: interval, logger: logger)
+    }
+
+    /// The session reminder service over these services.
+    func reminder(interval: Duration = .seconds(30)) -> SessionReminder {
+        SessionReminder(
+            database: database, notifier: notifier, lead: .seconds(config.sessionReminderMinutes * 60),
+            interval: interval, logger: logger)
     }
 }

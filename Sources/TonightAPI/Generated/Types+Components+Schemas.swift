@@ -5478,5 +5478,77 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/EventRecommendation`.
+        public struct EventRecommendation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventRecommendation/event`.
+            public var event: Components.Schemas.Event
+            /// Affinity score in [0,1]; for popular events, 0.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventRecommendation/score`.
+            public var score: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/EventRecommendation/similarTo`.
+            public var similarTo: Components.Schemas.ArtistSummary?
+            /// For example “Similar to Daft Punk” or “Popular tonight nearby”.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventRecommendation/reason`.
+            public var reason: Swift.String
+            /// Creates a new `EventRecommendation`.
+            ///
+            /// - Parameters:
+            ///   - event:
+            ///   - score: Affinity score in [0,1]; for popular events, 0.
+            ///   - similarTo:
+            ///   - reason: For example “Similar to Daft Punk” or “Popular tonight nearby”.
+            public init(
+                event: Components.Schemas.Event,
+                score: Swift.Double,
+                similarTo: Components.Schemas.ArtistSummary? = nil,
+                reason: Swift.String
+            ) {
+                self.event = event
+                self.score = score
+                self.similarTo = similarTo
+                self.reason = reason
+            }
+            public enum CodingKeys: String, CodingKey {
+                case event
+                case score
+                case similarTo
+                case reason
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventRecommendationList`.
+        public struct EventRecommendationList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventRecommendationList/items`.
+            public var items: [Components.Schemas.EventRecommendation]
+            /// No favourites with similar artists; popular events instead.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventRecommendationList/coldStart`.
+            public var coldStart: Swift.Bool
+            /// Dismissed events were brought back.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EventRecommendationList/refreshed`.
+            public var refreshed: Swift.Bool
+            /// Creates a new `EventRecommendationList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - coldStart: No favourites with similar artists; popular events instead.
+            ///   - refreshed: Dismissed events were brought back.
+            public init(
+                items: [Components.Schemas.EventRecommendation],
+                coldStart: Swift.Bool,
+                refreshed: Swift.Bool
+            ) {
+                self.items = items
+                self.coldStart = coldStart
+                self.refreshed = refreshed
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case coldStart
+                case refreshed
+            }
+        }
     }
 }

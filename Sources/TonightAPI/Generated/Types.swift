@@ -674,6 +674,19 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/recommendations/dismissals`.
     /// - Remark: Generated from `#/paths//v1/me/recommendations/dismissals/post(dismissRecommendation)`.
     func dismissRecommendation(_ input: Operations.DismissRecommendation.Input) async throws -> Operations.DismissRecommendation.Output
+    /// Explore cards — upcoming events by artists similar to the caller's favourites, each saying "similar to X".
+    ///
+    /// Favourite artists lead to affinity-similar artists (scores in [0,1]); their events in the
+    /// next 30 days within the caller's radius (preferences, default 25 km) of `near` (default:
+    /// the home city's centre) and budget are ranked by the best score, then start. Events the
+    /// caller attends, follows or dismissed are left out. Without favourites (or similar artists)
+    /// the cards are the most attended events nearby tonight. `refresh=true` brings dismissed
+    /// events back when nothing else is left.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/recommendations/events`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/events/get(recommendEvents)`.
+    func recommendEvents(_ input: Operations.RecommendEvents.Input) async throws -> Operations.RecommendEvents.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -2259,6 +2272,27 @@ extension APIProtocol {
         try await dismissRecommendation(Operations.DismissRecommendation.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Explore cards — upcoming events by artists similar to the caller's favourites, each saying "similar to X".
+    ///
+    /// Favourite artists lead to affinity-similar artists (scores in [0,1]); their events in the
+    /// next 30 days within the caller's radius (preferences, default 25 km) of `near` (default:
+    /// the home city's centre) and budget are ranked by the best score, then start. Events the
+    /// caller attends, follows or dismissed are left out. Without favourites (or similar artists)
+    /// the cards are the most attended events nearby tonight. `refresh=true` brings dismissed
+    /// events back when nothing else is left.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/me/recommendations/events`.
+    /// - Remark: Generated from `#/paths//v1/me/recommendations/events/get(recommendEvents)`.
+    public func recommendEvents(
+        query: Operations.RecommendEvents.Input.Query = .init(),
+        headers: Operations.RecommendEvents.Input.Headers = .init()
+    ) async throws -> Operations.RecommendEvents.Output {
+        try await recommendEvents(Operations.RecommendEvents.Input(
+            query: query,
+            headers: headers
         ))
     }
 }

@@ -124,6 +124,9 @@ enum ProfileEdit {
     }
 }
 
+/// The preferences document as stored (JSON text on the user).
+typealias PreferencesDocument = Components.Schemas.Preferences
+
 /// Rules for the preferences document, stored as JSON text on the user.
 enum PreferencesRules {
     /// Range and list checks, and sports that are not in the catalogue (`sports`: known slugs).

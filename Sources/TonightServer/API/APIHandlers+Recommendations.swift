@@ -23,9 +23,6 @@ extension APIHandlers {
         }
     }
 
-    /// How far ahead session recommendations look.
-    static let recommendationHorizon: Int64 = 14 * 86_400_000
-
     func recommendSessions(_ input: Operations.RecommendSessions.Input) async throws
         -> Operations.RecommendSessions.Output
     {
@@ -33,33 +30,10 @@ extension APIHandlers {
             let caller = try RequestInfo.requireMember()
             let limit = try Paging.limit(input.query.limit)
             guard let user = try await users.find(id: caller.userID) else { throw Self.accountGone }
-            var issues: [FieldIssue] = []
-            let (near, _) = Paging.near(input.query.near, radius: nil, issues: &issues)
-            guard issues.isEmpty else { throw APIError.validation(issues) }
-            guard let center = near ?? geo.homeCity(user.homeCity)?.location else {
-                throw APIError.validation([
-                    .init(field: "near", code: "required", message: "Give near=lat,lon or set a home city.")
-                ])
-            }
-            let preferences = PreferencesRules.decode(user.preferences)
-            let now = Clock.millis()
-            let today = CalendarDate(date: Date())
-            let filter = CandidateFilter(
-                userID: user.id, center: center, radius: Double(preferences.radiusMeters ?? 10_000), from: now,
-                until: now + Self.recommendationHorizon, notWanted: preferences.sportsNotWanted ?? [],
-                preferredGenders: (preferences.preferredGenders ?? []).map(\.rawValue),
-                birthDates: (preferences.preferredAgeGroups ?? []).compactMap { AgeGroup(rawValue: $0.rawValue) }.map {
-                    let range = $0.birthDates(today: today)
-                    return (range.after?.description, range.through?.description)
-                }, avoided: try await sessions.avoidedPlayers(of: user.id))
-            let candidates = try await sessions.candidates(filter)
-            let taste = SessionTaste(
-                quizSports: Set(preferences.sportsPlayed ?? []),
-                played: try await sessions.played(by: user.id, before: now).map { ($0.sport, $0.skill, $0.sessions) },
-                dismissals: try await sessions.dismissals(of: user.id).map(\.dismissal))
-            let ranked = Array(
-                SessionRanking.rank(candidates, taste: taste, center: center, weights: config.sessionWeights)
-                    .prefix(limit))
+            let center = try recommendationCenter(input.query.near, user: user)
+            let ranked = try await SessionRecommender(sessions: sessions, weights: config.sessionWeights).recommend(
+                user: user, preferences: PreferencesRules.decode(user.preferences), center: center, limit: limit,
+                now: Date())
             let ids = ranked.map(\.candidate.id)
             let records = try await events.find(ids: ids)
             let assembled = try await assembler.assemble(
@@ -98,5 +72,61 @@ extension APIHandlers {
             try await sessions.dismiss(userID: caller.userID, eventID: event.id, dismissal: dismissal, now: Clock.millis())
             return .noContent(.init())
         }
+    }
+}
+
+extension APIHandlers {
+    var recommender: EventRecommender { EventRecommender(events: events, places: places, catalog: catalog) }
+
+    func recommendEvents(_ input: Operations.RecommendEvents.Input) async throws -> Operations.RecommendEvents.Output {
+        try await answer {
+            let caller = try RequestInfo.requireMember()
+            let limit = try Paging.limit(input.query.limit)
+            guard let user = try await users.find(id: caller.userID) else { throw Self.accountGone }
+            let center = try recommendationCenter(input.query.near, user: user)
+            let preferences = PreferencesRules.decode(user.preferences)
+            let now = Date()
+            let ask = {
+                try await recommender.cards(
+                    userID: user.id, center: center, radius: Double(preferences.radiusMeters ?? 25_000),
+                    budget: preferences.budget, limit: limit, now: now)
+            }
+            var (cards, coldStart) = try await ask()
+            var refreshed = false
+            if cards.isEmpty && input.query.refresh == true {
+                // Nothing left: dismissed events (not sessions) come back.
+                let dismissed = try await sessions.dismissals(of: user.id).map(\.eventID)
+                let kinds = try await events.find(ids: dismissed)
+                let eventIDs = dismissed.filter { kinds[$0].map { $0.kind != "session" } ?? true }
+                if !eventIDs.isEmpty {
+                    try await sessions.forgetDismissals(of: user.id, eventIDs: eventIDs)
+                    (cards, coldStart) = try await ask()
+                    refreshed = true
+                }
+            }
+            let assembled = try await assembler.assemble(cards.map(\.event), callerID: user.id, distanceFrom: center)
+            let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let items: [Components.Schemas.EventRecommendation] = cards.compactMap { card in
+                guard let event = byID[card.event.id] else { return nil }
+                return .init(
+                    event: event, score: (card.score * 1000).rounded() / 1000,
+                    similarTo: card.similarTo.map { .init(id: $0.id, name: $0.name, imageURL: $0.imageURL) },
+                    reason: card.similarTo.map { "Similar to \($0.name)" } ?? "Popular tonight nearby")
+            }
+            return .ok(.init(body: .json(.init(items: items, coldStart: coldStart, refreshed: refreshed))))
+        }
+    }
+
+    /// `near` if given, else the centre of the user's home city; a field error without either.
+    func recommendationCenter(_ near: String?, user: UserRecord) throws -> GeoPoint {
+        var issues: [FieldIssue] = []
+        let (point, _) = Paging.near(near, radius: nil, issues: &issues)
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        guard let center = point ?? geo.homeCity(user.homeCity)?.location else {
+            throw APIError.validation([
+                .init(field: "near", code: "required", message: "Give near=lat,lon or set a home city.")
+            ])
+        }
+        return center
     }
 }

@@ -233,7 +233,7 @@ extension APIHandlers {
             try await places.insert(spot)
             return spot
         } catch {
-            guard let stored = try await places.find(source: "spot", sourceID: spot.sourceID ?? "") else { throw error }
+            guard let stored = try await places.find(id: spot.id) else { throw error }
             return stored
         }
     }

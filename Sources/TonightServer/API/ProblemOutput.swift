@@ -1245,3 +1245,13 @@ extension Operations.DismissRecommendation.Output: ProblemOutput {
         }
     }
 }
+extension Operations.RecommendEvents.Output: ProblemOutput {
+    static func problem(_ e: APIError) -> Self {
+        switch e.status {
+        case 400: .badRequest(e.response())
+        case 401: .unauthorized(e.response())
+        case 403: .forbidden(e.response())
+        default: .default(statusCode: e.status, e.defaultResponse)
+        }
+    }
+}

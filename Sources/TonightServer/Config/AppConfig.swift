@@ -144,6 +144,8 @@ public struct AppConfig: Sendable {
     /// Minutes before a session's start its players are reminded (`sessions.reminder.minutes`,
     /// default 60; 0: no reminders).
     public var sessionReminderMinutes: Int = 60
+    /// Local hour from which the "Tonight" digest goes out (`digest.hour`, default 16; −1: never).
+    public var digestHour: Int = 16
     /// Trending score constants (`trending.*`), see ``TrendingScore``.
     public var trending = TrendingScore()
 
@@ -264,6 +266,7 @@ public struct AppConfig: Sendable {
             forKey: "sessions.weight.ages", default: config.sessionWeights.preferredAgeGroups)
         config.sessionWeights.dismissalPenalty = reader.double(
             forKey: "sessions.weight.dismissal", default: config.sessionWeights.dismissalPenalty)
+        config.digestHour = reader.int(forKey: "digest.hour", default: config.digestHour)
         config.sessionReminderMinutes = reader.int(
             forKey: "sessions.reminder.minutes", default: config.sessionReminderMinutes)
         return config

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TonightAPI
 import TonightCore
@@ -68,7 +69,8 @@ struct SessionEdit {
         return newSpot
     }
 
-    /// The stored spot with these coordinates (to 5 decimals, about a metre) and label, or a new one.
+    /// The stored spot with these coordinates (to 5 decimals, about a metre) and label (folded), or
+    /// a new one to store.
     private func spot(_ input: Components.Schemas.Spot, creator: String?) async throws -> (PlaceRecord, PlaceRecord?) {
         let now = Clock.millis()
         var place = PlaceRecord(
@@ -81,9 +83,11 @@ struct SessionEdit {
             throw APIError.validation(
                 error.fields.map { .init(field: "spot." + ($0.field == "name" ? "label" : $0.field), code: $0.code, message: $0.message) })
         }
-        place.sourceID =
-            String(format: "%.5f,%.5f ", place.latitude, place.longitude) + SearchText.fold(place.name)
-        if let stored = try await places.find(source: "spot", sourceID: place.sourceID!) { return (stored, nil) }
+        // Keyed like imported rows (`source:id`), so the primary key finds and dedupes spots.
+        let key = String(format: "%.5f,%.5f ", place.latitude, place.longitude) + SearchText.fold(place.name)
+        place.sourceID = SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        place.id = "spot:" + place.sourceID!
+        if let stored = try await places.find(id: place.id) { return (stored, nil) }
         return (place, place)
     }
 }

@@ -35,6 +35,8 @@ protocol CatalogRepository: Sendable {
     func artists(ids: [String]) async throws -> [String: ArtistRecord]
     func artists(inCategories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord]
     func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)]
+    /// Every affinity edge leaving these artists (one query).
+    func affinity(from artistIDs: [String]) async throws -> [AffinityEdge]
     func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int]
     func addFavorite(userID: String, artistID: String, now: Int64) async throws
     func removeFavorite(userID: String, artistID: String) async throws
@@ -101,6 +103,18 @@ struct SQLCatalogRepository: CatalogRepository {
             """
         ).all().map {
             (try $0.decode(column: "similar_id", as: String.self), try $0.decode(column: "score", as: Double.self))
+        }
+    }
+
+    func affinity(from artistIDs: [String]) async throws -> [AffinityEdge] {
+        guard !artistIDs.isEmpty else { return [] }
+        return try await db.raw(
+            "SELECT artist_id, similar_id, score FROM affinity WHERE artist_id IN (\(binds: artistIDs))"
+        ).all().map {
+            AffinityEdge(
+                from: try $0.decode(column: "artist_id", as: String.self),
+                to: try $0.decode(column: "similar_id", as: String.self),
+                score: try $0.decode(column: "score", as: Double.self))
         }
     }
 

@@ -65,6 +65,8 @@ struct EventQuery: Sendable {
     var skill: String?
     var openOnly = false
     var friendsOf: String?
+    /// Leaves out events this user attends, follows or dismissed (recommendations).
+    var newTo: String?
     var bbox: BoundingBox?
     /// Local dates `[first, last]` (inclusive, `YYYY-MM-DD`).
     var localDates: (first: String, last: String)?
@@ -258,6 +260,10 @@ struct SQLEventRepository: EventRepository {
                 e.id IN (SELECT a.event_id FROM attendance a JOIN friends f ON f.friend_id = a.user_id
                          WHERE f.user_id = \(bind: user) AND a.status = 'going')
                 """)
+        }
+        if let user = query.newTo {
+            conditions.append("NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: user))")
+            conditions.append("NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: user))")
         }
         if let box = query.bbox { conditions.append(SQLPlaceRepository.boxCondition(box, table: "p")) }
         if let dates = query.localDates {

@@ -47,8 +47,6 @@ protocol PlaceRepository: Sendable {
     func update(_ place: PlaceRecord) async throws
     func find(id: String) async throws -> PlaceRecord?
     func find(ids: [String]) async throws -> [String: PlaceRecord]
-    /// The place an importer (or the session spots) stored under this source id.
-    func find(source: String, sourceID: String) async throws -> PlaceRecord?
     /// Candidates for `query` without `near` (by name, at most `cap`).
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord]
     /// Every place within the grid cells covering `query.near`'s circle, as id and position only.
@@ -109,12 +107,6 @@ struct SQLPlaceRepository: PlaceRepository {
             "SELECT \(unsafeRaw: Self.columns) FROM places WHERE id IN (\(binds: Array(Set(ids))))"
         ).all()
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
-    }
-
-    func find(source: String, sourceID: String) async throws -> PlaceRecord? {
-        try await db.raw(
-            "SELECT \(unsafeRaw: Self.columns) FROM places WHERE source = \(bind: source) AND source_id = \(bind: sourceID)"
-        ).first().map(Self.decode)
     }
 
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord] {

@@ -171,7 +171,7 @@ struct SQLSessionRepository: SessionRepository {
             LEFT JOIN users u ON u.id = a.user_id
             LEFT JOIN friends f ON f.user_id = \(bind: f.userID) AND f.friend_id = a.user_id
             WHERE
-            """ + conditions.joined(separator: " AND ")
+            """ + " " + conditions.joined(separator: " AND ")
             + " GROUP BY e.id, e.sport, e.skill, e.start_at, e.local_time, p.latitude, p.longitude"
         return try await db.raw(sql).all().compactMap { row in
             let location = GeoPoint(

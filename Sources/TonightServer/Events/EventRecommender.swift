@@ -1,0 +1,88 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+/// The explore cards of Tickets Tonight: events by artists similar to the user's favourites, or
+/// the most attended events nearby tonight when there is nothing to go on (cold start).
+struct EventRecommender: Sendable {
+    let events: any EventRepository
+    let places: any PlaceRepository
+    let catalog: any CatalogRepository
+
+    /// How far ahead the cards look.
+    static let horizon: Int64 = 30 * 86_400_000
+    /// At most this many similar artists (the best) lead to events.
+    static let artistCap = 1000
+
+    struct Card: Sendable {
+        var event: EventRecord
+        var score: Double
+        var similarTo: ArtistRecord?
+    }
+
+    /// Cards for `userID` around `center`, best first; `coldStart` when they are popular events.
+    func cards(
+        userID: String, center: GeoPoint, radius: Double, budget: Double?, limit: Int, now: Date,
+        tonightOnly: Bool = false
+    ) async throws -> (cards: [Card], coldStart: Bool) {
+        let favorites = try await catalog.favorites(userID: userID, offset: 0, limit: 1000).map(\.id)
+        let similar = ArtistAffinity.similarArtists(
+            favorites: Set(favorites), edges: try await catalog.affinity(from: favorites))
+        var query = EventQuery(from: Clock.millis(now))
+        query.near = center
+        query.radius = radius
+        query.maxPrice = budget
+        query.newTo = userID
+        query.limit = 2000
+        if tonightOnly {
+            let broad = EventWindows.broad(.tonight, now: now)
+            query.from = Clock.millis(broad.start) - EventWindows.slack
+            query.to = Clock.millis(broad.end)
+        } else {
+            query.to = Clock.millis(now) + Self.horizon
+        }
+        let keep = { (record: EventRecord, place: PlaceRecord?) -> Bool in
+            guard record.status != EventStatus.cancelled.rawValue, record.kind != "session",
+                let place, place.location.distance(to: center) <= radius
+            else { return false }
+            return tonightOnly
+                ? EventWindows.contains(record, when: .tonight, now: now) : EventWindows.isUpcoming(record, now: now)
+        }
+        if !similar.isEmpty {
+            query.artistIDs = Array(
+                similar.sorted { ($1.value.score, $0.key) < ($0.value.score, $1.key) }.prefix(Self.artistCap)
+                    .map(\.key))
+            let found = try await filtered(query, keep: keep)
+            let performers = try await events.performers(of: found.map(\.id))
+            let ranked = ArtistAffinity.rank(
+                found.map { ($0.id, $0.startAt, performers[$0.id] ?? []) }, similar: similar
+            ).prefix(limit)
+            let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let artists = try await catalog.artists(ids: ranked.map(\.similarTo))
+            return (
+                ranked.compactMap { entry in
+                    byID[entry.id].map { Card(event: $0, score: entry.score, similarTo: artists[entry.similarTo]) }
+                }, false
+            )
+        }
+        // Cold start: the most attended events nearby tonight.
+        let broad = EventWindows.broad(.tonight, now: now)
+        query.from = Clock.millis(broad.start) - EventWindows.slack
+        query.to = Clock.millis(broad.end)
+        let tonight = try await filtered(query) { record, place in
+            keep(record, place) && EventWindows.contains(record, when: .tonight, now: now)
+        }
+        let popular = tonight.sorted {
+            ($1.goingCount + $1.interestedCount, $0.startAt, $0.id) < ($0.goingCount + $0.interestedCount, $1.startAt, $1.id)
+        }
+        return (popular.prefix(limit).map { Card(event: $0, score: 0, similarTo: nil) }, true)
+    }
+
+    private func filtered(_ query: EventQuery, keep: (EventRecord, PlaceRecord?) -> Bool) async throws
+        -> [EventRecord]
+    {
+        let rows = try await events.search(query)
+        let placesByID = try await places.find(ids: rows.map(\.placeID))
+        return rows.filter { keep($0, placesByID[$0.placeID]) }
+    }
+}
