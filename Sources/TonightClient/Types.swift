@@ -89,3 +89,25 @@ public typealias SongResult = Components.Schemas.SongResult
 public typealias HubPlace = Components.Schemas.HubPlace
 /// One usage event an app reports.
 public typealias AnalyticsEvent = Components.Schemas.AnalyticsEvent
+/// A sport of the catalogue.
+public typealias SportInfo = Components.Schemas.Sport
+/// A new sports session (at a place or a spot).
+public typealias SessionInput = Components.Schemas.SessionInput
+/// A change to a session.
+public typealias SessionPatch = Components.Schemas.SessionPatch
+/// A place picked on a map: coordinates and a label.
+public typealias Spot = Components.Schemas.Spot
+/// Session search filters.
+public typealias SessionSearch = Operations.SearchSessions.Input.Query
+/// The calendar by day.
+public typealias TonightCalendar = Components.Schemas.Calendar
+/// A user's sports statistics.
+public typealias PlayerStats = Components.Schemas.PlayerStats
+/// A recommended session with its score and reasons.
+public typealias SessionRecommendation = Components.Schemas.SessionRecommendation
+/// An explore card: an event and why.
+public typealias EventRecommendation = Components.Schemas.EventRecommendation
+/// Explore cards and whether they are a cold start or a refresh.
+public typealias EventRecommendations = Components.Schemas.EventRecommendationList
+/// Why a recommendation was swiped away.
+public typealias DismissalReason = Components.Schemas.DismissalReason

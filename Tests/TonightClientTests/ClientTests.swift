@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -331,6 +334,57 @@ struct ClientTests {
             } catch let error as TonightError {
                 #expect(error.status == 400)
             }
+        }
+    }
+
+    @Test("sessions: create at a spot, join until full, search, calendar feed, stats, recommendations")
+    func sessions() async throws {
+        try await withServer { _, url in
+            // Ten days ahead on Lisbon's calendar: inside the feed's window.
+            var lisbon = Foundation.Calendar(identifier: .gregorian)
+            lisbon.timeZone = TimeZone(identifier: "Europe/Lisbon")!
+            let parts = lisbon.dateComponents([.year, .month, .day], from: Date().addingTimeInterval(10 * 86_400))
+            let day = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            let host = TonightClient(serverURL: url)
+            _ = try await host.signUp(username: "host", email: "host@example.com", password: "a long enough passphrase")
+            #expect(try await host.sports().count >= 40)
+            let session = try await host.createSession(
+                .init(
+                    sport: "tennis", skill: .beginner,
+                    spot: .init(location: .init(lat: 38.7071, lon: -9.1446), label: "Court 1"),
+                    localDate: day, localTime: "18:00", durationMinutes: 60, capacity: 2))
+            #expect(session.session?.openSpots == 1)
+            #expect(session.place.googleMapsURL.hasPrefix("https://www.google.com/maps/"))
+            let guest = TonightClient(serverURL: url)
+            _ = try await guest.signUp(username: "guest", email: "guest@example.com", password: "a long enough passphrase")
+            _ = try await guest.setPreferences(.init(sportsPlayed: ["tennis"]))
+            let recommended = try await guest.recommendedSessions(near: "38.7071,-9.1446")
+            #expect(recommended.map(\.event.id) == [session.id])
+            #expect(recommended.first?.reasons.first == "You play tennis.")
+            let third = TonightClient(serverURL: url)
+            _ = try await third.signUp(username: "third", email: "third@example.com", password: "a long enough passphrase")
+            #expect(try await guest.joinSession(id: session.id).counts.going == 2)
+            do {
+                _ = try await third.joinSession(id: session.id)
+                Issue.record("a full session took another player")
+            } catch let error as TonightError {
+                #expect(error.code == "session_full")
+            }
+            #expect(try await guest.players(sessionID: session.id).map(\.username) == ["host", "guest"])
+            #expect(try await third.sessions(.init(sport: "tennis")).items.map(\.id) == [session.id])
+            #expect(try await third.sessions(.init(openOnly: true)).items.isEmpty)
+            let calendar = try await guest.calendar(from: day, to: day, timeZone: "Europe/Lisbon")
+            #expect(calendar.days.first?.items.map(\.id) == [session.id])
+            let feed = try await guest.calendarSubscriptionURL()
+            let (data, _) = try await URLSession.shared.data(from: feed)
+            #expect(String(decoding: data, as: UTF8.self).contains("BEGIN:VEVENT"))
+            #expect(try await host.stats(username: "guest").sessionsPlayed == 0)
+            let cards = try await guest.exploreCards(near: "38.7071,-9.1446")
+            #expect(cards.coldStart)
+            try await guest.dismiss(eventID: session.id, reason: .time)
+            try await guest.leaveSession(id: session.id)
+            #expect(try await third.joinSession(id: session.id).counts.going == 2)
+            try await host.deleteSession(id: session.id)
         }
     }
 
