@@ -92,6 +92,11 @@ struct SessionRulesTests {
         let ranked = ArtistAffinity.rank(
             [("late", 20, ["e"]), ("early", 10, ["e"]), ("best", 30, ["z", "c"]), ("none", 5, ["d"])], similar: similar)
         #expect(ranked.map(\.id) == ["best", "early", "late"])
+        let liked = ArtistAffinity.rank(
+            [("late", 20, ["e"]), ("early", 10, ["e"]), ("best", 30, ["c"])], similar: similar,
+            favoriteCategoryEvents: ["late"])
+        #expect(abs((liked.first { $0.id == "late" }?.score ?? 0) - 0.7) < 1e-9)
+        #expect(liked.last?.id == "early")
     }
 
     @Test("the digest is due once a day from 16:00 local, across zones and daylight-saving changes")

@@ -5482,7 +5482,7 @@ extension Components {
         public struct EventRecommendation: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/EventRecommendation/event`.
             public var event: Components.Schemas.Event
-            /// Affinity score in [0,1]; for popular events, 0.
+            /// Affinity score in [0,1], plus 0.2 in a favourite category; for popular events, 0.
             ///
             /// - Remark: Generated from `#/components/schemas/EventRecommendation/score`.
             public var score: Swift.Double
@@ -5496,7 +5496,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - event:
-            ///   - score: Affinity score in [0,1]; for popular events, 0.
+            ///   - score: Affinity score in [0,1], plus 0.2 in a favourite category; for popular events, 0.
             ///   - similarTo:
             ///   - reason: For example “Similar to Daft Punk” or “Popular tonight nearby”.
             public init(

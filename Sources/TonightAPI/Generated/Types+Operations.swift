@@ -27114,7 +27114,8 @@ public enum Operations {
     ///
     /// Favourite artists lead to affinity-similar artists (scores in [0,1]); their events in the
     /// next 30 days within the caller's radius (preferences, default 25 km) of `near` (default:
-    /// the home city's centre) and budget are ranked by the best score, then start. Events the
+    /// the home city's centre) and budget are ranked by the best score (events in a favourite
+    /// category of the preferences get 0.2 more), then start. Events the
     /// caller attends, follows or dismissed are left out. Without favourites (or similar artists)
     /// the cards are the most attended events nearby tonight. `refresh=true` brings dismissed
     /// events back when nothing else is left.

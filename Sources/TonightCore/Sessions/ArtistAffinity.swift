@@ -44,9 +44,14 @@ public enum ArtistAffinity {
         return best
     }
 
-    /// Events scored by their best similar performer, best first, then by start and id.
+    /// What an event in one of the user's favourite categories adds to its score.
+    public static let categoryBonus = 0.2
+
+    /// Events scored by their best similar performer (plus ``categoryBonus`` for those in
+    /// `favoriteCategoryEvents`), best first, then by start and id.
     public static func rank(
-        _ events: [(id: String, startAt: Int64, performers: [String])], similar: [String: SimilarArtist]
+        _ events: [(id: String, startAt: Int64, performers: [String])], similar: [String: SimilarArtist],
+        favoriteCategoryEvents: Set<String> = []
     ) -> [RankedEvent] {
         var ranked: [(RankedEvent, Int64)] = []
         for event in events {
@@ -54,7 +59,9 @@ public enum ArtistAffinity {
                 ($0.score, $1.similarTo) < ($1.score, $0.similarTo)
             }
             guard let best else { continue }
-            ranked.append((RankedEvent(id: event.id, score: best.score, similarTo: best.similarTo), event.startAt))
+            let bonus = favoriteCategoryEvents.contains(event.id) ? categoryBonus : 0
+            ranked.append(
+                (RankedEvent(id: event.id, score: best.score + bonus, similarTo: best.similarTo), event.startAt))
         }
         return ranked.sorted { ($1.0.score, $0.1, $0.0.id) < ($0.0.score, $1.1, $1.0.id) }.map(\.0)
     }

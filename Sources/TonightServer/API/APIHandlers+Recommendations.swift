@@ -89,7 +89,8 @@ extension APIHandlers {
             let ask = {
                 try await recommender.cards(
                     userID: user.id, center: center, radius: Double(preferences.radiusMeters ?? 25_000),
-                    budget: preferences.budget, limit: limit, now: now)
+                    budget: preferences.budget, favoriteCategories: preferences.favoriteCategories ?? [], limit: limit,
+                    now: now)
             }
             var (cards, coldStart) = try await ask()
             var refreshed = false

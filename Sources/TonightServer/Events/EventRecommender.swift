@@ -21,10 +21,17 @@ struct EventRecommender: Sendable {
     }
 
     /// Cards for `userID` around `center`, best first; `coldStart` when they are popular events.
+    /// Events in `favoriteCategories` (or below them) rank higher.
     func cards(
-        userID: String, center: GeoPoint, radius: Double, budget: Double?, limit: Int, now: Date,
-        tonightOnly: Bool = false
+        userID: String, center: GeoPoint, radius: Double, budget: Double?, favoriteCategories: [String] = [],
+        limit: Int, now: Date, tonightOnly: Bool = false
     ) async throws -> (cards: [Card], coldStart: Bool) {
+        var liked = Set<String>()
+        if !favoriteCategories.isEmpty {
+            let all = try await catalog.categories()
+            liked = Set(favoriteCategories.flatMap { CategoryTree.descendants(of: $0, in: all) })
+        }
+        let inLiked = { (event: EventRecord) in event.categoryID.map(liked.contains) ?? false }
         let favorites = try await catalog.favorites(userID: userID, offset: 0, limit: 1000).map(\.id)
         let similar = ArtistAffinity.similarArtists(
             favorites: Set(favorites), edges: try await catalog.affinity(from: favorites))
@@ -55,7 +62,8 @@ struct EventRecommender: Sendable {
             let found = try await filtered(query, keep: keep)
             let performers = try await events.performers(of: found.map(\.id))
             let ranked = ArtistAffinity.rank(
-                found.map { ($0.id, $0.startAt, performers[$0.id] ?? []) }, similar: similar
+                found.map { ($0.id, $0.startAt, performers[$0.id] ?? []) }, similar: similar,
+                favoriteCategoryEvents: Set(found.filter(inLiked).map(\.id))
             ).prefix(limit)
             let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let artists = try await catalog.artists(ids: ranked.map(\.similarTo))
@@ -72,8 +80,9 @@ struct EventRecommender: Sendable {
         let tonight = try await filtered(query) { record, place in
             keep(record, place) && EventWindows.contains(record, when: .tonight, now: now)
         }
+        let rank = { (e: EventRecord) in (inLiked(e) ? 1 : 0, e.goingCount + e.interestedCount) }
         let popular = tonight.sorted {
-            ($1.goingCount + $1.interestedCount, $0.startAt, $0.id) < ($0.goingCount + $0.interestedCount, $1.startAt, $1.id)
+            (rank($1).0, rank($1).1, $0.startAt, $0.id) < (rank($0).0, rank($0).1, $1.startAt, $1.id)
         }
         return (popular.prefix(limit).map { Card(event: $0, score: 0, similarTo: nil) }, true)
     }

@@ -88,7 +88,8 @@ struct TonightDigest: Service {
         let preferences = PreferencesRules.decode(user.preferences)
         let cards = try await events.cards(
             userID: userID, center: center, radius: Double(preferences.radiusMeters ?? 25_000),
-            budget: preferences.budget, limit: 3, now: now, tonightOnly: true
+            budget: preferences.budget, favoriteCategories: preferences.favoriteCategories ?? [], limit: 3, now: now,
+            tonightOnly: true
         ).cards.map(\.event)
         let ranked = try await sessions.recommend(
             user: user, preferences: preferences, center: center, limit: 2, now: now)
