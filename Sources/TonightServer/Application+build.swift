@@ -293,6 +293,23 @@ func runUntilShutdown(_ loop: @escaping @Sendable () async throws -> Void) async
     } catch is CancellationError {}
 }
 
+/// Runs `round` every `interval` until graceful shutdown; a failed round is logged as `failure`
+/// and the next one comes as usual.
+func runEvery(
+    _ interval: Duration, logger: Logger, failure: String, _ round: @escaping @Sendable () async throws -> Void
+) async throws {
+    try await runUntilShutdown {
+        while !Task.isCancelled {
+            do {
+                try await round()
+            } catch {
+                logger.warning("\(failure)", metadata: ["error": "\(error)"])
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
+
 /// Periodic clean-up: forgets idempotency keys past their lifetime.
 struct Housekeeping: Service {
     let idempotency: any IdempotencyRepository
@@ -300,15 +317,8 @@ struct Housekeeping: Service {
     let logger: Logger
 
     func run() async throws {
-        try await runUntilShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)
-                } catch {
-                    logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: .seconds(600))
-            }
+        try await runEvery(.seconds(600), logger: logger, failure: "housekeeping failed") {
+            try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)
         }
     }
 }

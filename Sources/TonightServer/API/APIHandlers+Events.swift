@@ -165,10 +165,7 @@ extension APIHandlers {
             try Self.requireOrganizer(caller, of: event)
             let old = event
             try await EventEdit(places: places, catalog: catalog).apply(patch, to: &event, creating: false)
-            event.updatedAt = Clock.millis()
-            try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
-            let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
-            return .ok(.init(body: .json(item[0])))
+            return .ok(.init(body: .json(try await saveEdit(event, from: old, by: caller))))
         }
     }
 
@@ -180,9 +177,7 @@ extension APIHandlers {
             if event.status != EventStatus.cancelled.rawValue {
                 let old = event
                 event.status = EventStatus.cancelled.rawValue
-                event.updatedAt = Clock.millis()
-                try await events.update(
-                    event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
+                return .ok(.init(body: .json(try await saveEdit(event, from: old, by: caller))))
             }
             let item = try await assembler.assemble([event], callerID: caller.userID, withChanges: true)
             return .ok(.init(body: .json(item[0])))
@@ -270,6 +265,19 @@ extension APIHandlers {
         try await answer {
             .ok(.init(body: .json(.init(items: CategoryTree.nested(try await catalog.categories())))))
         }
+    }
+
+    /// Stores an edit of `old` with its change records and answers the event as stored.
+    func saveEdit(_ event: EventRecord, from old: EventRecord, by caller: Principal) async throws
+        -> Components.Schemas.Event
+    {
+        var event = event
+        event.updatedAt = Clock.millis()
+        try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
+        let stored = try await events.find(id: event.id) ?? event
+        guard let item = try await assembler.assemble([stored], callerID: caller.userID, withChanges: true).first
+        else { throw APIError.notFound("No such event.") }
+        return item
     }
 
     func findEvent(_ id: String) async throws -> EventRecord {

@@ -67,11 +67,7 @@ extension APIHandlers {
             let old = event
             let newSpot = try await sessionEdit().apply(patch, to: &event, creating: false)
             if let newSpot { event.placeID = try await storeSpot(newSpot).id }
-            event.updatedAt = Clock.millis()
-            try await events.update(event, performers: nil, changes: EventChanges.between(old, event, origin: "edit"))
-            guard let stored = try await events.find(id: event.id) else { throw APIError.notFound("No such session.") }
-            let item = try await assembler.assemble([stored], callerID: caller.userID, withChanges: true)
-            return .ok(.init(body: .json(item[0])))
+            return .ok(.init(body: .json(try await saveEdit(event, from: old, by: caller))))
         }
     }
 

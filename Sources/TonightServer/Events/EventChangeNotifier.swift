@@ -17,15 +17,8 @@ struct EventChangeNotifier: Service {
     static let batch = 200
 
     func run() async throws {
-        try await runUntilShutdown {
-            while !Task.isCancelled {
-                do {
-                    while try await runOnce() == Self.batch {}
-                } catch {
-                    logger.warning("event change alerts failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        try await runEvery(interval, logger: logger, failure: "event change alerts failed") {
+            while try await runOnce() == Self.batch {}
         }
     }
 

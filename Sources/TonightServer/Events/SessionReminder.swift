@@ -19,15 +19,8 @@ struct SessionReminder: Service {
     static let batch = 200
 
     func run() async throws {
-        try await runUntilShutdown {
-            while !Task.isCancelled {
-                do {
-                    while try await runOnce() == Self.batch {}
-                } catch {
-                    logger.warning("session reminders failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        try await runEvery(interval, logger: logger, failure: "session reminders failed") {
+            while try await runOnce() == Self.batch {}
         }
     }
 

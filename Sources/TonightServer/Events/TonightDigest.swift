@@ -26,15 +26,8 @@ struct TonightDigest: Service {
     let logger: Logger
 
     func run() async throws {
-        try await runUntilShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await runOnce()
-                } catch {
-                    logger.warning("tonight digest failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        try await runEvery(interval, logger: logger, failure: "tonight digest failed") {
+            _ = try await runOnce()
         }
     }
 
