@@ -76,13 +76,16 @@ def main():
 
     # Players.
     players = []
+    traits = {}  # the `players` column's entries: id,gender,birthDate
     rows = []
     for i in range(args.players):
         pid = new_id(rng)
         players.append(pid)
         year = rng.randrange(1960, 2008)
         birth = f"{year}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}" if rng.random() < 0.8 else None
-        rows.append((pid, f"player{i}", f"player{i}", rng.choice(GENDERS), birth, now, now))
+        gender = rng.choice(GENDERS)
+        traits[pid] = f"{pid},{gender or ''},{birth or ''}"
+        rows.append((pid, f"player{i}", f"player{i}", gender, birth, now, now))
     db.executemany("INSERT INTO users (id, is_anonymous, username, username_key, role, gender, birth_date, "
                    "created_at, updated_at) VALUES (?, 0, ?, ?, 'user', ?, ?, ?, ?)", rows)
     friends = rng.sample(players, 50)
@@ -108,8 +111,10 @@ def main():
         capacity = rng.randrange(4, 21)
         players_in = rng.sample(players, min(capacity, rng.randrange(1, capacity + 1)))
         name = f"{sport} ({skill})"
+        listed = ";".join(traits[p] for p in players_in)
         events.append((eid, "session", name, name.lower(), rng.choice(pitches), start, start + 5400_000, date, clock,
-                       "Europe/Zurich", "scheduled", players_in[0], len(players_in), now, now, sport, skill, capacity))
+                       "Europe/Zurich", "scheduled", players_in[0], len(players_in), now, now, sport, skill, capacity,
+                       listed))
         attendance += [(eid, p, now, now) for p in players_in]
     # The user's history: 30 sessions played in the past.
     for i in range(30):
@@ -118,11 +123,11 @@ def main():
         date, clock = local(start, ZONE)
         sport, skill = rng.choice(SPORTS[:6]), rng.choice(SKILLS)
         events.append((eid, "session", sport, sport, rng.choice(pitches), start, start + 3600_000, date, clock,
-                       "Europe/Zurich", "scheduled", user, 1, now, now, sport, skill, 10))
+                       "Europe/Zurich", "scheduled", user, 1, now, now, sport, skill, 10, f"{user},,"))
         attendance.append((eid, user, now, now))
     db.executemany("INSERT INTO events (id, kind, name, name_folded, place_id, start_at, end_at, local_date, "
                    "local_time, time_zone, status, organizer_id, going_count, created_at, updated_at, sport, skill, "
-                   "capacity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", events)
+                   "capacity, players) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", events)
     db.executemany("INSERT INTO attendance (event_id, user_id, status, created_at, updated_at) "
                    "VALUES (?, ?, 'going', ?, ?)", attendance)
 

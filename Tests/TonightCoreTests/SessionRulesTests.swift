@@ -164,6 +164,18 @@ struct SessionRulesTests {
         #expect(CalendarDate("2028-02-29")!.yearsEarlier(1) == CalendarDate("2027-02-28"))
     }
 
+    @Test("player lists: friends, genders, age brackets, avoided players and the user themself")
+    func players() {
+        let criteria = SessionPlayers.Criteria(
+            userID: "me", friends: ["f"], genders: ["female"], birthDates: [("1991-11-23", "2001-11-23")],
+            avoided: ["x"])
+        let counts = SessionPlayers.count(
+            "f,male,1995-01-01;g,female,;x,female,1970-05-05;h,,2001-11-23;me,female,1999-01-01", criteria)
+        #expect(counts.friends == 1 && counts.preferredGenders == 2 && counts.preferredAgeGroups == 2)
+        #expect(counts.avoided == 1 && counts.includesUser)
+        #expect(SessionPlayers.count("", criteria) == .init())
+    }
+
     @Test("map links and the sports catalogue")
     func mapsAndSports() {
         let point = GeoPoint(latitude: 47.5, longitude: 8.25)

@@ -110,6 +110,11 @@ struct RecommendationsRouteTests {
             let rest = after.json["items"] as? [JSON] ?? []
             #expect(rest.compactMap { ($0["event"] as? JSON)?["id"] as? String } == [s1, s7])
             #expect(rest.last?["score"] as? Double == 0.43)
+            // A player's profile change reaches the sessions they play in.
+            let changed = try await client.send(.patch, "/v1/me", json: ["gender": "male"], token: women30[0].token)
+            #expect(changed.status == .ok, "\(changed.text)")
+            let again = try await client.send(.get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
+            #expect((again.json["items"] as? [JSON])?.first?["score"] as? Double == 12.87)
             let missing = try await client.send(
                 .post, "/v1/me/recommendations/dismissals", json: ["eventId": "nope"], token: ana.token)
             #expect(missing.status == .notFound)

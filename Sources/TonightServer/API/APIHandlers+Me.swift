@@ -16,10 +16,15 @@ extension APIHandlers {
             let caller = try RequestInfo.requireMember()
             guard case .json(let change) = input.body else { throw APIError.badRequest("Send JSON.") }
             guard var user = try await users.find(id: caller.userID) else { throw Self.accountGone }
+            let before = user
             try ProfileEdit.apply(
                 change, to: &user, today: CalendarDate(date: Date()), sports: Set(try await assembler.sports().keys))
             user.updatedAt = Clock.millis()
             try await users.updateProfile(user)
+            // Sessions keep their players' gender and birth date for recommendations.
+            if before.gender != user.gender || before.birthDate != user.birthDate {
+                try await sessions.refreshPlayers(ofUser: user.id, from: Clock.millis())
+            }
             return .ok(.init(body: .json(try .init(user))))
         }
     }
@@ -27,7 +32,9 @@ extension APIHandlers {
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
         try await answer {
             let caller = try RequestInfo.requireMember()
+            let playing = try await sessions.upcomingSessions(of: caller.userID, from: Clock.millis())
             try await users.delete(id: caller.userID)
+            try await sessions.refreshPlayers(of: playing)
             return .noContent(.init())
         }
     }

@@ -137,7 +137,23 @@ struct SQLEventRepository: EventRepository {
                 VALUES (\(bind: event.id), \(bind: creator), 'going', \(bind: event.createdAt), \(bind: event.createdAt))
                 """
             ).run()
+            try await Self.refreshPlayers(of: [event.id], on: db, kind: database.kind)
         }
+    }
+
+    /// Rewrites the `players` list (`id,gender,birthDate;…`) of these sessions from attendance.
+    static func refreshPlayers(of eventIDs: [String], on db: any SQLDatabase, kind: DatabaseKind) async throws {
+        guard !eventIDs.isEmpty else { return }
+        let entry = "u.id || ',' || COALESCE(u.gender, '') || ',' || COALESCE(u.birth_date, '')"
+        let list = kind == .postgres ? "string_agg(\(entry), ';')" : "group_concat(\(entry), ';')"
+        try await db.raw(
+            """
+            UPDATE events SET players = (
+                SELECT \(unsafeRaw: list) FROM attendance a JOIN users u ON u.id = a.user_id
+                WHERE a.event_id = events.id AND a.status = 'going')
+            WHERE id IN (\(binds: eventIDs)) AND kind = 'session'
+            """
+        ).run()
     }
 
     static func insert(_ event: EventRecord, on db: any SQLDatabase) async throws {
@@ -338,9 +354,11 @@ struct SQLEventRepository: EventRepository {
             // Lock the event row first so concurrent changes to its counters queue up.
             let lock: SQLQueryString =
                 database.kind == .postgres
-                ? "SELECT id FROM events WHERE id = \(bind: eventID) FOR UPDATE"
-                : "SELECT id FROM events WHERE id = \(bind: eventID)"
-            guard try await db.raw(lock).first() != nil else { return nil }
+                ? "SELECT kind FROM events WHERE id = \(bind: eventID) FOR UPDATE"
+                : "SELECT kind FROM events WHERE id = \(bind: eventID)"
+            guard let kind = try await db.raw(lock).first()?.decode(column: "kind", as: String.self) else {
+                return nil
+            }
             let previous = try await db.raw(
                 "SELECT status FROM attendance WHERE event_id = \(bind: eventID) AND user_id = \(bind: userID)"
             ).first().map { try $0.decode(column: "status", as: String.self) }
@@ -384,6 +402,9 @@ struct SQLEventRepository: EventRepository {
                     try await db.raw(
                         "DELETE FROM attendance WHERE event_id = \(bind: eventID) AND user_id = \(bind: userID)"
                     ).run()
+                }
+                if kind == "session" && (previous == "going" || status == "going") {
+                    try await Self.refreshPlayers(of: [eventID], on: db, kind: database.kind)
                 }
             }
             return try await db.raw("SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id = \(bind: eventID)")

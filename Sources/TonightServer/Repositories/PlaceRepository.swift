@@ -39,6 +39,8 @@ struct PlaceQuery: Sendable {
     var cityKey: String?
     /// At most this many rows come back (the caller pages over them).
     var cap: Int = 5000
+    /// Session spots too (they stay out of venue lists).
+    var includeSpots = false
 }
 
 /// Storage of places.
@@ -166,7 +168,7 @@ struct SQLPlaceRepository: PlaceRepository {
         if let category = query.category { conditions.append("category = \(bind: category)") }
         if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
         // Spots made for sessions (coordinates and a label) are not venues: they stay out of lists.
-        conditions.append("(source IS NULL OR source <> 'spot')")
+        if !query.includeSpots { conditions.append("(source IS NULL OR source <> 'spot')") }
         return conditions
     }
 

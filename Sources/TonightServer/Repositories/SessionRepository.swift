@@ -45,6 +45,13 @@ protocol SessionRepository: Sendable {
     func friendCount(of userID: String) async throws -> Int
     /// Sessions passing the recommendation filters, with their counts for the formula.
     func candidates(_ filter: CandidateFilter) async throws -> [SessionCandidate]
+    /// Rewrites the player lists of the upcoming sessions `userID` plays in (after a change of
+    /// their gender or birth date).
+    func refreshPlayers(ofUser userID: String, from: Int64) async throws
+    /// Rewrites the player lists of these sessions (after an account is deleted).
+    func refreshPlayers(of eventIDs: [String]) async throws
+    /// Upcoming sessions `userID` plays in.
+    func upcomingSessions(of userID: String, from: Int64) async throws -> [String]
     /// Friends of the user going to each of these sessions, in the order they joined.
     func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]]
     /// Remembers a dismissal (a second one of the same event replaces the first).
@@ -135,61 +142,94 @@ struct SQLSessionRepository: SessionRepository {
     }
 
     func candidates(_ f: CandidateFilter) async throws -> [SessionCandidate] {
-        func count(_ condition: SQLQueryString?) -> SQLQueryString {
-            guard let condition else { return "0" }
-            return "CAST(SUM(CASE WHEN " + condition + " THEN 1 ELSE 0 END) AS BIGINT)"
+        // Places first (the grid index), then their sessions: the planner cannot know that a few
+        // hundred places beat a time range of every session, so SQLite is told which index to use.
+        let hits = try await SQLPlaceRepository(db: db).nearby(
+            PlaceQuery(near: f.center, radius: f.radius, includeSpots: true))
+        var where_: [String: GeoPoint] = [:]
+        for hit in hits where hit.location.distance(to: f.center) <= f.radius { where_[hit.id] = hit.location }
+        guard !where_.isEmpty else { return [] }
+        let friends = Set(
+            try await db.raw("SELECT friend_id FROM friends WHERE user_id = \(bind: f.userID)").all()
+                .map { try $0.decode(column: "friend_id", as: String.self) })
+        let dismissed = Set(
+            try await db.raw("SELECT event_id FROM dismissals WHERE user_id = \(bind: f.userID)").all()
+                .map { try $0.decode(column: "event_id", as: String.self) })
+        let blocked = Set(
+            try await db.raw(
+                """
+                SELECT blocked_id AS other FROM blocks WHERE blocker_id = \(bind: f.userID)
+                UNION SELECT blocker_id AS other FROM blocks WHERE blocked_id = \(bind: f.userID)
+                """
+            ).all().map { try $0.decode(column: "other", as: String.self) })
+        let criteria = SessionPlayers.Criteria(
+            userID: f.userID, friends: friends, genders: Set(f.preferredGenders), birthDates: f.birthDates,
+            avoided: Set(f.avoided))
+        let hint = database.kind == .sqlite ? " INDEXED BY events_place_kind" : ""
+        var result: [SessionCandidate] = []
+        let placeIDs = Array(where_.keys)
+        for start in stride(from: 0, to: placeIDs.count, by: 2000) {
+            let chunk = Array(placeIDs[start..<min(placeIDs.count, start + 2000)])
+            var conditions: [SQLQueryString] = [
+                "e.place_id IN (\(binds: chunk))", "e.kind = 'session'", "e.start_at >= \(bind: f.from)",
+                "e.start_at < \(bind: f.until)", "e.status <> 'cancelled'", "e.going_count < e.capacity",
+            ]
+            if !f.notWanted.isEmpty { conditions.append("e.sport NOT IN (\(binds: f.notWanted))") }
+            // One text column a row: decoding columns through SQLKit costs more than finding them.
+            let sql: SQLQueryString =
+                """
+                SELECT e.start_at || '|' || COALESCE(e.local_time, '') || '|' || COALESCE(e.sport, '') || '|'
+                    || COALESCE(e.skill, 'any') || '|' || e.id || '|' || COALESCE(e.organizer_id, '') || '|'
+                    || COALESCE(e.players, '') || '|' || e.place_id AS row
+                FROM events e\(unsafeRaw: hint) WHERE
+                """ + " " + conditions.joined(separator: " AND ")
+            for row in try await db.raw(sql).all() {
+                let text = try row.decode(column: "row", as: String.self)
+                let parts = text.split(separator: "|", maxSplits: 7, omittingEmptySubsequences: false)
+                guard parts.count == 8, let startAt = Int64(parts[0]), let location = where_[String(parts[7])]
+                else { continue }
+                let id = String(parts[4])
+                if dismissed.contains(id) || blocked.contains(String(parts[5])) { continue }
+                let counts = SessionPlayers.count(parts[6], criteria)
+                if counts.includesUser { continue }
+                result.append(
+                    SessionCandidate(
+                        id: id, sport: String(parts[2]), skill: String(parts[3]), startAt: startAt,
+                        localHour: Int(parts[1].prefix(2)) ?? 0, location: location,
+                        distance: location.distance(to: f.center), friends: counts.friends,
+                        playersInPreferredGenders: counts.preferredGenders,
+                        playersInPreferredAgeGroups: counts.preferredAgeGroups, avoidedPlayers: counts.avoided))
+            }
         }
-        let genders: SQLQueryString? =
-            f.preferredGenders.isEmpty ? nil : "u.gender IN (\(binds: f.preferredGenders))"
-        let ages: SQLQueryString? =
-            f.birthDates.isEmpty
-            ? nil
-            : "("
-                + f.birthDates.map { bracket -> SQLQueryString in
-                    var parts: [SQLQueryString] = ["u.birth_date IS NOT NULL"]
-                    if let after = bracket.after { parts.append("u.birth_date > \(bind: after)") }
-                    if let through = bracket.through { parts.append("u.birth_date <= \(bind: through)") }
-                    return "(" + parts.joined(separator: " AND ") + ")"
-                }.joined(separator: " OR ") + ")"
-        let avoided: SQLQueryString? = f.avoided.isEmpty ? nil : "a.user_id IN (\(binds: f.avoided))"
-        var conditions: [SQLQueryString] = [
-            "e.kind = 'session'", "e.start_at >= \(bind: f.from)", "e.start_at < \(bind: f.until)",
-            "e.status <> 'cancelled'", "e.going_count < e.capacity",
-            SQLPlaceRepository.nearCondition(f.center, radius: f.radius, table: "p"),
-            "NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: f.userID))",
-            "NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: f.userID))",
-            "(e.organizer_id IS NULL OR \(SQLSocialRepository.notBlocked(f.userID, other: "e.organizer_id")))",
-        ]
-        if !f.notWanted.isEmpty { conditions.append("e.sport NOT IN (\(binds: f.notWanted))") }
-        let sql: SQLQueryString =
+        return result
+    }
+
+    func refreshPlayers(ofUser userID: String, from: Int64) async throws {
+        try await database.transaction { db in
+            let ids = try await db.raw(
+                """
+                SELECT a.event_id FROM attendance a JOIN events e ON e.id = a.event_id
+                WHERE a.user_id = \(bind: userID) AND a.status = 'going' AND e.kind = 'session'
+                    AND e.start_at >= \(bind: from)
+                """
+            ).all().map { try $0.decode(column: "event_id", as: String.self) }
+            try await SQLEventRepository.refreshPlayers(of: ids, on: db, kind: database.kind)
+        }
+    }
+
+    func refreshPlayers(of eventIDs: [String]) async throws {
+        try await database.transaction { db in
+            try await SQLEventRepository.refreshPlayers(of: eventIDs, on: db, kind: database.kind)
+        }
+    }
+
+    func upcomingSessions(of userID: String, from: Int64) async throws -> [String] {
+        try await db.raw(
             """
-            SELECT e.id, e.sport, e.skill, e.start_at, e.local_time, p.latitude, p.longitude,
-                \(count("f.friend_id IS NOT NULL")) AS friends, \(count(genders)) AS genders,
-                \(count(ages)) AS ages, \(count(avoided)) AS avoided
-            FROM events e JOIN places p ON p.id = e.place_id
-            LEFT JOIN attendance a ON a.event_id = e.id AND a.status = 'going'
-            LEFT JOIN users u ON u.id = a.user_id
-            LEFT JOIN friends f ON f.user_id = \(bind: f.userID) AND f.friend_id = a.user_id
-            WHERE
-            """ + " " + conditions.joined(separator: " AND ")
-            + " GROUP BY e.id, e.sport, e.skill, e.start_at, e.local_time, p.latitude, p.longitude"
-        return try await db.raw(sql).all().compactMap { row in
-            let location = GeoPoint(
-                latitude: try row.decode(column: "latitude", as: Double.self),
-                longitude: try row.decode(column: "longitude", as: Double.self))
-            let distance = location.distance(to: f.center)
-            guard distance <= f.radius else { return nil }
-            let time = try row.decode(column: "local_time", as: String?.self) ?? "00"
-            return SessionCandidate(
-                id: try row.decode(column: "id", as: String.self),
-                sport: try row.decode(column: "sport", as: String?.self) ?? "",
-                skill: try row.decode(column: "skill", as: String?.self) ?? "any",
-                startAt: try row.decode(column: "start_at", as: Int64.self), localHour: Int(time.prefix(2)) ?? 0,
-                location: location, distance: distance, friends: try row.decode(column: "friends", as: Int.self),
-                playersInPreferredGenders: try row.decode(column: "genders", as: Int.self),
-                playersInPreferredAgeGroups: try row.decode(column: "ages", as: Int.self),
-                avoidedPlayers: try row.decode(column: "avoided", as: Int.self))
-        }
+            SELECT a.event_id FROM attendance a JOIN events e ON e.id = a.event_id
+            WHERE a.user_id = \(bind: userID) AND a.status = 'going' AND e.kind = 'session' AND e.start_at >= \(bind: from)
+            """
+        ).all().map { try $0.decode(column: "event_id", as: String.self) }
     }
 
     func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]] {

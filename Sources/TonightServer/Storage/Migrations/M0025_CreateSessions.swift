@@ -2,7 +2,10 @@
 ///
 /// A session is an event of kind `session`: `sport`, `skill` and `capacity` are set only on those
 /// (`going_count` is the occupied count, the creator included). `reminded_at` records the reminder
-/// sent for the current start, and is cleared when the start moves. Built-in sports live in code
+/// sent for the current start, and is cleared when the start moves. `players` lists the players
+/// going (`id,gender,birthDate;…`, kept in the transaction that changes attendance) so
+/// recommendations count friends, genders and age groups without joining attendance and users
+/// for thousands of candidates. Built-in sports live in code
 /// (`SportCatalog`); `sports` holds the ones admins add.
 struct CreateSessions: Migration {
     let name = "0025_create_sessions"
@@ -13,7 +16,9 @@ struct CreateSessions: Migration {
             "ALTER TABLE events ADD COLUMN skill TEXT",
             "ALTER TABLE events ADD COLUMN capacity INTEGER",
             "ALTER TABLE events ADD COLUMN reminded_at BIGINT",
-            "CREATE INDEX events_kind_start ON events(kind, start_at, id)",
+            "ALTER TABLE events ADD COLUMN players TEXT",
+            "CREATE INDEX events_place_kind ON events(place_id, kind, start_at)",
+            "CREATE INDEX events_session_start ON events(start_at) WHERE kind = 'session'",
             """
             CREATE TABLE sports (
                 slug TEXT PRIMARY KEY,
