@@ -33,24 +33,35 @@ public struct SessionPlayers: Sendable, Equatable {
     }
 
     /// Counts the players in `list` (`id,gender,birthDate` entries separated by `;`).
+    ///
+    /// Works on UTF-8 bytes: a recommendation reads thousands of these per request, and
+    /// splitting by `Character` (grapheme clusters) cost more than the database query.
     public static func count(_ list: Substring, _ criteria: Criteria) -> Counts {
         var counts = Counts()
-        for entry in list.split(separator: ";") {
-            let fields = entry.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
+        let user = Array(criteria.userID.utf8)
+        let genders = criteria.genders.map { Array($0.utf8) }
+        let brackets = criteria.birthDates.map { (after: $0.after.map { Array($0.utf8) }, through: $0.through.map { Array($0.utf8) }) }
+        let checkIDs = !criteria.friends.isEmpty || !criteria.avoided.isEmpty
+        for entry in list.utf8.split(separator: 59) {  // ;
+            let fields = entry.split(separator: 44, maxSplits: 2, omittingEmptySubsequences: false)  // ,
             guard let id = fields.first else { continue }
-            if id == criteria.userID {
+            if id.elementsEqual(user) {
                 counts.includesUser = true
                 continue
             }
-            if criteria.friends.contains(String(id)) { counts.friends += 1 }
-            if criteria.avoided.contains(String(id)) { counts.avoided += 1 }
-            if fields.count > 1, !fields[1].isEmpty, criteria.genders.contains(String(fields[1])) {
+            if checkIDs {
+                let key = Substring(id)
+                if criteria.friends.contains(String(key)) { counts.friends += 1 }
+                if criteria.avoided.contains(String(key)) { counts.avoided += 1 }
+            }
+            if fields.count > 1, !fields[1].isEmpty, genders.contains(where: { fields[1].elementsEqual($0) }) {
                 counts.preferredGenders += 1
             }
             if fields.count > 2, !fields[2].isEmpty {
                 let birth = fields[2]
-                if criteria.birthDates.contains(where: { bracket in
-                    (bracket.after.map { birth > $0 } ?? true) && (bracket.through.map { birth <= $0 } ?? true)
+                if brackets.contains(where: { bracket in
+                    (bracket.after.map { $0.lexicographicallyPrecedes(birth) } ?? true)
+                        && (bracket.through.map { !$0.lexicographicallyPrecedes(birth) } ?? true)
                 }) {
                     counts.preferredAgeGroups += 1
                 }

@@ -185,7 +185,9 @@ struct SQLSessionRepository: SessionRepository {
                 """ + " " + conditions.joined(separator: " AND ")
             for row in try await db.raw(sql).all() {
                 let text = try row.decode(column: "row", as: String.self)
-                let parts = text.split(separator: "|", maxSplits: 7, omittingEmptySubsequences: false)
+                // Split on bytes: the row is mostly the player list, and Character splitting is slow.
+                let parts = text.utf8.split(separator: 124, maxSplits: 7, omittingEmptySubsequences: false)
+                    .map { Substring($0) }
                 guard parts.count == 8, let startAt = Int64(parts[0]), let location = where_[String(parts[7])]
                 else { continue }
                 let id = String(parts[4])
