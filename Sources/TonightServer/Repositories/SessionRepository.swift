@@ -185,9 +185,7 @@ struct SQLSessionRepository: SessionRepository {
                 """ + " " + conditions.joined(separator: " AND ")
             for row in try await db.raw(sql).all() {
                 let text = try row.decode(column: "row", as: String.self)
-                // Split on bytes: the row is mostly the player list, and Character splitting is slow.
-                let parts = text.utf8.split(separator: 124, maxSplits: 7, omittingEmptySubsequences: false)
-                    .map { Substring($0) }
+                let parts = Self.fields(text, count: 8)
                 guard parts.count == 8, let startAt = Int64(parts[0]), let location = where_[String(parts[7])]
                 else { continue }
                 let id = String(parts[4])
@@ -203,6 +201,27 @@ struct SQLSessionRepository: SessionRepository {
                         playersInPreferredAgeGroups: counts.preferredAgeGroups, avoidedPlayers: counts.avoided))
             }
         }
+        return result
+    }
+
+    /// The first `count - 1` `|`-separated fields of `text` and the rest, found on bytes (the rows
+    /// are mostly player lists; generic splitting showed in profiles).
+    static func fields(_ text: String, count: Int) -> [Substring] {
+        var cuts: [String.Index] = []
+        var index = text.utf8.startIndex
+        let end = text.utf8.endIndex
+        while index < end && cuts.count < count - 1 {
+            if text.utf8[index] == 124 { cuts.append(index) }
+            index = text.utf8.index(after: index)
+        }
+        var result: [Substring] = []
+        result.reserveCapacity(count)
+        var start = text.startIndex
+        for cut in cuts {
+            result.append(text[start..<cut])
+            start = text.utf8.index(after: cut)
+        }
+        result.append(text[start...])
         return result
     }
 
