@@ -21,14 +21,29 @@ actor ViewCounter: Service {
         for id in postIDs { pending[id, default: 0] += 1 }
     }
 
-    /// Writes what was counted.
+    /// The last write started; each write waits for the one before it.
+    private var writing: Task<Void, Never>?
+
+    /// Writes what was counted, and returns only when every view counted before the call is stored
+    /// — also when a periodic flush took them a moment earlier and is still writing (the actor is
+    /// reentrant at the write's `await`, so writes are chained one after another).
     func flush() async {
         let batch = pending
         pending = [:]
-        do { try await repository.addViews(batch) } catch {
-            // Dropped, not retried: a batch that fails once would likely fail again.
-            logger.warning("view counts not written", metadata: ["error": "\(error)"])
+        let previous = writing
+        let repository = repository
+        let logger = logger
+        let task = Task {
+            await previous?.value
+            guard !batch.isEmpty else { return }
+            do { try await repository.addViews(batch) } catch {
+                // Dropped, not retried: a batch that fails once would likely fail again.
+                logger.warning("view counts not written", metadata: ["error": "\(error)"])
+            }
         }
+        writing = task
+        await task.value
+        if writing == task { writing = nil }
     }
 
     func run() async throws {
