@@ -74,7 +74,9 @@ extension TonightClient {
     }
 
     /// The signed-in user's sessions and events by day (`from`/`to` as `YYYY-MM-DD`).
-    public func calendar(from: String? = nil, to: String? = nil, timeZone: String? = nil) async throws -> TonightCalendar {
+    public func calendar(from: String? = nil, to: String? = nil, timeZone: String? = nil) async throws
+        -> TonightCalendar
+    {
         try await call {
             guard case .ok(let ok) = try await api.getMyCalendar(query: .init(from: from, to: to, timeZone: timeZone)),
                 case .json(let calendar) = ok.body

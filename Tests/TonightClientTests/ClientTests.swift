@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -10,6 +7,10 @@ import Synchronization
 import Testing
 import TonightClient
 import TonightServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Runs `body` with an SDK client talking to the real application on a real port.
 func withServer(
@@ -356,13 +357,15 @@ struct ClientTests {
             #expect(session.session?.openSpots == 1)
             #expect(session.place.googleMapsURL.hasPrefix("https://www.google.com/maps/"))
             let guest = TonightClient(serverURL: url)
-            _ = try await guest.signUp(username: "guest", email: "guest@example.com", password: "a long enough passphrase")
+            _ = try await guest.signUp(
+                username: "guest", email: "guest@example.com", password: "a long enough passphrase")
             _ = try await guest.setPreferences(.init(sportsPlayed: ["tennis"]))
             let recommended = try await guest.recommendedSessions(near: "38.7071,-9.1446")
             #expect(recommended.map(\.event.id) == [session.id])
             #expect(recommended.first?.reasons.first == "You play tennis.")
             let third = TonightClient(serverURL: url)
-            _ = try await third.signUp(username: "third", email: "third@example.com", password: "a long enough passphrase")
+            _ = try await third.signUp(
+                username: "third", email: "third@example.com", password: "a long enough passphrase")
             #expect(try await guest.joinSession(id: session.id).counts.going == 2)
             do {
                 _ = try await third.joinSession(id: session.id)

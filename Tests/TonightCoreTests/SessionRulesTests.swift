@@ -38,7 +38,11 @@ struct SessionRulesTests {
         #expect(abs(ranked[2].score - 2.3) < 1e-9)
         var weights = SessionWeights()
         weights.friends = 10
-        #expect(SessionRanking.rank([candidate("b", genders: 1), candidate("c", friends: 1)], taste: .init(), center: center, weights: weights).first?.candidate.id == "c")
+        #expect(
+            SessionRanking.rank(
+                [candidate("b", genders: 1), candidate("c", friends: 1)], taste: .init(), center: center,
+                weights: weights
+            ).first?.candidate.id == "c")
     }
 
     @Test("dismissal reasons: sport halves, time and distance take the penalty off, people half of it")
@@ -72,10 +76,11 @@ struct SessionRulesTests {
             [candidate("a", north: 0.02, friends: 3, genders: 1)], taste: SessionTaste(quizSports: ["tennis"]),
             center: center, weights: SessionWeights())[0]
         #expect(
-            SessionRanking.reasons(ranked, sportName: "Tennis", friendNames: ["Ana", "Ben"], weights: SessionWeights()) == [
-                "Ana, Ben and 1 more are playing.", "You play tennis.",
-                "1 player is of the genders you prefer.", "2.2 km away.",
-            ])
+            SessionRanking.reasons(ranked, sportName: "Tennis", friendNames: ["Ana", "Ben"], weights: SessionWeights())
+                == [
+                    "Ana, Ben and 1 more are playing.", "You play tennis.",
+                    "1 player is of the genders you prefer.", "2.2 km away.",
+                ])
         #expect(SessionRanking.distanceText(420) == "400 m away.")
     }
 
@@ -105,22 +110,28 @@ struct SessionRulesTests {
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
         let utc = { (text: String) in try Date(text, strategy: .iso8601) }
         // 2026-03-08: clocks in New York go forward; 16:00 is 20:00 UTC (the day before, 21:00 UTC).
-        #expect(DigestSchedule.due(now: try utc("2026-03-08T19:59:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-03-08T19:59:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
         #expect(
             DigestSchedule.due(now: try utc("2026-03-08T20:00:00Z"), timeZone: newYork, hour: 16, lastSent: nil)
                 == CalendarDate("2026-03-08"))
-        #expect(DigestSchedule.due(now: try utc("2026-03-07T20:30:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-03-07T20:30:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
         #expect(
             DigestSchedule.due(now: try utc("2026-03-07T21:00:00Z"), timeZone: newYork, hour: 16, lastSent: nil)
                 == CalendarDate("2026-03-07"))
         // 2026-11-01: clocks go back; 16:00 is 21:00 UTC.
-        #expect(DigestSchedule.due(now: try utc("2026-11-01T20:30:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
-        #expect(DigestSchedule.due(now: try utc("2026-11-01T21:00:00Z"), timeZone: newYork, hour: 16, lastSent: nil) != nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-11-01T20:30:00Z"), timeZone: newYork, hour: 16, lastSent: nil) == nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-11-01T21:00:00Z"), timeZone: newYork, hour: 16, lastSent: nil) != nil)
         // Tokyo's afternoon is UTC's morning; once sent, not again that day; too late after 21:59.
         let sent = DigestSchedule.due(now: try utc("2026-06-01T07:00:00Z"), timeZone: tokyo, hour: 16, lastSent: nil)
         #expect(sent == CalendarDate("2026-06-01"))
-        #expect(DigestSchedule.due(now: try utc("2026-06-01T08:00:00Z"), timeZone: tokyo, hour: 16, lastSent: sent) == nil)
-        #expect(DigestSchedule.due(now: try utc("2026-06-01T13:00:00Z"), timeZone: tokyo, hour: 16, lastSent: nil) == nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-06-01T08:00:00Z"), timeZone: tokyo, hour: 16, lastSent: sent) == nil)
+        #expect(
+            DigestSchedule.due(now: try utc("2026-06-01T13:00:00Z"), timeZone: tokyo, hour: 16, lastSent: nil) == nil)
         #expect(
             DigestSchedule.due(now: try utc("2026-06-02T07:30:00Z"), timeZone: tokyo, hour: 16, lastSent: sent)
                 == CalendarDate("2026-06-02"))
@@ -133,7 +144,8 @@ struct SessionRulesTests {
             name: "Mine",
             entries: [
                 CalendarEntry(
-                    uid: "e1@tonight", summary: "Tennis; doubles, fun\nbring balls", start: Date(timeIntervalSince1970: 0),
+                    uid: "e1@tonight", summary: "Tennis; doubles, fun\nbring balls",
+                    start: Date(timeIntervalSince1970: 0),
                     end: Date(timeIntervalSince1970: 5400), location: long, geo: GeoPoint(latitude: 1.5, longitude: -2),
                     description: nil, url: nil, cancelled: true, updated: Date(timeIntervalSince1970: 0))
             ], now: Date(timeIntervalSince1970: 0))
@@ -180,7 +192,8 @@ struct SessionRulesTests {
     func mapsAndSports() {
         let point = GeoPoint(latitude: 47.5, longitude: 8.25)
         #expect(MapLinks.apple(point, name: "A&B #1") == "https://maps.apple.com/?ll=47.500000,8.250000&q=A%26B%20%231")
-        #expect(MapLinks.google(point, name: "x") == "https://www.google.com/maps/search/?api=1&query=47.500000,8.250000")
+        #expect(
+            MapLinks.google(point, name: "x") == "https://www.google.com/maps/search/?api=1&query=47.500000,8.250000")
         #expect(SportCatalog.builtIn.count >= 40)
         #expect(Set(SportCatalog.builtIn.map(\.slug)).count == SportCatalog.builtIn.count)
         #expect(SportCatalog.builtIn.allSatisfy { SportCatalog.isValidSlug($0.slug) })

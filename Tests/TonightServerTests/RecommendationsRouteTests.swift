@@ -44,7 +44,9 @@ func insertShow(
 
 @Suite("Recommendations and alerts")
 struct RecommendationsRouteTests {
-    @Test("session ranking follows the formula, explains itself, and learns from dismissals", arguments: Backend.available)
+    @Test(
+        "session ranking follows the formula, explains itself, and learns from dismissals", arguments: Backend.available
+    )
     func sessions(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let ana = try await client.member("ana")
@@ -60,34 +62,48 @@ struct RecommendationsRouteTests {
                     "preferredAgeGroups": ["25-34"], "radiusMeters": 5000,
                 ], token: ana.token)
             #expect(prefs.status == .ok, "\(prefs.text)")
-            let unknown = try await client.send(.put, "/v1/me/preferences", json: ["sportsPlayed": ["chess"]], token: ana.token)
+            let unknown = try await client.send(
+                .put, "/v1/me/preferences", json: ["sportsPlayed": ["chess"]], token: ana.token)
             #expect(unknown.json.fieldErrors == ["sportsPlayed"])
 
             // History: two tennis sessions at intermediate and one football at beginner, played.
             var past: [String] = []
             for (sport, skill) in [("tennis", "intermediate"), ("tennis", "intermediate"), ("football", "beginner")] {
-                past.append(try await client.createSession(ana, sport: sport, skill: skill, spot: (47.37, 8.54, "Old"))["id"] as! String)
+                past.append(
+                    try await client.createSession(ana, sport: sport, skill: skill, spot: (47.37, 8.54, "Old"))["id"]
+                        as! String)
             }
             try await moveIntoPast(past, days: 7, services)
 
             let join = { (user: TestUser, id: String) in
-                let r = try await client.send(.put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: user.token)
+                let r = try await client.send(
+                    .put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: user.token)
                 #expect(r.status == .ok, "\(r.text)")
             }
-            let s1 = try await client.createSession(ben, sport: "tennis", skill: "intermediate", spot: (47.3700, 8.5400, "S1"))["id"] as! String
+            let s1 =
+                try await client.createSession(
+                    ben, sport: "tennis", skill: "intermediate", spot: (47.3700, 8.5400, "S1"))["id"] as! String
             try await join(women30[0], s1)
-            let s2 = try await client.createSession(cleo, sport: "football", skill: "any", spot: (47.3710, 8.5400, "S2"))["id"] as! String
+            let s2 =
+                try await client.createSession(cleo, sport: "football", skill: "any", spot: (47.3710, 8.5400, "S2"))[
+                    "id"] as! String
             try await join(women40[0], s2)
             try await join(women40[1], s2)
-            let s7 = try await client.createSession(cleo, sport: "football", skill: "any", spot: (47.3720, 8.5400, "S7"))["id"] as! String
+            let s7 =
+                try await client.createSession(cleo, sport: "football", skill: "any", spot: (47.3720, 8.5400, "S7"))[
+                    "id"] as! String
             _ = try await client.createSession(cleo, sport: "yoga", spot: (47.3700, 8.5400, "Yoga"))
             _ = try await client.createSession(cleo, sport: "tennis", spot: (47.5000, 8.5400, "Far"))
-            let full = try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "Full"), capacity: 2)["id"] as! String
+            let full =
+                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "Full"), capacity: 2)[
+                    "id"] as! String
             try await join(ben, full)
-            let mine = try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "Mine"))["id"] as! String
+            let mine =
+                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "Mine"))["id"] as! String
             try await join(ana, mine)
 
-            let response = try await client.send(.get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
+            let response = try await client.send(
+                .get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
             #expect(response.status == .ok, "\(response.text)")
             let items = response.json["items"] as? [JSON] ?? []
             #expect(items.compactMap { ($0["event"] as? JSON)?["id"] as? String } == [s1, s2, s7])
@@ -123,11 +139,14 @@ struct RecommendationsRouteTests {
         }
     }
 
-    @Test("explore cards: similar artists' events within budget, dismiss and refresh, cold start", arguments: Backend.available)
+    @Test(
+        "explore cards: similar artists' events within budget, dismiss and refresh, cold start",
+        arguments: Backend.available)
     func events(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let mod = try await moderatorToken(services, client)
-            let club = try await createPlace(client, token: mod, name: "Club", lat: 47.3700, lon: 8.5400)["id"] as! String
+            let club =
+                try await createPlace(client, token: mod, name: "Club", lat: 47.3700, lon: 8.5400)["id"] as! String
             let far = try await createPlace(client, token: mod, name: "Far", lat: 47.9000, lon: 8.5400)["id"] as! String
             for (id, name) in [("a", "Artist A"), ("b", "Artist B"), ("c", "Artist C"), ("d", "Artist D")] {
                 try await insertArtist(services, id: id, name: name)
@@ -139,12 +158,14 @@ struct RecommendationsRouteTests {
             }
             let day = Date().addingTimeInterval(86_400)
             try await insertShow(services, id: "e1", place: club, start: day, performers: ["b"])
-            try await insertShow(services, id: "e2", place: club, start: day.addingTimeInterval(3600), performers: ["c", "d"])
+            try await insertShow(
+                services, id: "e2", place: club, start: day.addingTimeInterval(3600), performers: ["c", "d"])
             try await insertShow(services, id: "e3", place: club, start: day, performers: ["d"])
             try await insertShow(services, id: "e4", place: far, start: day, performers: ["b"])
             try await insertShow(services, id: "e5", place: club, start: day, performers: ["c"], minPrice: 100)
             try await insertShow(services, id: "e6", place: club, start: day, performers: ["b"], status: "cancelled")
-            try await insertShow(services, id: "e7", place: club, start: day.addingTimeInterval(40 * 86_400), performers: ["b"])
+            try await insertShow(
+                services, id: "e7", place: club, start: day.addingTimeInterval(40 * 86_400), performers: ["b"])
 
             let ana = try await client.member("ana")
             _ = try await client.send(.put, "/v1/me/preferences", json: ["budget": 50], token: ana.token)
@@ -160,11 +181,13 @@ struct RecommendationsRouteTests {
 
             // Following takes a card away; so does a swipe; refresh brings swiped ones back.
             _ = try await client.send(.put, "/v1/events/e1/attendance", json: ["status": "following"], token: ana.token)
-            _ = try await client.send(.post, "/v1/me/recommendations/dismissals", json: ["eventId": "e2"], token: ana.token)
+            _ = try await client.send(
+                .post, "/v1/me/recommendations/dismissals", json: ["eventId": "e2"], token: ana.token)
             let empty = try await client.send(.get, path, token: ana.token)
             #expect((empty.json["items"] as? [JSON])?.isEmpty == true)
             let refreshed = try await client.send(.get, path + "&refresh=true", token: ana.token)
-            #expect((refreshed.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == ["e2"])
+            #expect(
+                (refreshed.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == ["e2"])
             #expect(refreshed.json["refreshed"] as? Bool == true)
 
             // Cold start: the most attended events nearby tonight.
@@ -178,7 +201,10 @@ struct RecommendationsRouteTests {
             let bob = try await client.member("bob")
             let cold = try await client.send(.get, path, token: bob.token)
             #expect(cold.json["coldStart"] as? Bool == true)
-            #expect((cold.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == ["t2", "t1"])
+            #expect(
+                (cold.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == [
+                    "t2", "t1",
+                ])
             #expect((cold.json["items"] as? [JSON])?.first?["reason"] as? String == "Popular tonight nearby")
         }
     }
@@ -248,7 +274,9 @@ struct RecommendationsRouteTests {
         try await restarted.database.shutdown()
     }
 
-    @Test("the afternoon digest: once a day in the user's zone, with events and sessions; opt-out", arguments: Backend.available)
+    @Test(
+        "the afternoon digest: once a day in the user's zone, with events and sessions; opt-out",
+        arguments: Backend.available)
     func digest(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let zurich = TimeZone(identifier: "Europe/Zurich")!
@@ -257,10 +285,13 @@ struct RecommendationsRouteTests {
                 LocalClock.instant(date: date, time: LocalTime(hour: hour, minute: minute)!, timeZone: zurich)
             }
             let mod = try await moderatorToken(services, client)
-            let club = try await createPlace(client, token: mod, name: "Club", lat: 47.3769, lon: 8.5417)["id"] as! String
+            let club =
+                try await createPlace(client, token: mod, name: "Club", lat: 47.3769, lon: 8.5417)["id"] as! String
             try await insertArtist(services, id: "a", name: "Artist A")
             try await insertArtist(services, id: "b", name: "Artist B")
-            try await services.database.sql.raw("INSERT INTO affinity (artist_id, similar_id, score) VALUES ('a', 'b', 0.8)").run()
+            try await services.database.sql.raw(
+                "INSERT INTO affinity (artist_id, similar_id, score) VALUES ('a', 'b', 0.8)"
+            ).run()
             try await insertShow(services, id: "late", place: club, start: at(today, 21, 30), performers: ["b"])
 
             let ana = try await client.member("ana")
@@ -268,12 +299,15 @@ struct RecommendationsRouteTests {
             for user in [ana, ben] {
                 _ = try await client.send(.patch, "/v1/me", json: ["homeCity": "Zürich"], token: user.token)
                 _ = try await client.send(.put, "/v1/me/favorites/artists/a", token: user.token)
-                _ = try await client.send(.put, "/v1/me/preferences", json: ["sportsPlayed": ["tennis"]], token: user.token)
+                _ = try await client.send(
+                    .put, "/v1/me/preferences", json: ["sportsPlayed": ["tennis"]], token: user.token)
             }
-            _ = try await client.send(.put, "/v1/me/notification-settings", json: ["muted": ["digest"]], token: ben.token)
+            _ = try await client.send(
+                .put, "/v1/me/notification-settings", json: ["muted": ["digest"]], token: ben.token)
             let cleo = try await client.member("cleo")
             _ = try await client.createSession(
-                cleo, sport: "tennis", spot: (47.3780, 8.5400, "Court"), date: today.adding(days: 2).description, time: "18:30")
+                cleo, sport: "tennis", spot: (47.3780, 8.5400, "Court"), date: today.adding(days: 2).description,
+                time: "18:30")
 
             let digest = services.digest(interval: .seconds(60))
             #expect(try await digest.runOnce(now: at(today, 15, 59)) == 0)

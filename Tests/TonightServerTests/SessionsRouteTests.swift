@@ -83,7 +83,9 @@ struct SessionsRouteTests {
         }
     }
 
-    @Test("create at a spot or a place; the creator plays; validation lists every bad field", arguments: Backend.available)
+    @Test(
+        "create at a spot or a place; the creator plays; validation lists every bad field", arguments: Backend.available
+    )
     func create(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let ana = try await client.member("ana")
@@ -171,7 +173,8 @@ struct SessionsRouteTests {
             let loser = try #require(racers.first { !winners.contains($0.id) })
             #expect(full.json["code"] as? String == "session_full" || winners.contains(racers[99].id))
             let winner = try #require(racers.first { winners.contains($0.id) })
-            #expect(try await client.send(.delete, "/v1/events/\(id)/attendance", token: winner.token).status == .noContent)
+            #expect(
+                try await client.send(.delete, "/v1/events/\(id)/attendance", token: winner.token).status == .noContent)
             let joined = try await client.send(
                 .put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: loser.token)
             #expect(joined.status == .ok)
@@ -182,7 +185,9 @@ struct SessionsRouteTests {
         }
     }
 
-    @Test("search filters by sport, skill, dates, time of day, open spots, friends, and sorts by distance", arguments: Backend.available)
+    @Test(
+        "search filters by sport, skill, dates, time of day, open spots, friends, and sorts by distance",
+        arguments: Backend.available)
     func search(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let ana = try await client.member("ana")
@@ -191,9 +196,14 @@ struct SessionsRouteTests {
             try await client.befriend(ana, ben)
             let day = localDate(daysFromNow: 2, zone: "Europe/Zurich")
             let later = localDate(daysFromNow: 5, zone: "Europe/Zurich")
-            let near = try await client.createSession(ben, sport: "tennis", skill: "beginner", spot: (47.3770, 8.5400, "Near"), date: day, time: "08:00", capacity: 2)
-            let far = try await client.createSession(cleo, sport: "tennis", skill: "advanced", spot: (47.4000, 8.5400, "Far"), date: later, time: "23:00", capacity: 2)
-            let other = try await client.createSession(cleo, sport: "football", spot: (47.3800, 8.5400, "Mid"), date: day, time: "19:00", capacity: 2)
+            let near = try await client.createSession(
+                ben, sport: "tennis", skill: "beginner", spot: (47.3770, 8.5400, "Near"), date: day, time: "08:00",
+                capacity: 2)
+            let far = try await client.createSession(
+                cleo, sport: "tennis", skill: "advanced", spot: (47.4000, 8.5400, "Far"), date: later, time: "23:00",
+                capacity: 2)
+            let other = try await client.createSession(
+                cleo, sport: "football", spot: (47.3800, 8.5400, "Mid"), date: day, time: "19:00", capacity: 2)
             let (n, f, o) = (near["id"] as! String, far["id"] as! String, other["id"] as! String)
             // Fill the football session.
             _ = try await client.send(.put, "/v1/events/\(o)/attendance", json: ["status": "going"], token: ana.token)
@@ -206,7 +216,8 @@ struct SessionsRouteTests {
             #expect(try await client.eventIDs("/v1/sessions?timeOfDay=night") == [f])
             #expect(try await client.eventIDs("/v1/sessions?openOnly=true") == [n, f])
             #expect(try await client.eventIDs("/v1/sessions?withFriends=true", token: ana.token) == [n])
-            #expect(try await client.eventIDs("/v1/sessions?near=47.4000,8.5400&radius=5000&sort=distance") == [f, o, n])
+            #expect(
+                try await client.eventIDs("/v1/sessions?near=47.4000,8.5400&radius=5000&sort=distance") == [f, o, n])
             #expect(try await client.eventIDs("/v1/sessions?near=47.3770,8.5400&radius=300") == [n])
             #expect(try await client.eventIDs("/v1/sessions?bbox=8.53,47.39,8.55,47.41") == [f])
             let bad = try await client.send(.get, "/v1/sessions?sport=Not%20A%20Slug&from=2030-13-01&sort=distance")
@@ -242,16 +253,22 @@ struct SessionsRouteTests {
             let ana = try await client.member("ana")
             let day = localDate(daysFromNow: 2, zone: "Europe/Zurich")
             // 23:30 in Zurich is the next day in Tokyo.
-            let late = try await client.createSession(ana, spot: (47.37, 8.54, "Pitch; north, side"), date: day, time: "23:30")
-            let early = try await client.createSession(ana, sport: "yoga", spot: (47.37, 8.54, "Park"), date: day, time: "07:00")
+            let late = try await client.createSession(
+                ana, spot: (47.37, 8.54, "Pitch; north, side"), date: day, time: "23:30")
+            let early = try await client.createSession(
+                ana, sport: "yoga", spot: (47.37, 8.54, "Park"), date: day, time: "07:00")
             let zurich = try await client.send(.get, "/v1/me/calendar?timeZone=Europe/Zurich", token: ana.token)
             let days = zurich.json["days"] as? [JSON] ?? []
             #expect(days.count == 1)
             #expect(days.first?["date"] as? String == day)
-            #expect((days.first?["items"] as? [JSON])?.compactMap { $0["id"] as? String } == [early["id"] as? String ?? "", late["id"] as? String ?? ""])
+            #expect(
+                (days.first?["items"] as? [JSON])?.compactMap { $0["id"] as? String } == [
+                    early["id"] as? String ?? "", late["id"] as? String ?? "",
+                ])
             let tokyo = try await client.send(.get, "/v1/me/calendar?timeZone=Asia/Tokyo", token: ana.token)
             #expect((tokyo.json["days"] as? [JSON])?.count == 2)
-            let bad = try await client.send(.get, "/v1/me/calendar?timeZone=Mars/Base&from=2030-01-10&to=2030-01-01", token: ana.token)
+            let bad = try await client.send(
+                .get, "/v1/me/calendar?timeZone=Mars/Base&from=2030-01-10&to=2030-01-01", token: ana.token)
             #expect(Set(bad.json.fieldErrors) == ["timeZone", "to"])
 
             let subscription = try await client.send(.post, "/v1/me/calendar/subscription", token: ana.token)
@@ -270,7 +287,9 @@ struct SessionsRouteTests {
         }
     }
 
-    @Test("statistics count started sessions per sport, hours, distinct playmates and friends", arguments: Backend.available)
+    @Test(
+        "statistics count started sessions per sport, hours, distinct playmates and friends",
+        arguments: Backend.available)
     func stats(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let ana = try await client.member("ana")
@@ -283,7 +302,8 @@ struct SessionsRouteTests {
             let future = try await client.createSession(cleo, sport: "yoga", spot: (47.37, 8.54, "D"), minutes: 45)
             for session in [b, c, future] {
                 _ = try await client.send(
-                    .put, "/v1/events/\(session["id"] as? String ?? "")/attendance", json: ["status": "going"], token: ana.token)
+                    .put, "/v1/events/\(session["id"] as? String ?? "")/attendance", json: ["status": "going"],
+                    token: ana.token)
             }
             _ = try await client.send(
                 .put, "/v1/events/\(a["id"] as? String ?? "")/attendance", json: ["status": "going"], token: ben.token)

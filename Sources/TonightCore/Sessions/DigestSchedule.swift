@@ -27,10 +27,14 @@ public enum DigestText {
     ) -> String {
         var parts: [String] = []
         if !events.isEmpty {
-            parts.append("Tonight near you: " + events.map { "\($0.name) at \($0.place) \($0.time)" }.joined(separator: ", ") + ".")
+            parts.append(
+                "Tonight near you: " + events.map { "\($0.name) at \($0.place) \($0.time)" }.joined(separator: ", ")
+                    + ".")
         }
         if !sessions.isEmpty {
-            parts.append("Sessions for you: " + sessions.map { "\($0.name) at \($0.place), \($0.time)" }.joined(separator: ", ") + ".")
+            parts.append(
+                "Sessions for you: " + sessions.map { "\($0.name) at \($0.place), \($0.time)" }.joined(separator: ", ")
+                    + ".")
         }
         return parts.joined(separator: " ")
     }

@@ -31,7 +31,9 @@ public enum SessionPlayers {
             self.friends = ByteSet(friends)
             self.avoided = ByteSet(avoided)
             self.genders = genders.map { Array($0.utf8) }
-            brackets = birthDates.map { (after: $0.after.map { Array($0.utf8) }, through: $0.through.map { Array($0.utf8) }) }
+            brackets = birthDates.map {
+                (after: $0.after.map { Array($0.utf8) }, through: $0.through.map { Array($0.utf8) })
+            }
         }
     }
 

@@ -13,7 +13,8 @@ extension APIHandlers {
                 if let found = TimeZone(identifier: name) {
                     zone = found
                 } else {
-                    issues.append(.init(field: "timeZone", code: "invalid", message: "Use an IANA zone like Europe/Paris."))
+                    issues.append(
+                        .init(field: "timeZone", code: "invalid", message: "Use an IANA zone like Europe/Paris."))
                 }
             } else if let home = geo.homeCity(try await users.find(id: caller.userID)?.homeCity),
                 let found = TimeZone(identifier: home.timeZone)
@@ -88,7 +89,8 @@ extension APIHandlers {
                 var details: [String] = []
                 if let session = event.session {
                     details.append(
-                        "\(session.sport.name), \(session.skill.rawValue); \(session.occupied) of \(session.capacity) players.")
+                        "\(session.sport.name), \(session.skill.rawValue); \(session.occupied) of \(session.capacity) players."
+                    )
                 }
                 if let description = event.description { details.append(description) }
                 let address = [event.place.address.street, event.place.address.city].compactMap { $0 }

@@ -3,7 +3,9 @@ import TonightAPI
 import TonightCore
 
 extension APIHandlers {
-    var assembler: EventAssembler { EventAssembler(events: events, places: places, catalog: catalog, sessions: sessions) }
+    var assembler: EventAssembler {
+        EventAssembler(events: events, places: places, catalog: catalog, sessions: sessions)
+    }
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
         try await answer {

@@ -55,7 +55,8 @@ extension APIHandlers {
 enum ProfileEdit {
     /// Applies `change` to `user`, or throws a 400 listing every invalid field.
     static func apply(
-        _ change: Components.Schemas.UpdateMeRequest, to user: inout UserRecord, today: CalendarDate, sports: Set<String>
+        _ change: Components.Schemas.UpdateMeRequest, to user: inout UserRecord, today: CalendarDate,
+        sports: Set<String>
     )
         throws
     {

@@ -14,7 +14,10 @@ extension APIHandlers {
             guard issues.isEmpty else {
                 // The field paths read from the preferences document itself here.
                 throw APIError.validation(
-                    issues.map { .init(field: String($0.field.dropFirst("preferences.".count)), code: $0.code, message: $0.message) })
+                    issues.map {
+                        .init(
+                            field: String($0.field.dropFirst("preferences.".count)), code: $0.code, message: $0.message)
+                    })
             }
             user.preferences = PreferencesRules.merge(body, into: "{}")
             user.updatedAt = Clock.millis()
@@ -39,9 +42,11 @@ extension APIHandlers {
             let assembled = try await assembler.assemble(
                 ids.compactMap { records[$0] }, callerID: user.id, distanceFrom: center)
             let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let friendsIn = try await sessions.friendsGoing(of: user.id, in: ids.filter { id in
-                ranked.contains { $0.candidate.id == id && $0.candidate.friends > 0 }
-            })
+            let friendsIn = try await sessions.friendsGoing(
+                of: user.id,
+                in: ids.filter { id in
+                    ranked.contains { $0.candidate.id == id && $0.candidate.friends > 0 }
+                })
             let names = try await users.find(ids: friendsIn.values.flatMap { $0 })
             let items: [Components.Schemas.SessionRecommendation] = ranked.compactMap { entry in
                 guard let event = byID[entry.candidate.id] else { return nil }
@@ -69,7 +74,8 @@ extension APIHandlers {
             let dismissal = SessionDismissal(
                 reason: body.reason.flatMap { DismissalReason(rawValue: $0.rawValue) }, sport: event.sport,
                 localHour: event.localTime.flatMap { Int($0.prefix(2)) }, location: place?.location)
-            try await sessions.dismiss(userID: caller.userID, eventID: event.id, dismissal: dismissal, now: Clock.millis())
+            try await sessions.dismiss(
+                userID: caller.userID, eventID: event.id, dismissal: dismissal, now: Clock.millis())
             return .noContent(.init())
         }
     }

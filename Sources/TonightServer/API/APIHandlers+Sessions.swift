@@ -24,7 +24,9 @@ extension APIHandlers {
                 issues.append(.init(field: "name", code: "invalid", message: "Use 1–60 characters."))
             }
             let icon = body.icon ?? "sportscourt"
-            if icon.isEmpty || icon.count > 60 || !icon.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }) {
+            if icon.isEmpty || icon.count > 60
+                || !icon.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") })
+            {
                 issues.append(.init(field: "icon", code: "invalid", message: "Use an icon name like figure.run."))
             }
             guard issues.isEmpty else { throw APIError.validation(issues) }
@@ -98,7 +100,10 @@ extension APIHandlers {
             let event = try await findSession(input.path.eventId)
             let ids = try await sessions.players(of: event.id, viewer: caller.userID)
             let people = try await users.find(ids: ids)
-            return .ok(.init(body: .json(.init(items: ids.compactMap { people[$0].map(Components.Schemas.PublicProfile.init) }))))
+            return .ok(
+                .init(
+                    body: .json(.init(items: ids.compactMap { people[$0].map(Components.Schemas.PublicProfile.init) })))
+            )
         }
     }
 
@@ -116,7 +121,8 @@ extension APIHandlers {
             if let text = q.sport {
                 let slugs = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 if slugs.isEmpty || slugs.count > 20 || !slugs.allSatisfy(SportCatalog.isValidSlug) {
-                    issues.append(.init(field: "sport", code: "invalid", message: "Give 1–20 sport slugs separated by commas."))
+                    issues.append(
+                        .init(field: "sport", code: "invalid", message: "Give 1–20 sport slugs separated by commas."))
                 } else {
                     query.sports = slugs
                 }

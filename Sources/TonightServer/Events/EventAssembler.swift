@@ -85,7 +85,8 @@ extension Components.Schemas.SessionInfo {
         let sport = sports[slug] ?? Sport(slug: slug, name: slug, icon: "sportscourt")
         let capacity = event.capacity ?? Int(event.goingCount)
         self.init(
-            sport: Components.Schemas.Sport(sport), skill: Components.Schemas.SkillLevel(rawValue: event.skill ?? "any") ?? .any,
+            sport: Components.Schemas.Sport(sport),
+            skill: Components.Schemas.SkillLevel(rawValue: event.skill ?? "any") ?? .any,
             capacity: capacity,
             occupied: Int(event.goingCount), openSpots: max(0, capacity - Int(event.goingCount)),
             durationMinutes: Int(((event.endAt ?? event.startAt) - event.startAt) / 60_000))

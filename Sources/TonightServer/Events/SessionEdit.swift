@@ -81,7 +81,10 @@ struct SessionEdit {
                 Components.Schemas.PlacePatch(name: input.label, location: input.location), to: &place, geo: geo)
         } catch let error as APIError {
             throw APIError.validation(
-                error.fields.map { .init(field: "spot." + ($0.field == "name" ? "label" : $0.field), code: $0.code, message: $0.message) })
+                error.fields.map {
+                    .init(
+                        field: "spot." + ($0.field == "name" ? "label" : $0.field), code: $0.code, message: $0.message)
+                })
         }
         // Keyed like imported rows (`source:id`), so the primary key finds and dedupes spots.
         let key = String(format: "%.5f,%.5f ", place.latitude, place.longitude) + SearchText.fold(place.name)

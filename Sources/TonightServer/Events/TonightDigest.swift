@@ -100,7 +100,10 @@ struct TonightDigest: Service {
             events: cards.map { line($0, withDay: false) }, sessions: picked.map { line($0, withDay: true) })
         let written = try await database.transaction { db in
             try await SQLNotificationRepository.write(
-                [NotificationDraft(userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)],
+                [
+                    NotificationDraft(
+                        userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)
+                ],
                 now: Clock.millis(now), on: db)
         }
         await notifier.publish(written)

@@ -278,8 +278,10 @@ struct SQLEventRepository: EventRepository {
                 """)
         }
         if let user = query.newTo {
-            conditions.append("NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: user))")
-            conditions.append("NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: user))")
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: user))")
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: user))")
         }
         if let box = query.bbox { conditions.append(SQLPlaceRepository.boxCondition(box, table: "p")) }
         if let dates = query.localDates {
@@ -287,7 +289,10 @@ struct SQLEventRepository: EventRepository {
         }
         if let ranges = query.localTimes, !ranges.isEmpty {
             conditions.append(
-                "(" + ranges.map { "(e.local_time >= \(bind: $0.from) AND e.local_time < \(bind: $0.to))" as SQLQueryString }
+                "("
+                    + ranges.map {
+                        "(e.local_time >= \(bind: $0.from) AND e.local_time < \(bind: $0.to))" as SQLQueryString
+                    }
                     .joined(separator: " OR ") + ")")
         }
         return conditions
