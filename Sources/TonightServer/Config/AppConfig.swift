@@ -146,6 +146,8 @@ public struct AppConfig: Sendable {
     public var sessionReminderMinutes: Int = 60
     /// Local hour from which the "Tonight" digest goes out (`digest.hour`, default 16; −1: never).
     public var digestHour: Int = 16
+    /// The web app's files (`web.dir`, default `Web` in the working directory).
+    public var webDirectory: String = "Web"
     /// Trending score constants (`trending.*`), see ``TrendingScore``.
     public var trending = TrendingScore()
 
@@ -267,6 +269,7 @@ public struct AppConfig: Sendable {
         config.sessionWeights.dismissalPenalty = reader.double(
             forKey: "sessions.weight.dismissal", default: config.sessionWeights.dismissalPenalty)
         config.digestHour = reader.int(forKey: "digest.hour", default: config.digestHour)
+        config.webDirectory = reader.string(forKey: "web.dir", default: config.webDirectory)
         config.sessionReminderMinutes = reader.int(
             forKey: "sessions.reminder.minutes", default: config.sessionReminderMinutes)
         return config

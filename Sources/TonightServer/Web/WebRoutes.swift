@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The web app: plain files from the web directory (`web.dir`, default `./Web`), `/` being
+/// `index.html`. Every answer carries a strong `ETag` (size and modification time) and
+/// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
+/// request (304) — a new release is picked up at the next load without versioned file names.
+struct WebRoutes: Sendable {
+    let directory: String
+    let fileIO = FileIO()
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/") { request, context in try await self.serve("index.html", request, context) }
+        router.get("/app/**") { request, context in
+            try await self.serve(context.parameters.getCatchAll().joined(separator: "/"), request, context)
+        }
+    }
+
+    private func serve(_ name: String, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard Self.isSafe(name) else { throw APIError.notFound("No such file.") }
+        let path = directory + "/" + name
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            (attributes[.type] as? FileAttributeType) == .typeRegular,
+            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
+        else { throw APIError.notFound("No such file.") }
+        let etag = "\"\(size)-\(Int(modified.timeIntervalSince1970 * 1000))\""
+        var headers: HTTPFields = [
+            .contentType: Self.contentType(of: name), .eTag: etag, .cacheControl: "no-cache",
+            .xContentTypeOptions: "nosniff",
+        ]
+        if name == "index.html" {
+            headers[.contentSecurityPolicy] =
+                "default-src 'self'; img-src 'self' https: data: blob:; media-src 'self' https: blob:; connect-src 'self' ws: wss:; frame-src 'self' https:"
+        }
+        if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let body = try await fileIO.loadFile(path: path, context: context)
+        headers[.contentLength] = String(size)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Relative paths of letters, digits, `-`, `_`, `.` and `/`, never `..` nor hidden files.
+    static func isSafe(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 200
+            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./".unicodeScalars.contains($0)) }
+            && !name.split(separator: "/").contains { $0.hasPrefix(".") }
+    }
+
+    static func contentType(of name: String) -> String {
+        switch name.split(separator: ".").last.map({ $0.lowercased() }) {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "json", "webmanifest": "application/manifest+json"
+        case "svg": "image/svg+xml"
+        case "png": "image/png"
+        default: "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// The public API, exactly as the SDK uses it: /v1 with bearer tokens (kept in localStorage),
+// refreshed once when the server says the access token expired; problems become ApiError.
+const store = window.localStorage;
+
+export class ApiError extends Error {
+  constructor(problem, status) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem.code;
+    this.fields = problem.errors || [];
+  }
+}
+
+export const session = {
+  get tokens() { try { return JSON.parse(store.getItem("tonight.tokens")) || null; } catch { return null; } },
+  set tokens(value) { value ? store.setItem("tonight.tokens", JSON.stringify(value)) : store.removeItem("tonight.tokens"); },
+  get user() { return this.tokens?.user || null; },
+  get isMember() { return !!this.user && !this.user.isAnonymous; },
+};
+
+let refreshing = null;
+
+async function refresh() {
+  const tokens = session.tokens;
+  if (!tokens?.refreshToken) return false;
+  refreshing ??= fetch("/v1/auth/refresh", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ refreshToken: tokens.refreshToken }),
+  }).then(async (r) => {
+    if (!r.ok) { session.tokens = null; return false; }
+    session.tokens = await r.json();
+    return true;
+  }).finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+/** Calls the API; `body` is sent as JSON (or as is for FormData). */
+export async function api(method, path, body, { retry = true } = {}) {
+  const headers = {};
+  const token = session.tokens?.accessToken;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
+  const response = await fetch(path, { method, headers, body: payload });
+  if (response.status === 401 && retry && token && (await refresh())) return api(method, path, body, { retry: false });
+  if (response.status === 204) return null;
+  const type = response.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) throw new ApiError(typeof data === "object" ? data : { detail: data }, response.status);
+  return data;
+}

@@ -1,0 +1,99 @@
+// Tonight's web app: a tiny hash router and one function per screen. Uses only /v1 and /v1/live.
+import { api, ApiError, session } from "./api.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+
+/** Builds an element: h("p", {class: "muted"}, "text", child…). */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else if (value !== false && value != null) element.setAttribute(key, value === true ? "" : value);
+  }
+  element.append(...children.flat().filter((c) => c != null && c !== false));
+  return element;
+}
+
+export function toast(text) {
+  const box = document.getElementById("toast");
+  box.textContent = text;
+  box.classList.add("show");
+  setTimeout(() => box.classList.remove("show"), 3000);
+}
+
+/** Shows a problem next to a form: the detail and each field's message. */
+function showProblem(form, error) {
+  form.querySelector(".error")?.remove();
+  const messages = error instanceof ApiError && error.fields.length
+    ? error.fields.map((f) => `${f.field}: ${f.message}`) : [error.message];
+  form.append(h("p", { class: "error", role: "alert" }, messages.join(" · ")));
+}
+
+function field(label, name, type = "text", extra = {}) {
+  return h("label", {}, label, h("input", { name, type, required: true, ...extra }));
+}
+
+function startScreen() {
+  const signUp = h("form", { "aria-label": "Sign up", onsubmit: async (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(event.target));
+    try {
+      session.tokens = await api("POST", "/v1/auth/signup", data);
+      go("#/");
+    } catch (error) { showProblem(event.target, error); }
+  } },
+    h("h2", {}, "New here? Sign up"),
+    field("Username", "username", "text", { autocomplete: "username" }),
+    field("Email", "email", "email", { autocomplete: "email" }),
+    field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
+    h("button", { type: "submit" }, "Sign up"));
+  const signIn = h("form", { "aria-label": "Sign in", onsubmit: async (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(event.target));
+    try {
+      session.tokens = await api("POST", "/v1/auth/login", data);
+      go("#/");
+    } catch (error) { showProblem(event.target, error); }
+  } },
+    h("h2", {}, "Sign in"),
+    field("Username or email", "username", "text", { autocomplete: "username" }),
+    field("Password", "password", "password", { autocomplete: "current-password" }),
+    h("button", { type: "submit" }, "Sign in"));
+  const anonymous = h("button", { class: "secondary", type: "button", onclick: async () => {
+    session.tokens = await api("POST", "/v1/auth/anonymous");
+    go("#/");
+  } }, "Continue without an account");
+  return [h("h1", {}, "Where do we go tonight?"), signUp, signIn, h("p", {}, anonymous,
+    h("span", { class: "muted" }, " — you can look around; sign up to post, vote or join."))];
+}
+
+async function homeScreen() {
+  const me = await api("GET", "/v1/me");
+  const name = me.isAnonymous ? "guest" : (me.displayName || me.username);
+  return [h("h1", {}, `Hi, ${name}`),
+    h("p", { class: "muted" }, "Venues, clips, events, people and sports sessions near you."),
+    me.isAnonymous ? h("p", {}, h("a", { href: "#/start" }, "Sign up"), " to post, vote and join.") : null];
+}
+
+const routes = { "": homeScreen, "start": startScreen };
+
+function go(hash) { if (location.hash === hash) render(); else location.hash = hash; }
+
+async function render() {
+  const route = location.hash.replace(/^#\/?/, "").split("/")[0];
+  if (!session.tokens && route !== "start") return go("#/start");
+  nav.replaceChildren(...(session.tokens ? [h("a", { href: "#/" }, "Home"),
+    h("a", { href: "#/start", onclick: () => { session.tokens = null; } }, session.isMember ? "Sign out" : "Sign in")] : []));
+  try {
+    const screen = await (routes[route] || homeScreen)();
+    main.replaceChildren(...[screen].flat().filter((node) => node != null && node !== false));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) { session.tokens = null; return go("#/start"); }
+    main.replaceChildren(h("p", { class: "error", role: "alert" }, error.message));
+  }
+  main.focus();
+}
+
+window.addEventListener("hashchange", render);
+render();
