@@ -34,32 +34,27 @@ function field(label, name, type = "text", extra = {}) {
   return h("label", {}, label, h("input", { name, type, required: true, ...extra }));
 }
 
-function startScreen() {
-  const signUp = h("form", { "aria-label": "Sign up", onsubmit: async (event) => {
+/** A form that posts its fields to an auth route and signs in with the answer. */
+function authForm(title, path, fields, button) {
+  return h("form", { "aria-label": title, onsubmit: async (event) => {
     event.preventDefault();
-    const data = Object.fromEntries(new FormData(event.target));
     try {
-      session.tokens = await api("POST", "/v1/auth/signup", data);
+      session.tokens = await api("POST", path, Object.fromEntries(new FormData(event.target)));
       go("#/");
     } catch (error) { showProblem(event.target, error); }
-  } },
-    h("h2", {}, "New here? Sign up"),
+  } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button));
+}
+
+function startScreen() {
+  const signUp = authForm("Sign up", "/v1/auth/signup", [
     field("Username", "username", "text", { autocomplete: "username" }),
     field("Email", "email", "email", { autocomplete: "email" }),
     field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
-    h("button", { type: "submit" }, "Sign up"));
-  const signIn = h("form", { "aria-label": "Sign in", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = Object.fromEntries(new FormData(event.target));
-    try {
-      session.tokens = await api("POST", "/v1/auth/login", data);
-      go("#/");
-    } catch (error) { showProblem(event.target, error); }
-  } },
-    h("h2", {}, "Sign in"),
+  ], "Sign up");
+  const signIn = authForm("Sign in", "/v1/auth/login", [
     field("Username or email", "username", "text", { autocomplete: "username" }),
     field("Password", "password", "password", { autocomplete: "current-password" }),
-    h("button", { type: "submit" }, "Sign in"));
+  ], "Sign in");
   const anonymous = h("button", { class: "secondary", type: "button", onclick: async () => {
     session.tokens = await api("POST", "/v1/auth/anonymous");
     go("#/");

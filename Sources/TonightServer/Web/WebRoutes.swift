@@ -44,7 +44,9 @@ struct WebRoutes: Sendable {
     /// Relative paths of letters, digits, `-`, `_`, `.` and `/`, never `..` nor hidden files.
     static func isSafe(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 200
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./".unicodeScalars.contains($0))
+            }
             && !name.split(separator: "/").contains { $0.hasPrefix(".") }
     }
 

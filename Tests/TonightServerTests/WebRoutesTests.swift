@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import TonightServer
+
+@Suite("The web app's files")
+struct WebRoutesTests {
+    /// The repository's `Web/` folder.
+    static let webDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Web").path
+
+    @Test("/ is the app shell; files revalidate with ETag (304); nothing outside Web/ is served")
+    func files() async throws {
+        try await withApp(.sqlite, configure: { $0.webDirectory = Self.webDirectory }) { _, client in
+            let index = try await client.send(.get, "/")
+            #expect(index.status == .ok)
+            #expect(index.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(index.headers[.cacheControl] == "no-cache")
+            #expect(index.text.contains("<script type=\"module\" src=\"/app/app.js\"></script>"))
+            let etag = try #require(index.headers[.eTag])
+            let again = try await client.send(.get, "/", headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            let script = try await client.send(.get, "/app/app.js")
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+            let manifest = try await client.send(.get, "/app/manifest.webmanifest")
+            #expect(manifest.json["start_url"] as? String == "/")
+            for path in ["/app/../Package.swift", "/app/%2e%2e/Package.swift", "/app/.hidden", "/app/nope.js"] {
+                #expect(try await client.send(.get, path).status == .notFound, "\(path)")
+            }
+            // The API is not shadowed by the web routes.
+            #expect(try await client.send(.get, "/health").status == .ok)
+        }
+    }
+
+    @Test("the first load without media stays under 200 KB")
+    func weight() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.webDirectory)
+        let total = try files.reduce(0) { sum, name in
+            sum
+                + ((try FileManager.default.attributesOfItem(atPath: Self.webDirectory + "/" + name)[.size] as? Int)
+                    ?? 0)
+        }
+        #expect(total < 200_000)
+    }
+}
