@@ -14,6 +14,18 @@ extension TonightClient {
         }
     }
 
+    /// Adds a sport to the catalogue (admins); a taken slug throws code `sport_exists`.
+    public func createSport(slug: String, name: String, icon: String? = nil) async throws -> SportInfo {
+        try await call {
+            guard
+                case .created(let created) = try await api.createSport(
+                    body: .json(.init(slug: slug, name: name, icon: icon))),
+                case .json(let sport) = created.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return sport
+        }
+    }
+
     /// Creates a session; the signed-in user is its first player.
     public func createSession(_ input: SessionInput) async throws -> Event {
         try await call {

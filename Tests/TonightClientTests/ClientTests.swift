@@ -391,6 +391,25 @@ struct ClientTests {
         }
     }
 
+    @Test("sports: admins add one to the catalogue; a taken slug is a typed error")
+    func addSport() async throws {
+        try await withServer { services, url in
+            _ = try await services.createUser(
+                username: "boss", email: "boss@example.com", password: "a long enough passphrase", role: .admin)
+            let admin = TonightClient(serverURL: url)
+            _ = try await admin.logIn(username: "boss", password: "a long enough passphrase")
+            let sport = try await admin.createSport(slug: "kabaddi", name: "Kabaddi")
+            #expect(sport.icon == "sportscourt" && !sport.builtIn)
+            #expect(try await admin.sports().contains { $0.slug == "kabaddi" })
+            do {
+                _ = try await admin.createSport(slug: "tennis", name: "Tennis again")
+                Issue.record("a built-in slug was taken")
+            } catch let error as TonightError {
+                #expect(error.code == "sport_exists")
+            }
+        }
+    }
+
     @Test("posts: upload a still from a file, processed, in the venue feed; vote, comment, bookmark, follow")
     func posts() async throws {
         try await withServer { services, url in

@@ -425,21 +425,8 @@ struct PostsRouteTests {
             let author = try await client.member("author")
             let post = try await insertPost(services, author: author.id)
             // Users straight into storage (signing up a thousand over HTTP would test bcrypt).
-            var tokens: [String] = []
-            for index in 0..<1000 {
-                let id = Identifier.make()
-                try await services.database.sql.raw(
-                    """
-                    INSERT INTO users (id, is_anonymous, username, username_key, role, created_at, updated_at)
-                    VALUES (\(bind: id), FALSE, \(bind: "v\(index)"), \(bind: "v\(index)"), 'user', 0, 0)
-                    """
-                ).run()
-                tokens.append(
-                    try await services.tokens.accessToken(
-                        for: Principal(userID: id, sessionID: "s", role: .user, isAnonymous: false)))
-            }
+            let voters = try await quickUsers(services, 1000, prefix: "v").map(\.token)
             // All users at once: each votes up, then changes their mind (user i ends on i % 3 - 1).
-            let voters = tokens
             let statuses = try await client.concurrentStatuses(1000) { user in
                 let first = try await client.send(
                     .put, "/v1/posts/\(post)/vote", json: ["value": 1], token: voters[user])

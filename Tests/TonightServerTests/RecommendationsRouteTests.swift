@@ -323,4 +323,51 @@ struct RecommendationsRouteTests {
             #expect(try await client.notificationKinds(ana) == ["digest", "digest"])
         }
     }
+
+    @Test("instances racing for the same reminders and digests send each once", arguments: Backend.available)
+    func racingClaims(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let zurich = TimeZone(identifier: "Europe/Zurich")!
+            let ana = try await client.member("ana")
+            let players = try await quickUsers(services, 5, prefix: "p")
+            let id =
+                try await client.createSession(ana, spot: (47.3769, 8.5417, "Court"), capacity: 10)["id"] as! String
+            for player in players {
+                _ = try await client.send(
+                    .put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: player.token)
+            }
+            let now = Clock.millis()
+            try await services.database.sql.raw(
+                "UPDATE events SET start_at = \(bind: now + 30 * 60_000) WHERE id = \(bind: id)"
+            ).run()
+            // Four "instances" remind at once: six players, six reminders.
+            let sent = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 { group.addTask { try await services.reminder().runOnce(now: now) } }
+                return try await group.reduce(0, +)
+            }
+            #expect(sent >= 1)
+            let reminders = try await services.database.sql.raw(
+                "SELECT COUNT(*) AS n FROM notifications WHERE kind = 'sessionReminder'"
+            ).first()?.decode(column: "n", as: Int.self)
+            #expect(reminders == 6)
+
+            // Four digests at once for one user: one digest.
+            let bob = try await client.member("bob")
+            _ = try await client.send(.patch, "/v1/me", json: ["homeCity": "Zürich"], token: bob.token)
+            _ = try await client.send(
+                .put, "/v1/me/preferences", json: ["sportsPlayed": ["basketball"]], token: bob.token)
+            let today = LocalClock.localDate(of: Date(), in: zurich)
+            _ = try await client.createSession(
+                ana, spot: (47.3769, 8.5417, "Court"), date: today.adding(days: 2).description, capacity: 10)
+            let afternoon = LocalClock.instant(date: today, time: LocalTime(hour: 17, minute: 0)!, timeZone: zurich)
+            let digests = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await services.digest(interval: .seconds(60)).runOnce(now: afternoon) }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(digests == 1)
+            #expect(try await client.notificationKinds(bob) == ["digest"])
+        }
+    }
 }

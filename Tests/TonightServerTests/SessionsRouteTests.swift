@@ -327,4 +327,69 @@ struct SessionsRouteTests {
             #expect(sports.first?["minutes"] as? Int == 150)
         }
     }
+
+    @Test(
+        "failure paths: no such session or user, not the creator, anonymous devices, bad input",
+        arguments: Backend.available)
+    func failures(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let mod = try await moderatorToken(services, client)
+            let place = try await createPlace(client, token: mod, name: "Hall", lat: 47.37, lon: 8.54)["id"] as! String
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let party = try await client.send(
+                .post, "/v1/events",
+                json: ["name": "Party", "placeId": place, "localDate": "2031-01-15", "localTime": "21:00"],
+                token: ana.token)
+            let partyID = party.json["id"] as? String ?? ""
+            // A party is not a session: the session routes do not see it.
+            #expect(
+                try await client.send(.get, "/v1/sessions/\(partyID)/players", token: ana.token).status == .notFound)
+            #expect(
+                try await client.send(.patch, "/v1/sessions/\(partyID)", json: ["capacity": 4], token: ana.token).status
+                    == .notFound)
+            #expect(try await client.send(.delete, "/v1/sessions/\(partyID)", token: ana.token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/sessions/nope/players", token: ana.token).status == .notFound)
+            let session = try await client.createSession(ana, place: place)
+            let id = session["id"] as? String ?? ""
+            let foreign = try await client.send(.patch, "/v1/sessions/\(id)", json: ["capacity": 4], token: ben.token)
+            #expect(foreign.status == .forbidden)
+            let both = try await client.send(
+                .patch, "/v1/sessions/\(id)",
+                json: ["placeId": place, "spot": ["location": ["lat": 47.37, "lon": 8.54], "label": "X"]],
+                token: ana.token)
+            #expect(both.json.fieldErrors == ["spot"])
+            #expect(try await client.send(.get, "/v1/users/nobody/stats", token: ana.token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/users/ana/stats").status == .unauthorized)
+            let device = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
+            let denied = try await client.send(
+                .post, "/v1/sessions",
+                json: [
+                    "sport": "tennis", "skill": "any", "localDate": "2031-01-15", "localTime": "18:00",
+                    "durationMinutes": 60, "capacity": 4, "placeId": place,
+                ], token: device)
+            #expect(denied.status == .forbidden)
+            #expect(try await client.send(.post, "/v1/me/calendar/subscription", token: device).status == .forbidden)
+            let badSearch = try await client.send(.get, "/v1/sessions?near=91,0&bbox=1,2,3")
+            #expect(badSearch.status == .badRequest)
+            #expect(Set(badSearch.json.fieldErrors) == ["near", "bbox"])
+        }
+    }
+
+    @Test(
+        "a moderator deleting a session tells its creator too, and a player the creator blocked",
+        arguments: Backend.available)
+    func deleteTellsEveryone(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let mod = try await moderatorToken(services, client)
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let id = try await client.createSession(ana, spot: (47.37, 8.54, "Pitch"))["id"] as! String
+            _ = try await client.send(.put, "/v1/events/\(id)/attendance", json: ["status": "going"], token: ben.token)
+            #expect(try await client.send(.put, "/v1/me/blocks/\(ben.id)", token: ana.token).status == .noContent)
+            #expect(try await client.send(.delete, "/v1/sessions/\(id)", token: mod).status == .noContent)
+            #expect(try await client.notificationKinds(ana) == ["sessionDeleted"])
+            #expect(try await client.notificationKinds(ben) == ["sessionDeleted"])
+        }
+    }
 }

@@ -56,11 +56,7 @@ extension APIHandlers {
             // SQL reads a day more than asked (an event whose time is not announced starts at its
             // local midnight); the exact check then runs in each event's own time zone.
             query.from = Clock.millis(now) - EventWindows.slack
-            if let when {
-                let broad = EventWindows.broad(when, now: now)
-                query.from = Clock.millis(broad.start) - EventWindows.slack
-                query.to = Clock.millis(broad.end)
-            }
+            if let when { query.within(when, now: now) }
             let keep: (EventRecord) -> Bool = { record in
                 guard let when else { return EventWindows.isUpcoming(record, now: now) }
                 return EventWindows.contains(record, when: when, now: now)

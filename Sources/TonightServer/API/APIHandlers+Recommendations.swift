@@ -43,10 +43,7 @@ extension APIHandlers {
                 ids.compactMap { records[$0] }, callerID: user.id, distanceFrom: center)
             let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let friendsIn = try await sessions.friendsGoing(
-                of: user.id,
-                in: ids.filter { id in
-                    ranked.contains { $0.candidate.id == id && $0.candidate.friends > 0 }
-                })
+                of: user.id, in: ranked.filter { $0.candidate.friends > 0 }.map(\.candidate.id))
             let names = try await users.find(ids: friendsIn.values.flatMap { $0 })
             let items: [Components.Schemas.SessionRecommendation] = ranked.compactMap { entry in
                 guard let event = byID[entry.candidate.id] else { return nil }

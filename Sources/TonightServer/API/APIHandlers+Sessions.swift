@@ -46,7 +46,7 @@ extension APIHandlers {
             var event = EventRecord(
                 id: Identifier.make(), kind: "session", name: "", placeID: "", startAt: 0, localDate: "",
                 timeZone: "UTC", status: EventStatus.scheduled.rawValue, organizerID: caller.userID, createdAt: now,
-                updatedAt: now, skill: body.skill.rawValue)
+                updatedAt: now)
             let patch = Components.Schemas.SessionPatch(
                 sport: body.sport, skill: body.skill, name: body.name, notes: body.notes, placeId: body.placeId,
                 spot: body.spot, localDate: body.localDate, localTime: body.localTime,
@@ -78,15 +78,12 @@ extension APIHandlers {
             let caller = try RequestInfo.requireMember()
             let event = try await findSession(input.path.eventId)
             try Self.requireOrganizer(caller, of: event)
-            let attendees = try await events.attendees(
-                of: event.id, status: nil, viewer: caller.userID, after: nil, limit: 100_000)
             let when = EventChangeText.when(
                 Clock.date(event.startAt), timeZone: TimeZone(identifier: event.timeZone) ?? .gmt)
-            let text = "“\(event.name)” on \(when) was deleted by its organiser"
-            let notices = attendees.filter { $0.userID != caller.userID }.map {
-                NotificationDraft(userID: $0.userID, kind: .sessionDeleted, text: text, actorID: caller.userID)
-            }
-            let written = try await sessions.delete(eventID: event.id, notices: notices, now: Clock.millis())
+            let notice = NotificationDraft(
+                userID: "", kind: .sessionDeleted, text: "“\(event.name)” on \(when) was deleted by its organiser",
+                actorID: caller.userID)
+            let written = try await sessions.delete(eventID: event.id, telling: notice, now: Clock.millis())
             await notifier.publish(written)
             return .noContent(.init())
         }
@@ -115,7 +112,6 @@ extension APIHandlers {
             var issues: [FieldIssue] = []
             var query = EventQuery(from: Clock.millis(now))
             query.kind = "session"
-            query.status = nil
             (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
             query.cityKey = q.city
             if let text = q.sport {

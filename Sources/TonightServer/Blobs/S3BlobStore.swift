@@ -425,8 +425,8 @@ enum XMLScan {
     }
 }
 
-/// RFC 7231 IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT"), as S3 sends Last-Modified.
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the date format of HTTP headers.
+/// IMF-fixdate (RFC 7231, `Sun, 06 Nov 1994 08:49:37 GMT`): the date format of HTTP headers, as S3
+/// sends `Last-Modified` and as media answers write it.
 enum HTTPDate {
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

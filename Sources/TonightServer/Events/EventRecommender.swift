@@ -42,9 +42,7 @@ struct EventRecommender: Sendable {
         query.newTo = userID
         query.limit = 2000
         if tonightOnly {
-            let broad = EventWindows.broad(.tonight, now: now)
-            query.from = Clock.millis(broad.start) - EventWindows.slack
-            query.to = Clock.millis(broad.end)
+            query.within(.tonight, now: now)
         } else {
             query.to = Clock.millis(now) + Self.horizon
         }
@@ -74,9 +72,7 @@ struct EventRecommender: Sendable {
             )
         }
         // Cold start: the most attended events nearby tonight.
-        let broad = EventWindows.broad(.tonight, now: now)
-        query.from = Clock.millis(broad.start) - EventWindows.slack
-        query.to = Clock.millis(broad.end)
+        query.within(.tonight, now: now)
         let tonight = try await filtered(query) { record, place in
             keep(record, place) && EventWindows.contains(record, when: .tonight, now: now)
         }

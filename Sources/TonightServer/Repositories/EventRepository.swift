@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 import TonightCore
 
@@ -75,6 +76,14 @@ struct EventQuery: Sendable {
     /// Keyset position `(start_at, id)` to continue after.
     var after: (startAt: Int64, id: String)?
     var limit: Int = 100
+
+    /// Reads rows broad enough for `when` in every time zone (and a day earlier, for events whose
+    /// time is not announced); callers check each event exactly with ``EventWindows/contains``.
+    mutating func within(_ when: When, now: Date) {
+        let broad = EventWindows.broad(when, now: now)
+        from = Clock.millis(broad.start) - EventWindows.slack
+        to = Clock.millis(broad.end)
+    }
 }
 
 /// Storage of events, performers, attendance and change records.
@@ -256,7 +265,7 @@ struct SQLEventRepository: EventRepository {
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
         if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
-        conditions += Self.sessionConditions(query)
+        conditions += Self.filterConditions(query)
         if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
         let sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
@@ -264,8 +273,8 @@ struct SQLEventRepository: EventRepository {
         return try await db.raw(sql).all().map(Self.decode)
     }
 
-    /// The session filters of `query` as SQL conditions on `e` (events) and `p` (places).
-    static func sessionConditions(_ query: EventQuery) -> [SQLQueryString] {
+    /// The session, personal and map filters of `query` as SQL conditions on `e` (events) and `p` (places).
+    static func filterConditions(_ query: EventQuery) -> [SQLQueryString] {
         var conditions: [SQLQueryString] = []
         if let sports = query.sports, !sports.isEmpty { conditions.append("e.sport IN (\(binds: sports))") }
         if let skill = query.skill { conditions.append("e.skill = \(bind: skill)") }

@@ -56,7 +56,8 @@ struct SQLJobRepository: JobRepository {
         let lock = kind == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
         let only: SQLQueryString
         switch kinds {
-        case .all: only = ""
+        case .all, .except([]): only = ""
+        case .only([]): return []
         case .only(let set): only = " AND kind IN (\(binds: set.sorted()))"
         case .except(let set): only = " AND kind NOT IN (\(binds: set.sorted()))"
         }

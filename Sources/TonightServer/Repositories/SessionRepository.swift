@@ -64,8 +64,10 @@ protocol SessionRepository: Sendable {
     /// Replaces the user's calendar feed token (stored hashed).
     func setCalendarToken(userID: String, tokenHash: String, now: Int64) async throws
     func calendarUser(tokenHash: String) async throws -> String?
-    /// Deletes a session and writes `notices` in the same transaction; returns the notifications written.
-    func delete(eventID: String, notices: [NotificationDraft], now: Int64) async throws -> [NotificationRecord]
+    /// Deletes a session and, in the same transaction, sends `notice` to everyone who attended or
+    /// followed it but its actor (blocks do not matter: the session is gone for them too); returns
+    /// the notifications written.
+    func delete(eventID: String, telling notice: NotificationDraft, now: Int64) async throws -> [NotificationRecord]
 }
 
 /// ``SessionRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
@@ -146,9 +148,9 @@ struct SQLSessionRepository: SessionRepository {
         // hundred places beat a time range of every session, so SQLite is told which index to use.
         let hits = try await SQLPlaceRepository(db: db).nearby(
             PlaceQuery(near: f.center, radius: f.radius, includeSpots: true))
-        var where_: [String: GeoPoint] = [:]
-        for hit in hits where hit.location.distance(to: f.center) <= f.radius { where_[hit.id] = hit.location }
-        guard !where_.isEmpty else { return [] }
+        var locations: [String: GeoPoint] = [:]
+        for hit in hits where hit.location.distance(to: f.center) <= f.radius { locations[hit.id] = hit.location }
+        guard !locations.isEmpty else { return [] }
         let friends = Set(
             try await db.raw("SELECT friend_id FROM friends WHERE user_id = \(bind: f.userID)").all()
                 .map { try $0.decode(column: "friend_id", as: String.self) })
@@ -167,7 +169,7 @@ struct SQLSessionRepository: SessionRepository {
             avoided: Set(f.avoided))
         let hint = database.kind == .sqlite ? " INDEXED BY events_place_kind" : ""
         var result: [SessionCandidate] = []
-        let placeIDs = Array(where_.keys)
+        let placeIDs = Array(locations.keys)
         for start in stride(from: 0, to: placeIDs.count, by: 2000) {
             let chunk = Array(placeIDs[start..<min(placeIDs.count, start + 2000)])
             var conditions: [SQLQueryString] = [
@@ -186,7 +188,7 @@ struct SQLSessionRepository: SessionRepository {
             for row in try await db.raw(sql).all() {
                 let text = try row.decode(column: "row", as: String.self)
                 let parts = Self.fields(text, count: 8)
-                guard parts.count == 8, let startAt = Int64(parts[0]), let location = where_[String(parts[7])]
+                guard parts.count == 8, let startAt = Int64(parts[0]), let location = locations[String(parts[7])]
                 else { continue }
                 let id = String(parts[4])
                 if dismissed.contains(id) || blocked.contains(String(parts[5])) { continue }
@@ -339,10 +341,19 @@ struct SQLSessionRepository: SessionRepository {
             .decode(column: "user_id", as: String.self)
     }
 
-    func delete(eventID: String, notices: [NotificationDraft], now: Int64) async throws -> [NotificationRecord] {
+    func delete(eventID: String, telling notice: NotificationDraft, now: Int64) async throws -> [NotificationRecord] {
         try await database.transaction { db in
+            // Read under the write so someone joining at this moment is told too.
+            let people = try await db.raw(
+                "SELECT user_id FROM attendance WHERE event_id = \(bind: eventID) ORDER BY created_at, user_id"
+            ).all().map { try $0.decode(column: "user_id", as: String.self) }
             try await db.raw("DELETE FROM events WHERE id = \(bind: eventID)").run()
-            return try await SQLNotificationRepository.write(notices, now: now, on: db)
+            let drafts = people.filter { $0 != notice.actorID }.map { user -> NotificationDraft in
+                var draft = notice
+                draft.userID = user
+                return draft
+            }
+            return try await SQLNotificationRepository.write(drafts, now: now, on: db)
         }
     }
 }
