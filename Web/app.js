@@ -1,38 +1,10 @@
 // Tonight's web app: a tiny hash router and one function per screen. Uses only /v1 and /v1/live.
 import { api, ApiError, session } from "./api.js";
+import { h, showProblem, field } from "./ui.js";
+import { eventsScreen, eventScreen } from "./events.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
-
-/** Builds an element: h("p", {class: "muted"}, "text", child…). */
-export function h(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
-    else if (value !== false && value != null) element.setAttribute(key, value === true ? "" : value);
-  }
-  element.append(...children.flat().filter((c) => c != null && c !== false));
-  return element;
-}
-
-export function toast(text) {
-  const box = document.getElementById("toast");
-  box.textContent = text;
-  box.classList.add("show");
-  setTimeout(() => box.classList.remove("show"), 3000);
-}
-
-/** Shows a problem next to a form: the detail and each field's message. */
-function showProblem(form, error) {
-  form.querySelector(".error")?.remove();
-  const messages = error instanceof ApiError && error.fields.length
-    ? error.fields.map((f) => `${f.field}: ${f.message}`) : [error.message];
-  form.append(h("p", { class: "error", role: "alert" }, messages.join(" · ")));
-}
-
-function field(label, name, type = "text", extra = {}) {
-  return h("label", {}, label, h("input", { name, type, required: true, ...extra }));
-}
 
 /** A form that posts its fields to an auth route and signs in with the answer. */
 function authForm(title, path, fields, button) {
@@ -71,17 +43,17 @@ async function homeScreen() {
     me.isAnonymous ? h("p", {}, h("a", { href: "#/start" }, "Sign up"), " to post, vote and join.") : null];
 }
 
-const routes = { "": homeScreen, "start": startScreen };
+const routes = { "": homeScreen, "start": startScreen, "events": eventsScreen, "event": eventScreen };
 
-function go(hash) { if (location.hash === hash) render(); else location.hash = hash; }
+export function go(hash) { if (location.hash === hash) render(); else location.hash = hash; }
 
 async function render() {
-  const route = location.hash.replace(/^#\/?/, "").split("/")[0];
+  const [route, ...rest] = location.hash.replace(/^#\/?/, "").split("?")[0].split("/");
   if (!session.tokens && route !== "start") return go("#/start");
-  nav.replaceChildren(...(session.tokens ? [h("a", { href: "#/" }, "Home"),
+  nav.replaceChildren(...(session.tokens ? [h("a", { href: "#/" }, "Home"), h("a", { href: "#/events" }, "Events"),
     h("a", { href: "#/start", onclick: () => { session.tokens = null; } }, session.isMember ? "Sign out" : "Sign in")] : []));
   try {
-    const screen = await (routes[route] || homeScreen)();
+    const screen = await (routes[route] || homeScreen)(...rest.map(decodeURIComponent));
     main.replaceChildren(...[screen].flat().filter((node) => node != null && node !== false));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) { session.tokens = null; return go("#/start"); }

@@ -22,6 +22,11 @@ with sync_playwright() as p:
         form.get_by_label("Password").fill("a long enough passphrase")
         form.get_by_role("button", name="Sign up").click()
         expect(page.get_by_role("heading", name="Hi, webalice")).to_be_visible()
+        page.get_by_role("link", name="Events").click()
+        expect(page.get_by_role("heading", name="Tonight")).to_be_visible()
+        page.get_by_label("When").select_option("weekend")
+        page.get_by_role("button", name="Show").click()
+        expect(page.get_by_role("heading", name="This weekend")).to_be_visible()
         page.screenshot(path=f"{shots}/smoke.png")
     except Exception:
         page.screenshot(path=f"{shots}/smoke-failure.png")
