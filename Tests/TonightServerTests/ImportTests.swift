@@ -310,10 +310,18 @@ struct ImportTests {
     @Test("a show whose time is not announced counts as tonight and upcoming on its local date")
     func timeToBeAnnounced() async throws {
         try await withApp(.sqlite) { services, client in
-            let today = localDate(daysFromNow: 0, zone: "America/Los_Angeles")
+            // Before 06:00 at the venue, tonight is last night's and today's show is not in it yet:
+            // take a venue where the morning is over (Los Angeles, or Berlin while LA sleeps).
+            var clock = Calendar(identifier: .gregorian)
+            clock.timeZone = TimeZone(identifier: "America/Los_Angeles")!
+            let (zone, city, lat, lon) =
+                clock.component(.hour, from: Date()) >= 6
+                ? ("America/Los_Angeles", "Los Angeles", "34.0617", "-118.3085")
+                : ("Europe/Berlin", "Berlin", "52.5200", "13.4050")
+            let today = localDate(daysFromNow: 0, zone: zone)
             let feed = """
-                <feed><venues><venue><id>V1</id><name>The Wiltern</name><city>Los Angeles</city>
-                  <latitude>34.0617</latitude><longitude>-118.3085</longitude></venue></venues>
+                <feed><venues><venue><id>V1</id><name>The Wiltern</name><city>\(city)</city>
+                  <latitude>\(lat)</latitude><longitude>\(lon)</longitude></venue></venues>
                 <events><event><id>T1</id><name>Surprise set</name><venue_id>V1</venue_id><date>\(today)</date>
                   <time>TBA</time></event></events></feed>
                 """

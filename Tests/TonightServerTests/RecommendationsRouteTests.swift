@@ -29,14 +29,14 @@ func insertArtist(_ services: AppServices, id: String, name: String) async throw
 /// Inserts a show at `placeID` starting at `start` (wall clock of `zone`).
 func insertShow(
     _ services: AppServices, id: String, place: String, start: Date, zone: String = "Europe/Zurich",
-    performers: [String], minPrice: Double? = nil, status: String = "scheduled"
+    performers: [String], minPrice: Double? = nil, status: String = "scheduled", end: Date? = nil
 ) async throws {
     let tz = TimeZone(identifier: zone)!
     let time = LocalClock.localTime(of: start, in: tz)
     try await services.events.insert(
         EventRecord(
             id: id, kind: "show", name: "Show \(id)", placeID: place, startAt: Clock.millis(start),
-            localDate: LocalClock.localDate(of: start, in: tz).description,
+            endAt: end.map(Clock.millis), localDate: LocalClock.localDate(of: start, in: tz).description,
             localTime: String(format: "%02d:%02d:00", time.hour, time.minute), timeZone: zone, status: status,
             minPrice: minPrice, createdAt: 0, updatedAt: 0),
         performers: performers)
@@ -190,10 +190,13 @@ struct RecommendationsRouteTests {
                 (refreshed.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == ["e2"])
             #expect(refreshed.json["refreshed"] as? Bool == true)
 
-            // Cold start: the most attended events nearby tonight.
-            let soon = Date().addingTimeInterval(1800)
-            try await insertShow(services, id: "t1", place: club, start: soon, performers: [])
-            try await insertShow(services, id: "t2", place: club, start: soon.addingTimeInterval(60), performers: [])
+            // Cold start: the most attended events nearby tonight. These two are running now, so they
+            // are tonight's at any hour (one starting later would not be just before 06:00 local).
+            let began = Date().addingTimeInterval(-600)
+            let ends = Date().addingTimeInterval(3 * 3600)
+            try await insertShow(services, id: "t1", place: club, start: began, performers: [], end: ends)
+            try await insertShow(
+                services, id: "t2", place: club, start: began.addingTimeInterval(60), performers: [], end: ends)
             let fans = try await quickUsers(services, 2, prefix: "f")
             for fan in fans {
                 _ = try await client.send(.put, "/v1/events/t2/attendance", json: ["status": "going"], token: fan.token)
