@@ -1,17 +1,7 @@
 // Tickets Tonight: events tonight / this weekend near me, with category and budget filters, and
 // an event's detail (time on the venue's clock, prices, tickets, maps, follow, going).
 import { api } from "./api.js";
-import { h, toast } from "./ui.js";
-
-/** Where the user is: the browser's position if allowed, else null. */
-function position() {
-  return new Promise((resolve) => {
-    if (!navigator.geolocation) return resolve(null);
-    navigator.geolocation.getCurrentPosition(
-      (p) => resolve(`${p.coords.latitude.toFixed(4)},${p.coords.longitude.toFixed(4)}`),
-      () => resolve(null), { timeout: 4000, maximumAge: 600000 });
-  });
-}
+import { h, toast, position } from "./ui.js";
 
 const money = (e) => e.minPrice == null ? "" :
   `${e.minPrice}${e.maxPrice != null && e.maxPrice !== e.minPrice ? `–${e.maxPrice}` : ""} ${e.currency || ""}`.trim();
@@ -69,3 +59,5 @@ export async function eventScreen(id) {
     h("p", {}, h("button", { type: "button", onclick: attend("going") }, "Going"), " ",
       h("button", { type: "button", class: "secondary", onclick: attend("following") }, "Follow"))];
 }
+
+export const routes = { "events": eventsScreen, "event": eventScreen };

@@ -1,5 +1,5 @@
 // Small DOM helpers shared by the screens.
-import { ApiError } from "./api.js";
+import { ApiError, session } from "./api.js";
 
 /** Builds an element: h("p", {class: "muted"}, "text", child…). */
 export function h(tag, attributes = {}, ...children) {
@@ -31,3 +31,35 @@ export function field(label, name, type = "text", extra = {}) {
   return h("label", {}, label, h("input", { name, type, required: true, ...extra }));
 }
 
+
+/** The browser's position as "lat,lon" if the user allows it, else null (never waits > 4 s). */
+export function position() {
+  return new Promise((resolve) => {
+    if (!navigator.geolocation) return resolve(null);
+    navigator.geolocation.getCurrentPosition(
+      (p) => resolve(`${p.coords.latitude.toFixed(4)},${p.coords.longitude.toFixed(4)}`),
+      () => resolve(null), { timeout: 4000, maximumAge: 600000 });
+  });
+}
+
+/** Anonymous users can look but not write: returns false (and says so) until they sign up. */
+export function requireMember() {
+  if (session.isMember) return true;
+  const dialog = h("div", { class: "prompt card", role: "alertdialog", "aria-label": "Sign up to continue" },
+    h("p", {}, "Sign up to post, vote, comment or join — it takes ten seconds."),
+    h("a", { href: "#/start", class: "button" }, "Sign up"), " ",
+    h("button", { type: "button", class: "secondary", onclick: () => dialog.remove() }, "Not now"));
+  document.getElementById("main").prepend(dialog);
+  dialog.querySelector("a").focus();
+  return false;
+}
+
+/** "1.2 km" / "350 m". */
+export const distance = (meters) => meters == null ? "" : meters >= 1000 ? `${(meters / 1000).toFixed(1)} km` : `${Math.round(meters)} m`;
+
+/** A button that runs `action` and shows its problem as a toast. */
+export function actionButton(label, action, attributes = {}) {
+  return h("button", { type: "button", ...attributes, onclick: async (event) => {
+    try { await action(event); } catch (error) { toast(error.message); }
+  } }, label);
+}

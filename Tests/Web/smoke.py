@@ -22,7 +22,7 @@ with sync_playwright() as p:
         form.get_by_label("Password").fill("a long enough passphrase")
         form.get_by_role("button", name="Sign up").click()
         expect(page.get_by_role("heading", name="Hi, webalice")).to_be_visible()
-        page.get_by_role("link", name="Events").click()
+        page.get_by_role("navigation", name="Apps").get_by_role("link", name="Events").click()
         expect(page.get_by_role("heading", name="Tonight")).to_be_visible()
         page.get_by_label("When").select_option("weekend")
         page.get_by_role("button", name="Show").click()

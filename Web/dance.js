@@ -1,0 +1,2 @@
+// (screens of this app are being built)
+export const routes = {};

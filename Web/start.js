@@ -1,0 +1,55 @@
+// Start (sign up, sign in, continue anonymously) and home (the five apps in one place).
+import { api, session } from "./api.js";
+import { h, showProblem, field } from "./ui.js";
+import { go } from "./router.js";
+import { disconnect } from "./live.js";
+
+/** A form that posts its fields to an auth route and signs in with the answer. */
+function authForm(title, path, fields, button) {
+  return h("form", { "aria-label": title, onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      session.tokens = await api("POST", path, Object.fromEntries(new FormData(event.target)));
+      disconnect();
+      go("#/");
+    } catch (error) { showProblem(event.target, error); }
+  } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button));
+}
+
+function startScreen() {
+  const signUp = authForm("Sign up", "/v1/auth/signup", [
+    field("Username", "username", "text", { autocomplete: "username" }),
+    field("Email", "email", "email", { autocomplete: "email" }),
+    field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
+  ], "Sign up");
+  const signIn = authForm("Sign in", "/v1/auth/login", [
+    field("Username or email", "username", "text", { autocomplete: "username" }),
+    field("Password", "password", "password", { autocomplete: "current-password" }),
+  ], "Sign in");
+  const anonymous = h("button", { class: "secondary", type: "button", onclick: async () => {
+    session.tokens = await api("POST", "/v1/auth/anonymous");
+    disconnect();
+    go("#/");
+  } }, "Continue without an account");
+  return [h("h1", {}, "Where do we go tonight?"), signUp, signIn, h("p", {}, anonymous,
+    h("span", { class: "muted" }, " — you can look around; sign up to post, vote or join."))];
+}
+
+const apps = [
+  ["#/hub", "Venues", "Clips from partiers at venues near you, right now."],
+  ["#/clips", "Dance clips", "Following, explore and tags; learn the moves in tutorial mode."],
+  ["#/events", "Events", "Shows tonight and this weekend; artists you love; explore cards."],
+  ["#/pala", "Meet people", "Who else is going; like, match and chat."],
+  ["#/sessions", "Sports", "Play with friends: find, create and join sessions."],
+];
+
+export async function homeScreen() {
+  const me = await api("GET", "/v1/me");
+  const name = me.isAnonymous ? "guest" : (me.displayName || me.username);
+  return [h("h1", {}, `Hi, ${name}`),
+    me.isAnonymous ? h("p", {}, h("a", { href: "#/start" }, "Sign up"), " to post, vote and join.") : null,
+    h("ul", { class: "list apps" }, apps.map(([href, title, text]) =>
+      h("li", { class: "card" }, h("a", { href }, h("strong", {}, title)), h("div", { class: "muted" }, text))))];
+}
+
+export const routes = { "start": startScreen, "home": homeScreen };
