@@ -1,0 +1,95 @@
+"""Shared set-up for the browser scenarios.
+
+Debian's Chromium through Playwright (never a downloaded browser), a 360 px phone viewport,
+geolocation granted at the demo city's centre, fake camera and microphone, a screenshot of every
+page's last screen (and of every page on failure), and any JavaScript error fails the scenario.
+
+A scenario file is run as `python Tests/Web/scenario_X.py BASE_URL SCREENSHOT_DIR` against a
+server started with `tonight serve --demo` on a fresh database, and calls `scenario(name, body)`.
+"""
+import subprocess
+import sys
+import tempfile
+
+from playwright.sync_api import expect, sync_playwright
+
+BERLIN = {"latitude": 52.5200, "longitude": 13.4050}
+DEMO_PASSWORD = "tonight-demo"
+
+
+def scenario(name, body):
+    """Runs `body(new_page)`; `new_page()` opens a page in a fresh browser context (own storage)."""
+    url, shots = sys.argv[1], sys.argv[2]
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"],
+        )
+        pages = []
+
+        def new_page(width=360, height=740):
+            context = browser.new_context(
+                base_url=url, viewport={"width": width, "height": height},
+                geolocation=BERLIN, permissions=["geolocation", "camera", "microphone"],
+            )
+            context.set_default_timeout(10_000)
+            page = context.new_page()
+            page.on("pageerror", lambda error: errors.append(f"page {len(pages)}: {error}"))
+            pages.append(page)
+            return page
+
+        try:
+            body(new_page)
+            if errors:
+                raise AssertionError("JavaScript errors: " + "; ".join(errors))
+            for i, page in enumerate(pages):
+                page.screenshot(path=f"{shots}/{name}-{i + 1}.png", full_page=True)
+        except Exception:
+            for i, page in enumerate(pages):
+                try:
+                    page.screenshot(path=f"{shots}/{name}-failure-{i + 1}.png", full_page=True)
+                except Exception:
+                    pass
+            raise
+        finally:
+            browser.close()
+    print(f"web {name}: passed")
+
+
+def sign_up(page, username, password="a long enough passphrase"):
+    """Signs up through the start screen and waits for the home screen."""
+    page.goto("/#/start")
+    form = page.get_by_role("form", name="Sign up")
+    form.get_by_label("Username").fill(username)
+    form.get_by_label("Email").fill(f"{username}@example.com")
+    form.get_by_label("Password").fill(password)
+    form.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("heading", name=f"Hi, {username}")).to_be_visible()
+
+
+def sign_in(page, username, password=DEMO_PASSWORD):
+    """Signs in through the start screen (demo accounts use DEMO_PASSWORD)."""
+    page.goto("/#/start")
+    form = page.get_by_role("form", name="Sign in")
+    form.get_by_label("Username or email").fill(username)
+    form.get_by_label("Password").fill(password)
+    form.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Hi,")).to_be_visible()
+
+
+def tab(page, label):
+    """Opens one of the five apps from the tab bar."""
+    page.get_by_role("navigation", name="Apps").get_by_role("link", name=label).click()
+
+
+def make_clip(seconds=2, width=360, height=640):
+    """A real H.264/AAC MP4 made by ffmpeg (colour bars and a tone); returns its path."""
+    path = tempfile.mktemp(suffix=".mp4")
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc=duration={seconds}:size={width}x{height}:rate=25",
+         "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+         "-c:a", "aac", "-shortest", path],
+        check=True,
+    )
+    return path
