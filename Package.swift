@@ -86,10 +86,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TonightDemo",
+            dependencies: [
+                "TonightServer", "TonightClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "tonight",
             dependencies: [
-                "TonightServer",
+                "TonightServer", "TonightDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -112,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TonightClientTests",
-            dependencies: ["TonightClient", "TonightServer"],
+            dependencies: ["TonightClient", "TonightServer", "TonightDemo"],
             swiftSettings: swiftSettings
         ),
     ]

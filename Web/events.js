@@ -1,63 +1,429 @@
-// Tickets Tonight: events tonight / this weekend near me, with category and budget filters, and
-// an event's detail (time on the venue's clock, prices, tickets, maps, follow, going).
-import { api } from "./api.js";
-import { h, toast, position } from "./ui.js";
+// Tickets Tonight: shows tonight / this weekend near me (category and budget filters), an event's
+// detail (time on the venue's clock, prices, tickets, maps, follow / going, changes), artist search
+// as you type, an artist's page (favourite, upcoming events, similar artists), my favourites with
+// their events, and the explore cards (events by artists similar to my favourites; swipe them).
+import { api, session } from "./api.js";
+import { h, toast, position, requireMember, distance, actionButton } from "./ui.js";
+import { go, onLeave, params } from "./router.js";
 
-const money = (e) => e.minPrice == null ? "" :
-  `${e.minPrice}${e.maxPrice != null && e.maxPrice !== e.minPrice ? `–${e.maxPrice}` : ""} ${e.currency || ""}`.trim();
-const when = (e) => `${e.localDate}${e.localTime ? " " + e.localTime : ""} (${e.timeZone})`;
+const enc = encodeURIComponent;
+const myZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-function card(event) {
-  return h("li", { class: "card" },
-    h("a", { href: `#/event/${encodeURIComponent(event.id)}` }, h("strong", {}, event.name)),
-    h("div", { class: "muted" }, `${when(event)} · ${event.place.name}`,
-      event.distanceMeters != null ? ` · ${(event.distanceMeters / 1000).toFixed(1)} km` : "",
-      money(event) ? ` · ${money(event)}` : ""));
+// ---- formatting -------------------------------------------------------------------------------
+
+function amount(value, currency) {
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "USD",
+      minimumFractionDigits: Number.isInteger(value) ? 0 : 2 }).format(value);
+  } catch { return `${value} ${currency || ""}`.trim(); }
 }
 
-export async function eventsScreen() {
-  const params = new URLSearchParams(location.hash.split("?")[1] || "");
-  const near = params.get("near") || (await position());
-  const query = new URLSearchParams({ when: params.get("when") || "tonight", limit: "50" });
-  if (near) { query.set("near", near); query.set("radius", params.get("radius") || "20000"); query.set("sort", "distance"); }
-  for (const key of ["category", "maxPrice"]) if (params.get(key)) query.set(key, params.get(key));
-  const [page, categories] = await Promise.all([api("GET", `/v1/events?${query}`), api("GET", "/v1/categories")]);
-  const filters = h("form", { "aria-label": "Filters", onsubmit: (e) => {
+/** "€18–€28.50", "Free", or "" when the price is not known. */
+export function price(event) {
+  const { minPrice: min, maxPrice: max, currency } = event;
+  if (min == null && max == null) return "";
+  if ((max ?? min) === 0) return "Free";
+  if (min == null || max == null || min === max) return amount(min ?? max, currency);
+  return `${amount(min, currency)}–${amount(max, currency)}`;
+}
+
+const zoneCity = (zone) => (zone || "").split("/").pop().replace(/_/g, " ");
+const dayOf = (localDate, style) => new Date(`${localDate}T12:00:00Z`).toLocaleDateString(undefined,
+  { timeZone: "UTC", ...(style === "long" ? { weekday: "long", day: "numeric", month: "long", year: "numeric" }
+    : { weekday: "short", day: "numeric", month: "short" }) });
+const clock = (instant, zone) => new Date(instant).toLocaleString(undefined,
+  { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+
+/** Short "Thu, 26 Nov · 20:30" on the venue's clock (naming the venue's city when it is not ours). */
+export function when(event) {
+  const time = event.localTime || "time TBA";
+  const other = event.timeZone && event.timeZone !== myZone ? ` ${zoneCity(event.timeZone)} time` : "";
+  return `${dayOf(event.localDate)} · ${time}${event.localTime ? other : ""}`;
+}
+
+const statusWords = { cancelled: "Cancelled", postponed: "Postponed", rescheduled: "Rescheduled", offsale: "Off sale" };
+const statusBadge = (event) => statusWords[event.status]
+  ? h("span", { class: `tt-status tt-${event.status}` }, statusWords[event.status]) : null;
+
+/** The links between the Tickets Tonight screens. */
+function subnav(current) {
+  const links = [["events", "Near me"], ["explore", "Explore"], ["artists", "Artists"], ["favorites", "Favourites"]];
+  return h("nav", { class: "tt-subnav", "aria-label": "Events" }, links.map(([route, label]) =>
+    h("a", { href: `#/${route}`, "aria-current": route === current ? "page" : false }, label)));
+}
+
+const artistLinks = (performers) => performers.flatMap((p, i) =>
+  [i ? ", " : "", h("a", { href: `#/artist/${enc(p.id)}` }, p.name)]);
+
+/** One event as a list item: name (to the detail), when, where, distance, price, category, artists. */
+export function eventItem(event) {
+  const facts = [when(event), event.place.name, distance(event.distanceMeters), price(event), event.category?.name]
+    .filter(Boolean).join(" · ");
+  return h("li", { class: "card tt-event" },
+    h("a", { href: `#/event/${enc(event.id)}`, class: "tt-title" }, event.name), " ", statusBadge(event),
+    h("div", { class: "muted" }, facts),
+    event.performers.length ? h("div", { class: "tt-artists" }, artistLinks(event.performers)) : null);
+}
+
+const emptyNote = (text) => h("p", { class: "muted" }, text);
+
+function eventList(events, empty = "Nothing found.") {
+  return events.length ? h("ul", { class: "list" }, events.map(eventItem)) : emptyNote(empty);
+}
+
+/** A list that loads `path` page by page ("More" follows nextCursor). */
+async function pagedEvents(path, empty) {
+  const page = await api("GET", path);
+  const list = eventList(page.items, empty);
+  if (!page.nextCursor) return list;
+  let cursor = page.nextCursor;
+  const more = actionButton("More", async () => {
+    const next = await api("GET", `${path}${path.includes("?") ? "&" : "?"}cursor=${enc(cursor)}`);
+    list.append(...next.items.map(eventItem));
+    cursor = next.nextCursor;
+    if (!cursor) more.remove();
+  }, { class: "secondary" });
+  return [list, more];
+}
+
+// ---- #/events ---------------------------------------------------------------------------------
+
+const isoDay = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+const windows = { tonight: "Tonight", weekend: "This weekend", week: "Next 7 days", upcoming: "All upcoming" };
+
+function apiWhen(key) {
+  if (key === "week") return `${isoDay(new Date())}..${isoDay(new Date(Date.now() + 6 * 86400000))}`;
+  return key === "upcoming" ? null : key;
+}
+
+const flatCategories = (items, depth = 0) => items.flatMap((c) =>
+  [[c.id, `${"— ".repeat(depth)}${c.name}`], ...flatCategories(c.children || [], depth + 1)]);
+
+function filterForm(state, categories, near) {
+  const option = (value, label, current) => h("option", { value, selected: current === value }, label);
+  return h("form", { class: "tt-filters", "aria-label": "Filters", onsubmit: (e) => {
     e.preventDefault();
     const data = new URLSearchParams([...new FormData(e.target)].filter(([, v]) => v !== ""));
     if (near) data.set("near", near);
-    location.hash = `#/events?${data}`;
+    go(`#/events?${data}`);
   } },
     h("label", {}, "When", h("select", { name: "when" },
-      ...["tonight", "weekend"].map((w) => h("option", { value: w, selected: query.get("when") === w }, w)))),
-    h("label", {}, "Category", h("select", { name: "category" }, h("option", { value: "" }, "Any"),
-      ...categories.items.map((c) => h("option", { value: c.id, selected: params.get("category") === c.id }, c.name)))),
-    h("label", {}, "Budget (max price)", h("input", { name: "maxPrice", type: "number", min: 0, value: params.get("maxPrice") || "" })),
+      Object.entries(windows).map(([key, label]) => option(key, label, state.when)))),
+    h("label", {}, "Category", h("select", { name: "category" }, option("", "Any", state.category),
+      flatCategories(categories).map(([id, name]) => option(id, name, state.category)))),
+    h("label", {}, "Search", h("input", { name: "q", type: "search", value: state.q, placeholder: "Name, artist, venue" })),
+    h("label", {}, "Budget (max price)", h("input", { name: "maxPrice", type: "number", min: 0, step: "any",
+      inputmode: "decimal", value: state.maxPrice })),
     h("button", { type: "submit" }, "Show"));
-  return [h("h1", {}, query.get("when") === "weekend" ? "This weekend" : "Tonight"),
-    near ? null : h("p", { class: "muted" }, "Allow location to sort by distance."),
-    filters,
-    page.items.length ? h("ul", { class: "list" }, page.items.map(card)) : h("p", { class: "muted" }, "Nothing found.")];
 }
 
-export async function eventScreen(id) {
-  const event = await api("GET", `/v1/events/${encodeURIComponent(id)}`);
-  const attend = (status) => async () => {
-    try {
-      await api("PUT", `/v1/events/${encodeURIComponent(id)}/attendance`, { status });
-      toast(status === "going" ? "You're going" : "Following");
-    } catch (error) { toast(error.message); }
+/** #/events?when=&category=&maxPrice=: shows near me, nearest first when the position is known. */
+export async function eventsScreen() {
+  const p = params();
+  const state = { when: p.get("when") || "tonight", category: p.get("category") || "", maxPrice: p.get("maxPrice") || "", q: p.get("q") || "" };
+  const near = p.get("near") || (await position());
+  const query = new URLSearchParams({ limit: "30" });
+  const range = apiWhen(state.when);
+  if (range) query.set("when", range);
+  if (near) { query.set("near", near); query.set("radius", p.get("radius") || "25000"); query.set("sort", "distance"); }
+  if (state.category) query.set("category", state.category);
+  if (state.maxPrice) query.set("maxPrice", state.maxPrice);
+  if (state.q) query.set("q", state.q);
+  const [results, categories] = await Promise.all([
+    pagedEvents(`/v1/events?${query}`, "Nothing found — try another day, category or budget."),
+    api("GET", "/v1/categories")]);
+  return [h("h1", {}, windows[state.when] || "Events"), subnav("events"),
+    near ? null : emptyNote("Allow location to see what is nearest first."),
+    filterForm(state, categories.items, near),
+    h("section", { "aria-label": "Results" }, results)];
+}
+
+// ---- #/event/<id> -----------------------------------------------------------------------------
+
+function longWhen(event) {
+  const day = dayOf(event.localDate, "long");
+  if (!event.localTime) return [`${day}, time to be announced`, null];
+  const local = `${day} at ${event.localTime}, local time at the venue (${event.timeZone})`;
+  const mine = event.timeZone !== myZone ? `That is ${clock(event.start, myZone)} your time (${myZone}).` : null;
+  return [local, mine];
+}
+
+async function placeName(id) {
+  try { return (await api("GET", `/v1/places/${enc(id)}`)).name; } catch { return id; }
+}
+
+async function changeText(change, event) {
+  const show = (v) => !v ? "not set" : /^\d{4}-\d{2}-\d{2}$/.test(v) ? dayOf(v) : clock(v, event.timeZone);
+  if (change.field === "place") {
+    const [from, to] = await Promise.all([placeName(change.oldValue), placeName(change.newValue)]);
+    return `Moved from ${from} to ${to}`;
+  }
+  if (change.field === "start") return `Rescheduled from ${show(change.oldValue)} to ${show(change.newValue)}`;
+  return `${statusWords[change.newValue] || `Now ${change.newValue}`} (was ${change.oldValue || "scheduled"})`;
+}
+
+async function changesSection(event) {
+  if (!event.changes?.length) return null;
+  const texts = await Promise.all(event.changes.map((c) => changeText(c, event)));
+  return h("section", { class: "card tt-changes", "aria-label": "Changes" }, h("h2", {}, "Changes"),
+    h("ul", {}, event.changes.map((c, i) => h("li", {}, texts[i],
+      h("span", { class: "muted" }, ` — ${new Date(c.changedAt).toLocaleDateString()}`)))));
+}
+
+const statusLine = { going: "You're going.", following: "You follow this event.", interested: "You're interested." };
+
+/** Going and Follow as toggle buttons on the caller's attendance; pressing the active one undoes it. */
+function attendanceControls(event) {
+  let current = event.myStatus || null;
+  const line = h("p", { class: "muted", "aria-live": "polite" });
+  const buttons = {};
+  const draw = (counts) => {
+    for (const [status, button] of Object.entries(buttons)) button.setAttribute("aria-pressed", String(current === status));
+    line.textContent = `${statusLine[current] || ""} ${counts.going} going · ${counts.following + counts.interested} following`.trim();
   };
-  return [h("h1", {}, event.name),
-    h("p", {}, when(event)),
-    h("p", {}, event.place.name, event.place.address?.city ? `, ${event.place.address.city}` : ""),
-    money(event) ? h("p", {}, money(event)) : null,
-    event.performers.length ? h("p", { class: "muted" }, event.performers.map((p) => p.name).join(", ")) : null,
-    h("p", {}, h("a", { href: event.place.appleMapsURL, rel: "noopener", target: "_blank" }, "Apple Maps"), " · ",
-      h("a", { href: event.place.googleMapsURL, rel: "noopener", target: "_blank" }, "Google Maps"),
-      event.ticketURL ? [" · ", h("a", { href: event.ticketURL, rel: "noopener", target: "_blank" }, "Tickets")] : null),
-    h("p", {}, h("button", { type: "button", onclick: attend("going") }, "Going"), " ",
-      h("button", { type: "button", class: "secondary", onclick: attend("following") }, "Follow"))];
+  const toggle = (status) => async () => {
+    if (!requireMember()) return;
+    const path = `/v1/events/${enc(event.id)}/attendance`;
+    if (current === status) {
+      await api("DELETE", path);
+      current = null;
+      draw((await api("GET", `/v1/events/${enc(event.id)}`)).counts);
+    } else {
+      const answer = await api("PUT", path, { status });
+      current = answer.status;
+      draw(answer.counts);
+    }
+  };
+  buttons.going = actionButton("Going", toggle("going"), { class: "tt-toggle" });
+  buttons.following = actionButton("Follow", toggle("following"), { class: "tt-toggle" });
+  draw(event.counts);
+  return h("div", { class: "tt-attend" }, h("div", { class: "tt-row" }, buttons.going, buttons.following), line);
 }
 
-export const routes = { "events": eventsScreen, "event": eventScreen };
+const external = (href, label, cls) => h("a", { href, rel: "noopener", target: "_blank", class: cls }, label);
+
+/** #/event/<id>: everything about one event. */
+export async function eventScreen(id) {
+  const event = await api("GET", `/v1/events/${enc(id)}`);
+  const { place } = event;
+  const [local, mine] = longWhen(event);
+  const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
+  return [subnav(""), h("h1", {}, event.name, " ", statusBadge(event)),
+    event.performers.length ? h("p", { class: "tt-artists" }, "With ", artistLinks(event.performers)) : null,
+    await changesSection(event),
+    h("dl", { class: "tt-facts" },
+      h("dt", {}, "When"), h("dd", {}, local, mine ? h("div", { class: "muted" }, mine) : null),
+      h("dt", {}, "Where"), h("dd", {}, place.name, address ? h("div", { class: "muted" }, address) : null,
+        place.distanceMeters != null ? h("div", { class: "muted" }, `${distance(place.distanceMeters)} away`) : null),
+      h("dt", {}, "Price"), h("dd", {}, price(event) ? `${price(event)}${event.currency ? ` (${event.currency})` : ""}` : "Not announced"),
+      event.category ? [h("dt", {}, "Category"), h("dd", {}, event.category.name)] : null),
+    event.description ? h("p", {}, event.description) : null,
+    event.ticketURL ? h("p", {}, external(event.ticketURL, "Buy tickets", "button")) : null,
+    h("p", { class: "tt-row" }, external(place.appleMapsURL, "Open in Apple Maps", "button secondary-link"),
+      external(place.googleMapsURL, "Open in Google Maps", "button secondary-link")),
+    attendanceControls(event)];
+}
+
+// ---- #/artists, #/artist/<id> -------------------------------------------------------------------
+
+function artistItem(artist) {
+  const facts = [artist.category?.name, artist.upcomingCount ? `${artist.upcomingCount} upcoming` : "no upcoming shows"]
+    .filter(Boolean).join(" · ");
+  return h("li", {}, h("a", { href: `#/artist/${enc(artist.id)}`, class: "card tt-artist" },
+    h("strong", {}, artist.name), h("span", { class: "muted" }, facts)));
+}
+
+/** #/artists?q=: search as you type (any word's prefix), or browse a category. */
+export async function artistsScreen() {
+  const results = h("ul", { class: "list tt-results", "aria-live": "polite", "aria-label": "Artists found" });
+  const note = h("p", { class: "muted", role: "status" });
+  let timer = 0;
+  let latest = 0;
+  const show = async (path, q) => {
+    const ticket = ++latest;
+    try {
+      const page = await api("GET", path);
+      if (ticket !== latest) return;
+      results.replaceChildren(...page.items.map(artistItem));
+      note.textContent = page.items.length ? "" : q ? `No artist matches “${q}”.` : "No artists here yet.";
+    } catch (error) { if (ticket === latest) note.textContent = error.message; }
+  };
+  const search = (q) => {
+    history.replaceState(null, "", q ? `#/artists?q=${enc(q)}` : "#/artists");
+    if (!q) { latest++; results.replaceChildren(); note.textContent = ""; return; }
+    show(`/v1/artists/suggest?q=${enc(q)}&limit=20`, q);
+  };
+  const input = h("input", { type: "search", name: "q", autocomplete: "off", placeholder: "Artist name",
+    value: params().get("q") || "",
+    oninput: (e) => { clearTimeout(timer); timer = setTimeout(() => search(e.target.value.trim()), 150); },
+    onkeydown: (e) => { if (e.key === "ArrowDown") { e.preventDefault(); results.querySelector("a")?.focus(); } } });
+  onLeave(() => clearTimeout(timer));
+  const categories = (await api("GET", "/v1/categories")).items;
+  const browse = h("select", { name: "category", onchange: (e) => {
+    if (e.target.value) show(`/v1/artists?category=${enc(e.target.value)}&limit=50`, "");
+  } }, h("option", { value: "" }, "Choose…"), flatCategories(categories).map(([id, name]) => h("option", { value: id }, name)));
+  if (input.value) search(input.value.trim());
+  return [h("h1", {}, "Artists"), subnav("artists"),
+    h("form", { role: "search", "aria-label": "Artist search", onsubmit: (e) => { e.preventDefault(); search(input.value.trim()); } },
+      h("label", {}, "Search artists", input),
+      h("label", {}, "Or browse a category", browse)),
+    note, results];
+}
+
+/** The Favourite / Unfavourite toggle of one artist. */
+function favouriteButton(artist) {
+  let on = !!artist.isFavorite;
+  const button = actionButton("", async () => {
+    if (!requireMember()) return;
+    await api(on ? "DELETE" : "PUT", `/v1/me/favorites/artists/${enc(artist.id)}`);
+    on = !on;
+    draw();
+    toast(on ? `${artist.name} is a favourite` : `${artist.name} removed from favourites`);
+  }, { class: "tt-toggle" });
+  const draw = () => { button.textContent = on ? "Unfavourite" : "Favourite"; button.setAttribute("aria-pressed", String(on)); };
+  draw();
+  return button;
+}
+
+/** #/artist/<id>: name, category, favourite toggle, upcoming events and similar artists. */
+export async function artistScreen(id) {
+  const { artist, upcomingEvents, similar } = await api("GET", `/v1/artists/${enc(id)}`);
+  const fans = `${artist.favoritesCount} ${artist.favoritesCount === 1 ? "fan" : "fans"}`;
+  return [subnav("artists"), h("h1", {}, artist.name),
+    artist.imageURL ? h("img", { src: artist.imageURL, alt: "", class: "tt-photo" }) : null,
+    h("p", { class: "muted" }, [artist.category?.name, fans].filter(Boolean).join(" · ")),
+    h("p", { class: "tt-row" }, favouriteButton(artist), artist.url ? external(artist.url, "Artist page") : null),
+    h("h2", {}, "Upcoming events"), eventList(upcomingEvents, "No upcoming events."),
+    h("h2", {}, "Similar artists"),
+    similar.length ? h("ul", { class: "list tt-similar" }, similar.map((s) => h("li", {},
+      h("a", { href: `#/artist/${enc(s.artist.id)}` }, s.artist.name),
+      h("span", { class: "muted" }, ` ${Math.round(s.score * 100)}% match`)))) : emptyNote("None known yet.")];
+}
+
+// ---- #/favorites ------------------------------------------------------------------------------
+
+const memberOnly = (title, current, text) => [h("h1", {}, title), subnav(current),
+  h("p", {}, h("a", { href: "#/start" }, "Sign up"), ` ${text}`)];
+
+function favouriteRow(artist) {
+  const row = h("li", { class: "card tt-fav" }, h("a", { href: `#/artist/${enc(artist.id)}` }, artist.name),
+    actionButton("Remove", async () => {
+      await api("DELETE", `/v1/me/favorites/artists/${enc(artist.id)}`);
+      row.remove();
+      toast(`${artist.name} removed from favourites`);
+    }, { class: "secondary", "aria-label": `Remove ${artist.name}` }));
+  return row;
+}
+
+/** #/favorites: my favourite artists, their upcoming events by date, and the events I follow. */
+export async function favoritesScreen() {
+  if (!session.isMember) return memberOnly("Favourites", "favorites", "to keep favourite artists and follow events.");
+  const [artists, feed, mine] = await Promise.all([
+    api("GET", "/v1/me/favorites/artists?limit=100"),
+    pagedEvents("/v1/me/feed/favorites?limit=20", "No upcoming events by your favourites."),
+    pagedEvents("/v1/me/events?limit=20", "You don't follow any event yet.")]);
+  return [h("h1", {}, "Favourites"), subnav("favorites"),
+    h("section", { "aria-labelledby": "tt-fav-artists" }, h("h2", { id: "tt-fav-artists" }, "Favourite artists"),
+      artists.items.length ? h("ul", { class: "list" }, artists.items.map(favouriteRow))
+        : h("p", { class: "muted" }, "None yet — ", h("a", { href: "#/artists" }, "find artists"), ".")),
+    h("section", { "aria-labelledby": "tt-fav-events" }, h("h2", { id: "tt-fav-events" }, "Favourites' events"), feed),
+    h("section", { "aria-labelledby": "tt-my-events" }, h("h2", { id: "tt-my-events" }, "Events I follow"), mine)];
+}
+
+// ---- #/explore ---------------------------------------------------------------------------------
+
+/** Drags `card` sideways with the pointer; past the threshold it calls `decide("left" | "right")`. */
+function swipeable(card, decide) {
+  let startX = null;
+  let dx = 0;
+  const reset = () => { card.style.transform = ""; card.classList.remove("tt-dragging"); startX = null; dx = 0; };
+  card.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || e.target.closest("a, button")) return;
+    startX = e.clientX;
+    card.setPointerCapture(e.pointerId);
+    card.classList.add("tt-dragging");
+  });
+  card.addEventListener("pointermove", (e) => {
+    if (startX == null) return;
+    dx = e.clientX - startX;
+    card.style.transform = `translateX(${dx}px) rotate(${dx / 30}deg)`;
+  });
+  card.addEventListener("pointerup", () => {
+    if (startX == null) return;
+    const side = dx <= -90 ? "left" : dx >= 90 ? "right" : null;
+    if (!side) return reset();
+    card.classList.remove("tt-dragging");
+    if (reducedMotion()) return decide(side);
+    card.classList.add("tt-fling");
+    card.style.transform = `translateX(${side === "left" ? -150 : 150}%) rotate(${side === "left" ? -20 : 20}deg)`;
+    setTimeout(() => decide(side), 200);
+  });
+  card.addEventListener("pointercancel", reset);
+}
+
+function exploreCard(item, actions) {
+  const { event } = item;
+  const card = h("article", { class: "card tt-card", "aria-labelledby": "tt-card-title" },
+    h("p", { class: "tt-reason" }, item.reason),
+    h("h2", { id: "tt-card-title" }, h("a", { href: `#/event/${enc(event.id)}` }, event.name)),
+    event.performers.length ? h("p", { class: "tt-artists" }, artistLinks(event.performers)) : null,
+    h("p", {}, when(event)),
+    h("p", { class: "muted" }, [event.place.name, distance(event.distanceMeters), price(event)].filter(Boolean).join(" · ")),
+    h("div", { class: "tt-row tt-choices" },
+      actionButton("Not for me", actions.dismiss, { class: "secondary" }),
+      actionButton("Interested", actions.interested)));
+  swipeable(card, (side) => (side === "left" ? actions.dismiss : actions.interested)()
+    .catch((error) => { toast(error.message); card.style.transform = ""; card.classList.remove("tt-fling"); }));
+  return card;
+}
+
+/** #/explore: one card at a time; "Not for me" (or swipe left) dismisses, "Interested" (or right) follows. */
+export async function exploreScreen() {
+  if (!session.isMember) return memberOnly("Explore", "explore", "and favourite artists to get cards for similar shows.");
+  const stage = h("div", { class: "tt-stage" });
+  const status = h("p", { class: "muted", role: "status" });
+  const hint = h("p", { class: "muted" });
+  const near = await position();
+  let cards = [];
+  const load = async (refresh) => {
+    const query = new URLSearchParams({ limit: "50" });
+    if (near) query.set("near", near);
+    if (refresh) query.set("refresh", "true");
+    const answer = await api("GET", `/v1/me/recommendations/events?${query}`);
+    cards = answer.items;
+    hint.replaceChildren(...(answer.coldStart ? ["Popular nearby tonight. ",
+      h("a", { href: "#/artists" }, "Favourite artists"), " to get shows by similar ones."] : []));
+    draw();
+  };
+  const next = () => { cards.shift(); draw(); };
+  const dismiss = async () => {
+    await api("POST", "/v1/me/recommendations/dismissals", { eventId: cards[0].event.id });
+    next();
+  };
+  const interested = async () => {
+    const { name, id } = cards[0].event;
+    await api("PUT", `/v1/events/${enc(id)}/attendance`, { status: "following" });
+    toast(`Following ${name}`);
+    next();
+  };
+  const draw = () => {
+    if (!cards.length) {
+      status.textContent = "No more cards.";
+      stage.replaceChildren(h("div", { class: "card tt-empty" },
+        h("p", {}, "That's all for now. Refresh to see the ones you passed on again, or ",
+          h("a", { href: "#/artists" }, "favourite more artists"), "."),
+        actionButton("Refresh", () => load(true))));
+      return;
+    }
+    status.textContent = `${cards.length} ${cards.length === 1 ? "card" : "cards"} left.`;
+    stage.replaceChildren(exploreCard(cards[0], { dismiss, interested }));
+  };
+  await load(false);
+  return [h("h1", {}, "Explore"), subnav("explore"), hint, status, stage];
+}
+
+export const routes = {
+  "events": eventsScreen, "event": eventScreen, "artists": artistsScreen, "artist": artistScreen,
+  "favorites": favoritesScreen, "explore": exploreScreen,
+};

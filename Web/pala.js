@@ -1,2 +1,328 @@
-// (screens of this app are being built)
-export const routes = {};
+// Pala: meet people going to the same events. My events (each with its wall), the wall (one
+// person at a time: like or pass; a like back is a match), matches (chat, unmatch) and the chat
+// (history, older pages, live messages, typing, read receipts, unread badges, block).
+import { api, ApiError, session } from "./api.js";
+import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
+import { go, onLeave } from "./router.js";
+import { subscribe, send, isOpen } from "./live.js";
+
+const enc = encodeURIComponent;
+const nameOf = (user) => user?.displayName || user?.username || "Someone";
+const genders = [["female", "Woman", "Women"], ["male", "Man", "Men"], ["nonbinary", "Non-binary", "Non-binary people"], ["other", "Other", "Other"]];
+
+/** The screen's heading plus a sign-up prompt for anonymous users (null when signed up). */
+function membersOnly(title) {
+  if (session.isMember) return null;
+  return [h("h1", {}, title), h("p", {}, "Meeting people needs an account. ",
+    h("a", { href: "#/start" }, "Sign up"), " — it takes ten seconds.")];
+}
+
+function photo(user, size = "small") {
+  return user.avatarUrl
+    ? h("img", { class: `pala-photo ${size}`, src: user.avatarUrl, alt: `Photo of ${nameOf(user)}` })
+    : h("span", { class: `pala-photo ${size} initial`, "aria-hidden": "true" }, nameOf(user).slice(0, 1).toUpperCase());
+}
+
+/** A button that asks "Sure?" inline before running `action` (no blocking dialogs). */
+function confirmButton(label, question, action, attributes = {}) {
+  const box = h("span", { class: "pala-confirm" });
+  const ask = () => box.replaceChildren(h("span", { role: "alert" }, question, " "),
+    actionButton(`Yes, ${label.toLowerCase()}`, action), " ",
+    h("button", { type: "button", class: "secondary", onclick: reset }, "Cancel"));
+  const reset = () => box.replaceChildren(h("button", { type: "button", class: "secondary", ...attributes, onclick: ask }, label));
+  reset();
+  return box;
+}
+
+// ---------------------------------------------------------------- #/pala
+
+function profileForm(me) {
+  const wanted = new Set(me.preferences?.genderPreference || []);
+  const form = h("form", { "aria-label": "Your profile for meeting people", onsubmit: async (event) => {
+    event.preventDefault();
+    if (!requireMember()) return;
+    const data = new FormData(form);
+    const body = { preferences: { genderPreference: data.getAll("meet") } };
+    if (data.get("gender")) body.gender = data.get("gender");
+    if (data.get("birthDate")) body.birthDate = data.get("birthDate");
+    try { await api("PATCH", "/v1/me", body); toast("Profile saved"); go("#/pala"); } catch (error) { showProblem(form, error); }
+  } },
+    h("label", {}, "Gender", h("select", { name: "gender", required: true },
+      h("option", { value: "" }, "Choose…"),
+      ...genders.map(([value, label]) => h("option", { value, selected: me.gender === value }, label)))),
+    h("label", {}, "Birth date", h("input", { name: "birthDate", type: "date", required: true, value: me.birthDate || "" })),
+    h("fieldset", {}, h("legend", {}, "I want to meet (none ticked: everyone)"),
+      ...genders.map(([value, , label]) => h("label", { class: "pala-check" },
+        h("input", { type: "checkbox", name: "meet", value, checked: wanted.has(value) }), label))),
+    h("button", { type: "submit" }, "Save profile"));
+  const complete = me.gender && me.birthDate;
+  return h("details", { class: "card", open: !complete },
+    h("summary", {}, "Your profile for meeting people"),
+    complete ? null : h("p", { class: "muted" }, "Walls match people by gender, preference and age (18+)."), form);
+}
+
+function eventItem(event) {
+  return h("li", { class: "card" },
+    h("a", { href: `#/wall/${enc(event.id)}` }, h("strong", {}, event.name)),
+    h("div", { class: "muted" }, `${event.localDate}${event.localTime ? " " + event.localTime : ""} · ${event.place.name}`));
+}
+
+function conversationItem(c) {
+  const unread = c.unreadCount > 0;
+  return h("li", { class: "card pala-row" }, photo(c.user),
+    h("div", {}, h("a", { href: `#/chat/${enc(c.id)}` }, h("strong", {}, nameOf(c.user))),
+      h("span", { class: "badge", "aria-label": unread ? `${c.unreadCount} unread` : false }, unread ? String(c.unreadCount) : ""),
+      c.user && c.presence?.online ? h("span", { class: "muted" }, " · online") : null,
+      c.lastMessage ? h("div", { class: "muted pala-preview" }, c.lastMessage.text) : null));
+}
+
+async function conversationList() {
+  const page = await api("GET", "/v1/conversations?limit=50");
+  return page.items.length ? h("ul", { class: "list", "aria-label": "Chats" }, page.items.map(conversationItem))
+    : h("p", { class: "muted" }, "No chats yet: match with someone first.");
+}
+
+/** My events (each a wall), a link to matches, chats with unread badges, and my wall profile. */
+export async function palaScreen() {
+  const guest = membersOnly("Meet people");
+  if (guest) return guest;
+  const [me, events, chats] = await Promise.all([
+    api("GET", "/v1/me"), api("GET", "/v1/me/events?status=going&limit=50"), conversationList()]);
+  const holder = h("div", {}, chats);
+  const refresh = async () => { try { holder.replaceChildren(await conversationList()); } catch { /* keep the old list */ } };
+  const stops = [subscribe("message", refresh), subscribe("notification", (d) => d.notification?.kind === "match" && refresh())];
+  onLeave(() => stops.forEach((stop) => stop()));
+  return [h("h1", {}, "Meet people"),
+    h("p", { class: "muted" }, "Like people going to the same events as you; a like back is a match."),
+    profileForm(me),
+    h("h2", {}, "Your events"),
+    events.items.length ? h("ul", { class: "list" }, events.items.map(eventItem))
+      : h("p", { class: "muted" }, "Say you're going to an event to see who else is. ", h("a", { href: "#/events" }, "Find events")),
+    h("p", {}, h("a", { href: "#/matches", class: "button" }, "Your matches")),
+    h("h2", {}, "Chats"), holder];
+}
+
+// ---------------------------------------------------------------- #/wall/<eventId>
+
+function matchBanner(match) {
+  return h("div", { class: "card pala-match", role: "status" },
+    h("h2", {}, "It's a match!"),
+    h("p", {}, `You and ${nameOf(match.user)} like each other${match.eventName ? ` — see you at ${match.eventName}` : ""}.`),
+    match.conversationId ? h("a", { class: "button", href: `#/chat/${enc(match.conversationId)}` }, `Chat with ${nameOf(match.user)}`)
+      : h("a", { class: "button", href: "#/matches" }, "See your matches"));
+}
+
+function personCard(card, decide) {
+  const user = card.user;
+  return h("article", { class: "card pala-person", "aria-label": nameOf(user) },
+    photo(user, "large"),
+    h("h2", {}, nameOf(user)),
+    h("p", { class: "muted" }, [user.ageGroup ? `Age ${user.ageGroup}` : null, card.gender, user.homeCity].filter(Boolean).join(" · ")),
+    user.bio ? h("p", {}, user.bio) : null,
+    h("div", { class: "pala-actions" },
+      actionButton("Pass", () => decide("pass"), { class: "secondary", "aria-label": `Pass on ${nameOf(user)}` }),
+      actionButton("Like", () => decide("like"), { "aria-label": `Like ${nameOf(user)}` })));
+}
+
+function wallProblem(error, eventId) {
+  if (!(error instanceof ApiError) || error.status !== 403) throw error;
+  const fix = error.code === "not_going" ? h("a", { href: `#/event/${enc(eventId)}` }, "Open the event and say you're going")
+    : h("a", { href: "#/pala" }, "Check your profile");
+  return [h("p", { class: "error", role: "alert" }, error.message), h("p", {}, fix)];
+}
+
+/** The people going to an event, one card at a time, to like or pass. */
+export async function wallScreen(eventId) {
+  const guest = membersOnly("Who's going");
+  if (guest) return guest;
+  const event = await api("GET", `/v1/events/${enc(eventId)}`);
+  const heading = h("h1", {}, `Who's going to ${event.name}`);
+  const stage = h("div", {});
+  const banner = h("div", {});
+  let queue = [];
+  let cursor = null;
+  const load = async () => {
+    const page = await api("GET", `/v1/events/${enc(eventId)}/wall?limit=20${cursor ? `&cursor=${enc(cursor)}` : ""}`);
+    queue.push(...page.items);
+    cursor = page.nextCursor || null;
+  };
+  const show = async () => {
+    if (!queue.length && cursor) await load();
+    const card = queue[0];
+    stage.replaceChildren(card ? personCard(card, decide)
+      : h("p", { class: "muted" }, "No one else to see right now — check back later as more people say they're going."));
+  };
+  const decide = async (decision) => {
+    const card = queue.shift();
+    const result = await api("PUT", `/v1/events/${enc(eventId)}/wall/${enc(card.user.id)}`, { decision });
+    if (result.match) banner.replaceChildren(matchBanner(result.match));
+    await show();
+  };
+  // Someone I liked earlier liked me back while I'm here.
+  const stop = subscribe("notification", (data) => {
+    const n = data.notification;
+    if (n?.kind === "match" && n.eventId === eventId) banner.replaceChildren(matchBanner({ user: n.actor, eventName: event.name }));
+  });
+  onLeave(stop);
+  try { await load(); } catch (error) { return [heading, ...wallProblem(error, eventId)]; }
+  await show();
+  return [heading, h("p", {}, h("a", { href: "#/pala" }, "Your events"), " · ", h("a", { href: "#/matches" }, "Your matches")),
+    banner, stage];
+}
+
+// ---------------------------------------------------------------- #/matches
+
+function matchItem(match) {
+  return h("li", { class: "card pala-row" }, photo(match.user),
+    h("div", {}, h("strong", {}, nameOf(match.user)),
+      match.eventName ? h("div", { class: "muted" }, `Matched at ${match.eventName}`) : null,
+      h("div", { class: "pala-actions" },
+        match.conversationId ? h("a", { class: "button", href: `#/chat/${enc(match.conversationId)}` }, `Chat with ${nameOf(match.user)}`) : null,
+        confirmButton("Unmatch", `End the match and chat with ${nameOf(match.user)}?`, async () => {
+          await api("DELETE", `/v1/me/matches/${enc(match.id)}`);
+          toast("Unmatched");
+          go("#/matches");
+        }, { "aria-label": `Unmatch ${nameOf(match.user)}` }))));
+}
+
+/** The caller's matches, newest first: chat or unmatch. */
+export async function matchesScreen() {
+  const guest = membersOnly("Your matches");
+  if (guest) return guest;
+  const page = await api("GET", "/v1/me/matches?limit=50");
+  return [h("h1", {}, "Your matches"),
+    page.items.length ? h("ul", { class: "list" }, page.items.map(matchItem))
+      : h("p", { class: "muted" }, "No matches yet. ", h("a", { href: "#/pala" }, "Open an event's wall"), " and like someone.")];
+}
+
+// ---------------------------------------------------------------- #/chat/<conversationId>
+
+const clientId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+
+/** Sends with a client id, retrying network failures with the same id (never sent twice). */
+async function sendMessage(id, text) {
+  const body = { text, clientId: clientId() };
+  for (let attempt = 0; ; attempt++) {
+    try { return await api("POST", `/v1/conversations/${enc(id)}/messages`, body); } catch (error) {
+      if (error instanceof ApiError || attempt >= 2) throw error;
+    }
+  }
+}
+
+/** One conversation: history (older on demand), live messages, typing, read receipts. */
+export async function chatScreen(id) {
+  const guest = membersOnly("Chat");
+  if (guest) return guest;
+  const base = `/v1/conversations/${enc(id)}`;
+  const [conversation, first] = await Promise.all([api("GET", base), api("GET", `${base}/messages?limit=30`)]);
+  const me = session.user.id;
+  const other = nameOf(conversation.user);
+  const messages = new Map(first.items.map((m) => [m.seq, m]));
+  let hasOlder = first.hasMore;
+  let otherRead = conversation.otherReadSeq;
+  let myRead = conversation.readSeq;
+
+  const log = h("ol", { class: "pala-log", role: "log", "aria-label": `Conversation with ${other}`, "aria-live": "polite" });
+  const older = actionButton("Older", loadOlder, { class: "secondary" });
+  const typing = h("p", { class: "muted pala-typing", "aria-live": "polite" });
+  const lastSeq = () => Math.max(0, ...messages.keys());
+
+  function draw() {
+    const sorted = [...messages.values()].sort((a, b) => a.seq - b.seq);
+    const seenSeq = Math.max(0, ...sorted.filter((m) => m.senderId === me && m.seq <= otherRead).map((m) => m.seq));
+    log.replaceChildren(...sorted.map((m) => h("li", { class: m.senderId === me ? "mine" : "theirs" },
+      h("span", { class: "pala-text" }, m.text), h("time", { datetime: m.createdAt }, clock(m.createdAt)),
+      m.seq === seenSeq ? h("span", { class: "pala-seen" }, "Seen") : null)));
+    older.hidden = !hasOlder;
+  }
+  function add(list) {
+    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 60;
+    for (const m of list) messages.set(m.seq, m);
+    draw();
+    if (atBottom) log.scrollTop = log.scrollHeight;
+    markRead();
+  }
+  async function markRead() {
+    const seq = lastSeq();
+    if (seq <= myRead || document.visibilityState !== "visible") return;
+    myRead = seq;
+    try { await api("POST", `${base}/read`, { seq }); } catch { myRead = 0; }
+  }
+  async function loadOlder() {
+    const before = Math.min(...messages.keys());
+    const page = await api("GET", `${base}/messages?limit=30&before=${before}`);
+    const height = log.scrollHeight;
+    for (const m of page.items) messages.set(m.seq, m);
+    hasOlder = page.hasMore;
+    draw();
+    log.scrollTop = log.scrollHeight - height;
+  }
+  async function sync() {
+    const page = await api("GET", `${base}/messages?since=${lastSeq()}&limit=100`);
+    if (page.items.length) add(page.items);
+  }
+
+  let typingTimer = null;
+  const section = h("section", { class: "pala-chat", "data-live": isOpen() ? "open" : "connecting" });
+  const stops = [
+    subscribe("message", ({ message }) => {
+      if (message?.conversationId !== id) return;
+      if (message.senderId !== me) { typing.textContent = ""; clearTimeout(typingTimer); }
+      add([message]);
+    }),
+    subscribe("read", (data) => {
+      if (data.conversationId !== id || data.userId === me || data.seq <= otherRead) return;
+      otherRead = data.seq;
+      draw();
+    }),
+    subscribe("typing", (data) => {
+      if (data.conversationId !== id || data.userId === me) return;
+      typing.textContent = `${other} is typing…`;
+      clearTimeout(typingTimer);
+      typingTimer = setTimeout(() => { typing.textContent = ""; }, 5000);
+    }),
+    // (Re)connected: catch up on anything sent while the socket was closed.
+    subscribe("ready", () => { section.dataset.live = "open"; sync().catch(() => {}); }),
+  ];
+  const onVisible = () => { if (document.visibilityState === "visible") markRead(); };
+  document.addEventListener("visibilitychange", onVisible);
+  log.addEventListener("scroll", () => { if (log.scrollTop === 0 && hasOlder && messages.size) loadOlder().catch(() => {}); });
+  onLeave(() => { stops.forEach((stop) => stop()); clearTimeout(typingTimer); document.removeEventListener("visibilitychange", onVisible); });
+
+  let lastTyping = 0;
+  const input = h("input", { name: "text", autocomplete: "off", maxlength: 2000, required: true, oninput: () => {
+    if (Date.now() - lastTyping < 3000 || !isOpen()) return;
+    lastTyping = Date.now();
+    send({ type: "typing", conversationId: id });
+  } });
+  const composer = h("form", { class: "pala-composer", "aria-label": "Send a message", onsubmit: async (event) => {
+    event.preventDefault();
+    if (!requireMember()) return;
+    const text = input.value.trim();
+    if (!text) return;
+    try {
+      const sent = await sendMessage(id, text);
+      input.value = "";
+      lastTyping = 0;
+      composer.querySelector(".error")?.remove();
+      add([sent]);
+    } catch (error) { showProblem(composer, error); }
+  } }, h("label", {}, "Message", input), h("button", { type: "submit" }, "Send"));
+
+  draw();
+  requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+  markRead();
+  section.append(older, log, typing, composer);
+  return [h("h1", {}, other),
+    h("p", { class: "muted pala-head" }, conversation.presence?.online ? "Online" : "Offline", " · ",
+      h("a", { href: "#/pala" }, "All chats"), " · ",
+      confirmButton("Block", `Block ${other}? Neither of you will see the other again.`, async () => {
+        await api("PUT", `/v1/me/blocks/${enc(conversation.user.id)}`);
+        toast(`Blocked ${other}`);
+        go("#/pala");
+      }, { "aria-label": `Block ${other}` })),
+    section];
+}
+
+export const routes = { pala: palaScreen, wall: wallScreen, matches: matchesScreen, chat: chatScreen };

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import TonightDemo
 import TonightServer
 
 /// The `tonight` command: run the server and administer it.
@@ -9,7 +10,7 @@ import TonightServer
 struct Tonight: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tonight: the self-hostable backend for \"where do we go tonight\" apps.",
-        subcommands: [Serve.self, Migrate.self, Import.self, Admin.self, Version.self])
+        subcommands: [Serve.self, Migrate.self, Import.self, Demo.self, Admin.self, Version.self])
 }
 
 /// Options every command that opens the database shares. Values given here override the
@@ -34,6 +35,8 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Address to bind (default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on (default 8080).") var port: Int?
+    @Flag(help: "Fill the database with a demo city in Berlin once it is running (unless it is there).")
+    var demo = false
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
@@ -42,8 +45,22 @@ struct Serve: AsyncParsableCommand {
         if let port { overrides["HTTP_PORT"] = String(port) }
         let config = try await AppConfig.load(overrides: overrides)
         _ = Observability.registry
+        if demo { return try await DemoRun.serve(config) }
         let app = try await buildApplication(config)
         try await app.runService()
+    }
+}
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fill a database with the demo city (Berlin venues, shows, people, clips, sessions) and exit.")
+
+    @OptionGroup var storage: StorageOptions
+
+    func run() async throws {
+        let config = try await AppConfig.load(overrides: storage.overrides)
+        let summary = try await DemoRun.seedOnce(config)
+        if summary.alreadySeeded { print("the demo city was already there") }
     }
 }
 

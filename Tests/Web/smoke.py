@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
 """Smoke test: the start screen's errors, sign-up, and the events list's filters."""
+import uuid
+
 from playwright.sync_api import expect
 
 from common import scenario, tab
 
 
 def body(new_page):
+    name = "web" + uuid.uuid4().hex[:8]
     page = new_page()
     page.goto("/")
     expect(page.get_by_role("heading", name="Where do we go tonight?")).to_be_visible()
     form = page.get_by_role("form", name="Sign up")
-    form.get_by_label("Username").fill("webalice")
-    form.get_by_label("Email").fill("webalice@example.com")
+    form.get_by_label("Username").fill(name)
+    form.get_by_label("Email").fill(f"{name}@example.com")
     form.get_by_label("Password").fill("password123")
     form.get_by_role("button", name="Sign up").click()
     expect(form.get_by_role("alert")).to_contain_text("password")
     form.get_by_label("Password").fill("a long enough passphrase")
     form.get_by_role("button", name="Sign up").click()
-    expect(page.get_by_role("heading", name="Hi, webalice")).to_be_visible()
+    expect(page.get_by_role("heading", name=f"Hi, {name}")).to_be_visible()
     tab(page, "Events")
     expect(page.get_by_role("heading", name="Tonight")).to_be_visible()
     page.get_by_label("When").select_option("weekend")

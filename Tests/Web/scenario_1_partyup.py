@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Scenario 1, PartyUP: a guest browses a venue's clips, is asked to sign up to vote, signs up,
+posts a clip to the venue (upload progress, processing, ready), votes in the venue feed; a second
+user up-votes the new clip.
+
+Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip; the
+promotion is ended afterwards so repeated runs do not crowd the hub.
+"""
+import json
+import re
+import sys
+import time
+import urllib.request
+import uuid
+
+from playwright.sync_api import expect
+
+from common import DEMO_PASSWORD, make_clip, scenario, sign_up
+
+BASE = sys.argv[1].rstrip("/")
+RUN = uuid.uuid4().hex[:8]
+VENUE = f"Scenario Club {RUN}"
+TAGLINE = f"Two-for-one tonight {RUN}"
+ADMIN_CAPTION = f"Packed dancefloor {RUN}"
+MY_CAPTION = f"Just arrived {RUN}"
+PROCESSING = 120_000  # ffmpeg on a loaded 2-core machine can take a while
+
+
+def call(method, path, body=None, token=None, content_type="application/json"):
+    """One API request; JSON in and out (`body` bytes are sent as is)."""
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", content_type)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def upload(token, path, fields):
+    """POST /v1/posts as multipart/form-data with the file as `media`."""
+    boundary = uuid.uuid4().hex
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    with open(path, "rb") as file:
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="media"; filename="clip.mp4"\r\n'
+                     f"Content-Type: video/mp4\r\n\r\n".encode() + file.read() + b"\r\n")
+    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+    return call("POST", "/v1/posts", body, token, f"multipart/form-data; boundary={boundary}")
+
+
+def wait_ready(token, post_id):
+    deadline = time.time() + PROCESSING / 1000
+    while time.time() < deadline:
+        post = call("GET", f"/v1/posts/{post_id}", token=token)
+        if post["status"] == "ready":
+            return post
+        assert post["status"] != "failed", post.get("failureReason")
+        time.sleep(1)
+    raise AssertionError("the admin's clip was not processed in time")
+
+
+def body(new_page):
+    admin = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    place = call("POST", "/v1/places", {"name": VENUE, "category": "nightclub",
+                                        "location": {"lat": 52.5201, "lon": 13.4052}}, admin)
+    place_id = place["id"]
+    call("PUT", f"/v1/places/{place_id}/promotion", {"tier": 100, "tagline": TAGLINE}, admin)
+    try:
+        post = upload(admin, make_clip(), {"placeId": place_id, "caption": ADMIN_CAPTION, "tags": "scenario"})
+        wait_ready(admin, post["id"])
+        browse_sign_up_and_post(new_page, place_id)
+    finally:
+        call("DELETE", f"/v1/places/{place_id}/promotion", token=admin)
+
+
+def browse_sign_up_and_post(new_page, place_id):
+    page = new_page()
+    page.goto("/#/start")
+    page.get_by_role("button", name="Continue without an account").click()
+    expect(page.get_by_role("heading", name="Hi, guest")).to_be_visible()
+
+    # The hub lists the promoted venue with its tagline; its feed plays the admin's clip.
+    page.get_by_role("navigation", name="Apps").get_by_role("link", name="Venues").click()
+    expect(page.get_by_role("heading", name="Tonight in Berlin")).to_be_visible()
+    venue = page.get_by_role("list", name="Venues").get_by_role("link", name=VENUE)
+    expect(venue).to_contain_text(TAGLINE)
+    venue.click()
+    expect(page.get_by_role("heading", name=VENUE)).to_be_visible()
+    clip = page.get_by_role("article", name=ADMIN_CAPTION)
+    expect(clip.locator("video")).to_be_visible()
+
+    # Guests may look, not vote.
+    clip.get_by_role("button", name="Up").click()
+    prompt = page.get_by_role("alertdialog", name="Sign up to continue")
+    expect(prompt).to_be_visible()
+    prompt.get_by_role("link", name="Sign up").click()
+    expect(page.get_by_role("form", name="Sign up")).to_be_visible()
+    sign_up(page, f"party{RUN}")
+
+    # Post a clip to the venue from its feed.
+    page.goto(f"/#/venue/{place_id}")
+    page.get_by_role("link", name="Post a clip here").click()
+    form = page.get_by_role("form", name="Post a clip")
+    expect(form.get_by_label("Where")).to_have_value(place_id)
+    form.get_by_label("Video or photo").set_input_files(make_clip(seconds=3))
+    form.get_by_label("Caption").fill(MY_CAPTION)
+    form.get_by_label("Tags").fill("#scenario, arrival")
+    form.get_by_label("Spotify link").fill("https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x")
+    form.get_by_label("Song title").fill("Never Gonna Give You Up")
+    form.get_by_role("button", name="Post").click()
+    expect(page.get_by_label("Upload progress")).to_have_js_property("value", 100)
+    expect(page.get_by_role("status").filter(has_text=re.compile(r"^Ready$"))).to_be_visible(timeout=PROCESSING)
+    page.get_by_role("link", name="Venue feed").click()
+
+    # In the feed: one's own clip cannot be voted on; the admin's can.
+    mine = page.get_by_role("article", name=MY_CAPTION)
+    expect(mine.locator("video")).to_be_visible()
+    expect(mine).to_contain_text("Never Gonna Give You Up")
+    expect(mine.get_by_role("button", name="Up")).to_be_disabled()
+    theirs = page.get_by_role("article", name=ADMIN_CAPTION)
+    theirs.scroll_into_view_if_needed()
+    up = theirs.get_by_role("button", name="Up")
+    up.click()
+    expect(up).to_have_text("▲ Up 1")
+    expect(up).to_have_attribute("aria-pressed", "true")
+
+    # Another member up-votes the new clip.
+    other = new_page()
+    sign_up(other, f"fan{RUN}")
+    other.goto(f"/#/venue/{place_id}")
+    new_up = other.get_by_role("article", name=MY_CAPTION).get_by_role("button", name="Up")
+    new_up.click()
+    expect(new_up).to_have_text("▲ Up 1")
+
+
+scenario("scenario_1_partyup", body)

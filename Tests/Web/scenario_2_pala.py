@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Scenario 2, Pala: two new people going to the same party like each other on its wall, match,
+and chat live (message without reload, typing, unread badge, "Seen"); then one unmatches."""
+import json
+import sys
+import urllib.request
+import uuid
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from playwright.sync_api import expect
+
+from common import DEMO_PASSWORD, scenario, sign_up
+
+
+def call(method, path, body=None, token=None):
+    """The API as `admin` (or anyone with `token`); returns the parsed JSON."""
+    request = urllib.request.Request(
+        sys.argv[1].rstrip("/") + path, method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def seed_party(suffix):
+    """A Berlin bar and a party there starting in two hours (Berlin time); returns the event."""
+    token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    place = call("POST", "/v1/places", {
+        "name": f"Pala Bar {suffix}", "category": "bar", "location": {"lat": 52.5205, "lon": 13.4095},
+        "street": "Alexanderplatz 1"}, token)
+    start = datetime.now(ZoneInfo("Europe/Berlin")) + timedelta(hours=2)
+    return call("POST", "/v1/events", {
+        "name": f"Pala Party {suffix}", "placeId": place["id"], "localDate": start.strftime("%Y-%m-%d"),
+        "localTime": start.strftime("%H:%M"), "durationMinutes": 240}, token)
+
+
+def set_profile(page, gender, birth_date, meet):
+    page.goto("/#/pala")
+    form = page.get_by_role("form", name="Your profile for meeting people")
+    expect(form).to_be_visible()
+    form.get_by_label("Gender").select_option(label=gender)
+    form.get_by_label("Birth date").fill(birth_date)
+    form.get_by_label(meet, exact=True).check()
+    form.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_text("Profile saved")).to_be_visible()
+
+
+def go_to_party(page, event):
+    page.goto(f"/#/event/{event['id']}")
+    with page.expect_response(lambda r: r.url.endswith("/attendance") and r.request.method == "PUT") as answer:
+        page.get_by_role("button", name="Going", exact=True).click()
+    assert answer.value.ok, answer.value.status
+
+
+def open_wall(page, event):
+    page.goto("/#/pala")
+    page.get_by_role("link", name=event["name"]).click()
+    expect(page.get_by_role("heading", name=f"Who's going to {event['name']}")).to_be_visible()
+
+
+def body(new_page):
+    suffix = uuid.uuid4().hex[:6]
+    event = seed_party(suffix)
+    ana, ben = f"pala_ana_{suffix}", f"pala_ben_{suffix}"
+    a, b = new_page(), new_page()
+    sign_up(a, ana)
+    sign_up(b, ben)
+    set_profile(a, "Woman", "1996-05-04", "Men")
+    set_profile(b, "Man", "1994-09-12", "Women")
+    go_to_party(a, event)
+    go_to_party(b, event)
+
+    # The wall: Ana likes Ben (no match yet), then Ben likes Ana back: a match.
+    open_wall(a, event)
+    expect(a.get_by_role("article", name=ben)).to_be_visible()
+    a.get_by_role("button", name=f"Like {ben}").click()
+    expect(a.get_by_text("No one else to see right now")).to_be_visible()
+    open_wall(b, event)
+    expect(b.get_by_role("article", name=ana)).to_be_visible()
+    b.get_by_role("button", name=f"Like {ana}").click()
+    expect(b.get_by_role("heading", name="It's a match!")).to_be_visible()
+
+    # Ana finds the match in her matches; both open the chat.
+    a.goto("/#/matches")
+    a.get_by_role("link", name=f"Chat with {ben}").click()
+    expect(a.get_by_role("heading", name=ben)).to_be_visible()
+    b.get_by_role("link", name=f"Chat with {ana}").click()
+    expect(b.get_by_role("heading", name=ana)).to_be_visible()
+    for page in (a, b):
+        expect(page.locator(".pala-chat[data-live=open]")).to_be_attached(timeout=15_000)
+
+    # A message arrives live on Ben's open chat; Ben's reading shows "Seen" to Ana.
+    a.get_by_label("Message", exact=True).fill("See you at the bar")
+    a.get_by_role("button", name="Send").click()
+    expect(b.get_by_role("log").get_by_text("See you at the bar")).to_be_visible()
+    expect(a.get_by_role("log").locator("li", has_text="See you at the bar").get_by_text("Seen")).to_be_visible()
+
+    # Ben typing shows on Ana's page.
+    b.get_by_label("Message", exact=True).press_sequentially("On my way", delay=60)
+    expect(a.get_by_text(f"{ben} is typing")).to_be_visible()
+
+    # Ben on the chats list: Ana's next message raises an unread badge, which opening the chat clears.
+    b.get_by_role("link", name="All chats").click()
+    chats = b.get_by_role("list", name="Chats")
+    expect(chats.get_by_role("link", name=ana)).to_be_visible()
+    badge = chats.locator("li", has_text=ana).locator(".badge")
+    expect(badge).to_have_text("")
+    a.get_by_label("Message", exact=True).fill("I'm wearing a red hat")
+    a.get_by_role("button", name="Send").click()
+    expect(badge).to_have_text("1")
+    chats.get_by_role("link", name=ana).click()
+    expect(b.get_by_role("log").get_by_text("I'm wearing a red hat")).to_be_visible()
+    expect(a.get_by_role("log").locator("li", has_text="red hat").get_by_text("Seen")).to_be_visible()
+    b.get_by_role("link", name="All chats").click()
+    expect(b.get_by_role("list", name="Chats").locator("li", has_text=ana).locator(".badge")).to_have_text("")
+
+    # Ana unmatches Ben.
+    a.goto("/#/matches")
+    a.get_by_role("button", name=f"Unmatch {ben}").click()
+    a.get_by_role("button", name="Yes, unmatch").click()
+    expect(a.get_by_text("No matches yet.")).to_be_visible()
+
+
+scenario("scenario_2_pala", body)

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Scenario 4, Tickets Tonight: artist search as you type, favourite an artist, the explore cards
+("Similar to …", Not for me, Refresh, Interested), the followed event's detail, favourites, and
+the events list's budget filter.
+
+Needs (demo data): artists "Kiki Moreno" and "Midnight Orbit" (Kiki Moreno → Midnight Orbit
+affinity) and a show by Midnight Orbit in Berlin within 7 days. The budget check seeds its own
+place and two shows through the API as admin.
+"""
+import datetime
+import json
+import re
+import sys
+import time
+import urllib.request
+from zoneinfo import ZoneInfo
+
+from playwright.sync_api import expect
+
+from common import DEMO_PASSWORD, scenario, sign_up, tab
+
+RUN = str(int(time.time() * 1000))[-7:]
+CHEAP, PRICEY = f"Cheap gig {RUN}", f"Pricey gala {RUN}"
+
+
+def call(method, path, body=None, token=None):
+    request = urllib.request.Request(sys.argv[1].rstrip("/") + path, method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read() or b"null")
+
+
+def seed_budget_shows():
+    """A place at the city centre with a cheap and a pricey show tomorrow evening (Berlin time)."""
+    token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    place = call("POST", "/v1/places", {"name": f"Budget hall {RUN}", "category": "concert_hall",
+                                        "location": {"lat": 52.5200, "lon": 13.4050}}, token)
+    day = (datetime.datetime.now(ZoneInfo("Europe/Berlin")) + datetime.timedelta(days=1)).date().isoformat()
+    for name, low, high in [(CHEAP, 9, 12), (PRICEY, 300, 450)]:
+        call("POST", "/v1/events", {"name": name, "placeId": place["id"], "localDate": day, "localTime": "20:00",
+                                    "minPrice": low, "maxPrice": high, "currency": "EUR"}, token)
+
+
+def card(page):
+    return page.get_by_role("article")
+
+
+def pass_on(page):
+    """Clicks "Not for me" and waits for the next card (or the empty state)."""
+    counter = page.get_by_role("status").filter(has_text=re.compile(r"cards? left"))
+    before = counter.inner_text()
+    card(page).get_by_role("button", name="Not for me").click()
+    expect(page.get_by_role("status").filter(has_text=re.compile(r"cards? left|No more cards"))).not_to_have_text(before)
+
+
+def dismiss_until_empty(page):
+    for _ in range(30):
+        if page.get_by_role("button", name="Refresh").is_visible():
+            return
+        pass_on(page)
+    raise AssertionError("the explore cards never ran out")
+
+
+def skip_to_orbit(page):
+    """Passes on other cards (if the demo has more) until Midnight Orbit's show is on top."""
+    for _ in range(30):
+        expect(card(page)).to_be_visible()
+        if "Midnight Orbit" in card(page).inner_text():
+            return
+        pass_on(page)
+    raise AssertionError("no card for Midnight Orbit")
+
+
+def body(new_page):
+    seed_budget_shows()
+    page = new_page()
+    sign_up(page, f"tix{RUN}")
+    tab(page, "Events")
+    page.get_by_role("navigation", name="Events").get_by_role("link", name="Artists").click()
+
+    # Search as you type; the results are links.
+    page.get_by_label("Search artists").press_sequentially("kik", delay=60)
+    results = page.get_by_role("list", name="Artists found")
+    results.get_by_role("link", name="Kiki Moreno").click()
+    expect(page.get_by_role("heading", name="Kiki Moreno")).to_be_visible()
+    expect(page.get_by_role("link", name="Midnight Orbit")).to_be_visible()  # similar artists
+    page.get_by_role("button", name="Favourite").click()
+    expect(page.get_by_role("button", name="Unfavourite")).to_have_attribute("aria-pressed", "true")
+
+    # Explore: a card for Midnight Orbit's show, similar to Kiki Moreno.
+    page.get_by_role("navigation", name="Events").get_by_role("link", name="Explore").click()
+    expect(page.get_by_role("heading", name="Explore")).to_be_visible()
+    skip_to_orbit(page)
+    expect(card(page)).to_contain_text("Similar to Kiki Moreno")
+    dismiss_until_empty(page)
+    expect(page.get_by_role("status").filter(has_text="No more cards")).to_be_visible()
+    page.get_by_role("button", name="Refresh").click()
+    skip_to_orbit(page)
+    card(page).get_by_role("button", name="Interested").click()
+    expect(page.get_by_role("status").filter(has_text="Following")).to_be_visible()
+
+    # Favourites: the artist, and the followed show; its detail says it is followed.
+    page.get_by_role("navigation", name="Events").get_by_role("link", name="Favourites").click()
+    artists = page.get_by_role("region", name="Favourite artists")
+    expect(artists.get_by_role("link", name="Kiki Moreno")).to_be_visible()
+    followed = page.get_by_role("region", name="Events I follow").get_by_role("listitem").filter(has_text="Midnight Orbit")
+    followed.get_by_role("link").first.click()
+    follow = page.get_by_role("button", name="Follow")
+    expect(follow).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_text("You follow this event.")).to_be_visible()
+    expect(page.get_by_text("local time at the venue (Europe/Berlin)")).to_be_visible()
+    expect(page.get_by_role("link", name="Open in Google Maps")).to_have_attribute("href", re.compile(r"^https://www\.google\.com/maps/"))
+    expect(page.get_by_role("link", name="Open in Apple Maps")).to_be_visible()
+    # Undo and redo the follow; the server keeps the state.
+    follow.click()
+    expect(follow).to_have_attribute("aria-pressed", "false")
+    page.reload()
+    expect(page.get_by_role("button", name="Follow")).to_have_attribute("aria-pressed", "false")
+    page.get_by_role("button", name="Follow").click()
+    expect(page.get_by_role("button", name="Follow")).to_have_attribute("aria-pressed", "true")
+
+    # The events list's budget filter narrows the results.
+    tab(page, "Events")
+    filters = page.get_by_role("form", name="Filters")
+    filters.get_by_label("When").select_option("week")
+    filters.get_by_label("Search").fill(RUN)
+    filters.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", name="Next 7 days")).to_be_visible()
+    expect(page.get_by_role("link", name=CHEAP)).to_be_visible()
+    expect(page.get_by_role("link", name=PRICEY)).to_be_visible()
+    filters = page.get_by_role("form", name="Filters")
+    filters.get_by_label("Budget (max price)").fill("50")
+    filters.get_by_role("button", name="Show").click()
+    expect(page.get_by_label("Budget (max price)")).to_have_value("50")
+    expect(page.get_by_label("Search")).to_have_value(RUN)
+    expect(page.get_by_role("link", name=CHEAP)).to_be_visible()
+    expect(page.get_by_role("link", name=PRICEY)).to_have_count(0)
+
+
+scenario("scenario_4_tickets", body)

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Scenario 6, the account screens: the live inbox badge, the inbox, settings, moderation and admin.
+
+A and B sign up; A asks B to be friends (through the API, from A's page) and B's header badge
+turns 1 without a reload; B reads the request in the inbox and marks all read (badge gone), then
+renames themself in settings and the home screen greets with the new name. As `admin`: a clip is
+flagged until hidden (seeded through the API), the moderation queue lists it and "Restore" takes
+it off the queue; a promotion for a seeded Berlin venue and an advertisement are created in the
+admin screen and listed.
+"""
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+from playwright.sync_api import expect
+
+from common import DEMO_PASSWORD, make_clip, scenario, sign_in, sign_up
+
+BASE = sys.argv[1].rstrip("/")
+UID = uuid.uuid4().hex[:8]
+
+
+def call(method, path, body=None, token=None, content_type="application/json"):
+    """One API call; returns the parsed JSON (None for 204)."""
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", content_type)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read()
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"{method} {path}: {error.code} {error.read()[:300]!r}") from None
+    return json.loads(text) if text else None
+
+
+def upload_clip(token, place_id, caption):
+    """Posts make_clip() as a multipart upload to a venue feed."""
+    boundary = uuid.uuid4().hex
+    with open(make_clip(), "rb") as clip:
+        media = clip.read()
+    parts = []
+    for name, value in (("placeId", place_id), ("caption", caption)):
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="media"; filename="clip.mp4"\r\n'
+                 'Content-Type: video/mp4\r\n\r\n'.encode() + media + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return call("POST", "/v1/posts", b"".join(parts), token, f"multipart/form-data; boundary={boundary}")
+
+
+def page_token(page):
+    """The access token the web app keeps in localStorage."""
+    return page.evaluate("() => JSON.parse(localStorage.getItem('tonight.tokens')).accessToken")
+
+
+def wait_until(check, what, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def open_me(page):
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Me", exact=True).click()
+
+
+def friend_request_and_inbox(page_a, page_b, name_a, name_b):
+    # B's live socket must be up for the push (the badge also resyncs on every (re)connect).
+    page_b.wait_for_function("() => import('/app/live.js').then((live) => live.isOpen())")
+    badge = page_b.get_by_role("navigation", name="Main").get_by_role("link", name="Inbox").locator(".badge")
+    expect(badge).to_be_hidden()
+    status = page_a.evaluate("""async (username) => {
+        const tokens = JSON.parse(localStorage.getItem("tonight.tokens"));
+        const headers = { Authorization: `Bearer ${tokens.accessToken}`, "Content-Type": "application/json" };
+        const user = await (await fetch(`/v1/users/${username}`, { headers })).json();
+        const answer = await fetch("/v1/me/friend-requests", { method: "POST", headers, body: JSON.stringify({ userId: user.id }) });
+        return answer.status;
+    }""", name_b)
+    assert status == 200, status
+    expect(badge).to_have_text("1")
+    expect(page_b.get_by_label("1 unread")).to_be_visible()
+
+    page_b.get_by_role("link", name="Inbox").click()
+    expect(page_b.get_by_role("heading", name="Inbox")).to_be_visible()
+    note = page_b.get_by_role("listitem").filter(has_text=f"{name_a} wants to be friends")
+    expect(note).to_contain_text("New")
+    expect(note.get_by_role("link")).to_have_attribute("href", "#/friends")
+    page_b.get_by_role("button", name="Mark all read").click()
+    expect(badge).to_be_hidden()
+    expect(note).not_to_contain_text("New")
+
+
+def rename(page_b, display):
+    open_me(page_b)
+    expect(page_b.get_by_role("heading", name="Settings")).to_be_visible()
+    profile = page_b.get_by_role("form", name="Profile")
+    profile.get_by_label("Display name").fill(display)
+    profile.get_by_role("button", name="Save profile").click()
+    expect(page_b.get_by_role("status")).to_have_text("Profile saved")
+    page_b.reload()
+    expect(page_b.get_by_role("form", name="Profile").get_by_label("Display name")).to_have_value(display)
+    page_b.get_by_role("link", name="Tonight").click()
+    expect(page_b.get_by_role("heading", name=f"Hi, {display}")).to_be_visible()
+
+
+def another_member(i):
+    """A token of one more distinct member: a demo user when there is one (sign-ups are rate limited)."""
+    demo = ["mia", "leo", "ana", "ben", "sam", "zoe"]
+    if i < len(demo):
+        try:
+            return call("POST", "/v1/auth/login", {"username": demo[i], "password": DEMO_PASSWORD})["accessToken"]
+        except AssertionError:
+            pass
+    name = f"flag{UID}{i}"
+    return call("POST", "/v1/auth/signup", {
+        "username": name, "email": f"{name}@example.com", "password": "a long enough passphrase"})["accessToken"]
+
+
+def seed_hidden_clip(admin_token, author_token, flagger_tokens, place_id, caption):
+    """Uploads a clip and flags it by distinct users until it is hidden pending review."""
+    post = upload_clip(author_token, place_id, caption)
+    wait_until(lambda: call("GET", f"/v1/posts/{post['id']}", token=author_token)["status"] == "ready", "the clip")
+    flaggers = list(flagger_tokens)
+    for i in range(8):
+        if call("GET", f"/v1/posts/{post['id']}", token=author_token).get("hidden"):
+            return post
+        if not flaggers:
+            flaggers.append(another_member(i))
+        call("PUT", f"/v1/posts/{post['id']}/flag", token=flaggers.pop(0))
+    raise AssertionError("the clip never got hidden")
+
+
+def moderation(page, caption):
+    open_me(page)
+    page.get_by_role("link", name="Moderation queue").click()
+    expect(page.get_by_role("heading", name="Moderation")).to_be_visible()
+    flagged = page.get_by_role("list", name="Flagged posts").get_by_role("listitem").filter(has_text=caption)
+    expect(flagged).to_have_count(1)
+    flagged.get_by_role("button", name="Restore").click()
+    expect(flagged).to_have_count(0)
+    page.reload()
+    expect(page.get_by_role("heading", name="Moderation")).to_be_visible()
+    expect(page.get_by_role("list", name="Flagged posts").get_by_role("listitem").filter(has_text=caption)).to_have_count(0)
+
+
+def administration(page, venue):
+    open_me(page)
+    page.get_by_role("link", name="Promotions and ads").click()
+    expect(page.get_by_role("heading", name="Promotions and ads")).to_be_visible()
+    form = page.get_by_role("form", name="Promotion")
+    form.get_by_label("Find venue").fill(venue)
+    expect(form.get_by_label("Venue", exact=True)).to_contain_text(venue)
+    form.get_by_label("Venue", exact=True).select_option(label=venue)
+    form.get_by_label("Tier").fill("3")
+    tagline = f"Two for one {UID}"
+    form.get_by_label("Tagline").fill(tagline)
+    form.get_by_role("button", name="Save promotion").click()
+    promoted = page.get_by_role("list", name="Promotions").get_by_role("listitem").filter(has_text=venue)
+    expect(promoted).to_contain_text(tagline)
+    expect(promoted).to_contain_text("Tier 3")
+
+    ad = page.get_by_role("form", name="Advertisement")
+    expect(ad.get_by_label("Area (region)")).to_have_value("State of Berlin, DE")
+    url = f"https://example.com/ads/{UID}.html"
+    ad.get_by_label("Ad page or image URL (https)").fill(url)
+    ad.get_by_label("Feeds, one per line").fill(f"v:{venue}")
+    ad.get_by_label("Pages").fill("1, 3")
+    ad.get_by_label("Style").select_option(label="Overlay on a clip")
+    ad.get_by_role("button", name="Create ad").click()
+    listed = page.get_by_role("list", name="Advertisements").get_by_role("listitem").filter(has_text=f"v:{venue}")
+    expect(listed).to_contain_text("overlay")
+    expect(listed.get_by_role("link", name="Open the ad")).to_have_attribute("href", url)
+
+
+def body(new_page):
+    name_a, name_b = f"acc{UID}a", f"acc{UID}b"
+    page_a, page_b = new_page(), new_page()
+    sign_up(page_a, name_a)
+    sign_up(page_b, name_b)
+    friend_request_and_inbox(page_a, page_b, name_a, name_b)
+    rename(page_b, f"Bea {UID}")
+
+    admin = new_page(width=1024, height=900)
+    sign_in(admin, "admin")
+    admin_token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    venue = f"Bar {UID}"
+    place = call("POST", "/v1/places", {"name": venue, "category": "bar",
+                                         "location": {"lat": 52.5205, "lon": 13.4095}}, admin_token)
+    caption = f"flag me {UID}"
+    seed_hidden_clip(admin_token, page_token(page_a), [page_token(page_b), admin_token], place["id"], caption)
+    moderation(admin, caption)
+    administration(admin, venue)
+
+
+scenario("6_account", body)

@@ -1,0 +1,149 @@
+// Playmate search (#/sessions): sessions that have not started, filtered by sports, skill, dates,
+// time of day, radius around you (or a city), open spots and friends; sorted by start or distance;
+// shown as a list or as a small map.
+//
+// There is no map tile server configured in this build, so the "Map" view is a plain SVG plot of
+// the results relative to you (rings at distances, no external tiles) followed by each result's
+// coordinates — the fallback works offline and with a screen reader.
+import { api, session } from "./api.js";
+import { h, position, distance } from "./ui.js";
+import { params } from "./router.js";
+import { enc, SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const RADII = [["2000", "2 km"], ["5000", "5 km"], ["10000", "10 km"], ["25000", "25 km"], ["50000", "50 km"], ["100000", "100 km"]];
+
+/** Builds an SVG element (h() makes HTML elements only). */
+function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  element.append(...children);
+  return element;
+}
+
+/** The centre of the search: a city typed in "Near" (geocoded), else the browser's position. */
+async function centre(where) {
+  if (!where) return { near: await position(), label: "you" };
+  const cities = await api("GET", `/v1/geocode?q=${enc(where)}&limit=1`);
+  const city = cities.items[0];
+  return city ? { near: `${city.location.lat},${city.location.lon}`, label: city.name } : { near: await position(), label: "you" };
+}
+
+/** The API query for the screen's parameters. */
+function searchQuery(p, near) {
+  const query = new URLSearchParams({ limit: "30" });
+  const sports = p.getAll("sport").filter(Boolean);
+  if (sports.length) query.set("sport", sports.join(","));
+  for (const key of ["skill", "from", "to", "timeOfDay"]) if (p.get(key)) query.set(key, p.get(key));
+  if (near) { query.set("near", near); query.set("radius", p.get("radius") || "10000"); }
+  if (p.get("openOnly")) query.set("openOnly", "true");
+  if (p.get("withFriends") && session.isMember) query.set("withFriends", "true");
+  query.set("sort", near && p.get("sort") === "distance" ? "distance" : "start");
+  return query;
+}
+
+const FILTERS = ["sport", "skill", "from", "to", "timeOfDay", "where", "openOnly", "withFriends"];
+
+/** The filters, folded away on phones unless some are set. */
+function filterForm(p, sports) {
+  const active = FILTERS.filter((key) => p.get(key)).length;
+  return h("details", { class: "card pm-filter-box", open: active > 0 || window.matchMedia("(min-width: 720px)").matches },
+    h("summary", {}, active ? `Filters (${active} set)` : "Filters"), filterFields(p, sports));
+}
+
+function filterFields(p, sports) {
+  const chosen = p.getAll("sport");
+  return h("form", { "aria-label": "Filters", class: "pm-form", onsubmit: (event) => {
+    event.preventDefault();
+    const data = new URLSearchParams([...new FormData(event.target)].filter(([, value]) => value !== ""));
+    if (p.get("view")) data.set("view", p.get("view"));
+    location.hash = `#/sessions?${data}`;
+  } },
+    h("details", { open: chosen.length > 0 }, h("summary", {}, chosen.length ? `Sports (${chosen.length} chosen)` : "Sports (all)"),
+      checkboxes("Sports", "sport", sports.map((s) => [s.slug, s.name]), chosen)),
+    h("div", { class: "pm-row" },
+      select("Skill", "skill", [["", "Any"], ...SKILLS], p.get("skill") || ""),
+      select("Time of day", "timeOfDay", [["", "Any time"], ...TIMES], p.get("timeOfDay") || "")),
+    h("div", { class: "pm-row" },
+      h("label", {}, "From", h("input", { type: "date", name: "from", value: p.get("from") || "" })),
+      h("label", {}, "To", h("input", { type: "date", name: "to", value: p.get("to") || "" }))),
+    h("div", { class: "pm-row" },
+      h("label", {}, "Near (city; empty = my position)", h("input", { name: "where", value: p.get("where") || "", autocomplete: "address-level2" })),
+      select("Radius", "radius", RADII, p.get("radius") || "10000")),
+    h("div", { class: "pm-row" },
+      h("label", { class: "pm-check" }, h("input", { type: "checkbox", name: "openOnly", value: "1", checked: !!p.get("openOnly") }), "Open spots only"),
+      session.isMember ? h("label", { class: "pm-check" },
+        h("input", { type: "checkbox", name: "withFriends", value: "1", checked: !!p.get("withFriends") }), "With friends") : null),
+    select("Sort by", "sort", [["start", "Start"], ["distance", "Distance"]], p.get("sort") || "start"),
+    h("button", { type: "submit" }, "Search"));
+}
+
+/** Metres east and north of `origin` ("lat,lon") — close enough for a city-sized plot. */
+function offset(origin, point) {
+  const [lat0, lon0] = origin.split(",").map(Number);
+  return [(point.lon - lon0) * Math.cos((lat0 * Math.PI) / 180) * 111320, (point.lat - lat0) * 110540];
+}
+
+/** The results plotted around the centre, numbered as in the list under it. */
+function plot(items, near, label) {
+  const origin = near || `${items[0].place.location.lat},${items[0].place.location.lon}`;
+  const points = items.map((event) => offset(origin, event.place.location));
+  const reach = Math.max(500, ...points.map(([x, y]) => Math.hypot(x, y)));
+  const scale = 140 / reach;
+  const drawing = svg("svg", { viewBox: "-160 -160 320 320", class: "pm-plot", role: "img",
+    "aria-label": `Sessions around ${label}; the outer ring is ${distance(reach)} away` },
+  svg("circle", { r: 140, class: "pm-ring" }), svg("circle", { r: 70, class: "pm-ring" }),
+  svg("text", { x: 4, y: -142, class: "pm-ring-label" }, distance(reach)),
+  svg("circle", { r: 5, class: "pm-me" }), svg("text", { x: 8, y: 4, class: "pm-me-label" }, label));
+  const taken = new Map(); // points at the same spot fan out to the right so each stays visible
+  items.forEach((event, i) => {
+    const key = points[i].map((v) => Math.round(v * scale / 9)).join();
+    const nudge = (taken.get(key) || 0) * 20 / scale;
+    taken.set(key, (taken.get(key) || 0) + 1);
+    const [x, y] = [points[i][0] + nudge, points[i][1]];
+    drawing.append(svg("a", { href: `#/session/${enc(event.id)}` },
+      svg("title", {}, `${i + 1}. ${event.name} — ${seats(event)}`),
+      svg("circle", { cx: (x * scale).toFixed(1), cy: (-y * scale).toFixed(1), r: 9, class: isFull(event) ? "pm-dot pm-dot-full" : "pm-dot" }),
+      svg("text", { x: (x * scale).toFixed(1), y: (-y * scale + 4).toFixed(1), class: "pm-dot-label" }, String(i + 1))));
+  });
+  const coordinates = h("ol", { class: "pm-coords" }, items.map((event) => h("li", {},
+    h("a", { href: `#/session/${enc(event.id)}` }, event.name), ` — ${event.place.name}, `,
+    `${event.place.location.lat.toFixed(4)}, ${event.place.location.lon.toFixed(4)}`,
+    event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : "", ` · ${seats(event)}`)));
+  return [h("p", { class: "muted" }, "No map tiles in this build: a plot of the results around ", label, "."), drawing, coordinates];
+}
+
+function links() {
+  return h("nav", { class: "pm-links", "aria-label": "Playmate" },
+    [["#/newsession", "Create a session"], ["#/calendar", "My calendar"], ["#/invitations", "Invitations"],
+      ["#/friends", "Friends"], ["#/recs", "Suggested for you"], ["#/quiz", "Preferences quiz"], ["#/stats", "My stats"]]
+      .map(([href, label]) => h("a", { href }, label)));
+}
+
+/** #/sessions — search with filters; list or map view. */
+export async function sessionsScreen() {
+  const p = params();
+  const [sports, { near, label }] = await Promise.all([sportsList(), centre(p.get("where"))]);
+  const query = searchQuery(p, near);
+  const page = await api("GET", `/v1/sessions?${query}`);
+  const mapView = p.get("view") === "map";
+  const toggle = new URLSearchParams(p);
+  mapView ? toggle.delete("view") : toggle.set("view", "map");
+  const list = h("ul", { class: "list" }, page.items.map((event) => sessionCard(event)));
+  let cursor = page.nextCursor;
+  const more = h("button", { type: "button", class: "secondary", onclick: async () => {
+    query.set("cursor", cursor);
+    const next = await api("GET", `/v1/sessions?${query}`);
+    list.append(...next.items.map((event) => sessionCard(event)));
+    cursor = next.nextCursor;
+    if (!cursor) more.remove();
+  } }, "More sessions");
+  const results = !page.items.length ? h("p", { class: "muted" }, "No sessions match. ", h("a", { href: "#/newsession" }, "Create one"), ".")
+    : mapView ? plot(page.items, near, label) : [list, cursor ? more : null];
+  return [h("h1", {}, "Sports sessions"), links(),
+    near ? null : h("p", { class: "muted" }, "Allow location (or type a city) to search nearby and sort by distance."),
+    filterForm(p, sports),
+    h("p", { class: "pm-toolbar" }, h("span", { role: "status" }, `${page.items.length}${cursor ? "+" : ""} sessions`),
+      h("a", { href: `#/sessions?${toggle}`, class: "button secondary" }, mapView ? "List" : "Map")),
+    results];
+}
