@@ -155,13 +155,20 @@ export async function wallScreen(eventId) {
   const decide = async (decision) => {
     const card = queue.shift();
     const result = await api("PUT", `/v1/events/${enc(eventId)}/wall/${enc(card.user.id)}`, { decision });
-    if (result.match) banner.replaceChildren(matchBanner(result.match));
+    if (result.match) {
+      matched.add(result.match.user.id);
+      banner.replaceChildren(matchBanner(result.match));
+    }
     await show();
   };
-  // Someone I liked earlier liked me back while I'm here.
+  // Someone I liked earlier liked me back while I'm here (my own like's match is told to me too:
+  // its answer, with the chat, came first — keep that one).
+  const matched = new Set();
   const stop = subscribe("notification", (data) => {
     const n = data.notification;
-    if (n?.kind === "match" && n.eventId === eventId) banner.replaceChildren(matchBanner({ user: n.actor, eventName: event.name }));
+    if (n?.kind !== "match" || n.eventId !== eventId || matched.has(n.actor?.id)) return;
+    matched.add(n.actor?.id);
+    banner.replaceChildren(matchBanner({ user: n.actor, eventName: event.name }));
   });
   onLeave(stop);
   try { await load(); } catch (error) { return [heading, ...wallProblem(error, eventId)]; }

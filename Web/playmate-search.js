@@ -2,12 +2,13 @@
 // time of day, radius around you (or a city), open spots and friends; sorted by start or distance;
 // shown as a list or as a small map.
 //
-// There is no map tile server configured in this build, so the "Map" view is a plain SVG plot of
-// the results relative to you (rings at distances, no external tiles) followed by each result's
-// coordinates — the fallback works offline and with a screen reader.
+// The "Map" view draws tiles from the server's configured tile server (`map.tile.url`, told by
+// GET /v1/config); without one it is a plain SVG plot of the results relative to you (rings at
+// distances) — both followed by each result's coordinates, so it works with a screen reader.
 import { api, session } from "./api.js";
 import { h, position, distance } from "./ui.js";
 import { params } from "./router.js";
+import { tileMap } from "./map.js";
 import { enc, SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -84,8 +85,15 @@ function offset(origin, point) {
   return [(point.lon - lon0) * Math.cos((lat0 * Math.PI) / 180) * 111320, (point.lat - lat0) * 110540];
 }
 
+let tiles;
+/** The tile URL template the server is configured with, or "" (asked once). */
+async function tileTemplate() {
+  tiles ??= api("GET", "/v1/config").then((c) => c.mapTileURL || "", () => "");
+  return tiles;
+}
+
 /** The results plotted around the centre, numbered as in the list under it. */
-function plot(items, near, label) {
+function plot(items, near, label, template) {
   const origin = near || `${items[0].place.location.lat},${items[0].place.location.lon}`;
   const points = items.map((event) => offset(origin, event.place.location));
   const reach = Math.max(500, ...points.map(([x, y]) => Math.hypot(x, y)));
@@ -95,6 +103,15 @@ function plot(items, near, label) {
   svg("circle", { r: 140, class: "pm-ring" }), svg("circle", { r: 70, class: "pm-ring" }),
   svg("text", { x: 4, y: -142, class: "pm-ring-label" }, distance(reach)),
   svg("circle", { r: 5, class: "pm-me" }), svg("text", { x: 8, y: 4, class: "pm-me-label" }, label));
+  const coordinates = h("ol", { class: "pm-coords" }, items.map((event) => h("li", {},
+    h("a", { href: `#/session/${enc(event.id)}` }, event.name), ` — ${event.place.name}, `,
+    `${event.place.location.lat.toFixed(4)}, ${event.place.location.lon.toFixed(4)}`,
+    event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : "", ` · ${seats(event)}`)));
+  if (template) {
+    const [lat, lon] = origin.split(",").map(Number);
+    const pins = items.map((event) => ({ ...event.place.location, href: `#/session/${enc(event.id)}`, title: `${event.name} — ${seats(event)}` }));
+    return [tileMap(template, { lat, lon }, pins, `Map of sessions around ${label}`), coordinates];
+  }
   const taken = new Map(); // points at the same spot fan out to the right so each stays visible
   items.forEach((event, i) => {
     const key = points[i].map((v) => Math.round(v * scale / 9)).join();
@@ -106,11 +123,7 @@ function plot(items, near, label) {
       svg("circle", { cx: (x * scale).toFixed(1), cy: (-y * scale).toFixed(1), r: 9, class: isFull(event) ? "pm-dot pm-dot-full" : "pm-dot" }),
       svg("text", { x: (x * scale).toFixed(1), y: (-y * scale + 4).toFixed(1), class: "pm-dot-label" }, String(i + 1))));
   });
-  const coordinates = h("ol", { class: "pm-coords" }, items.map((event) => h("li", {},
-    h("a", { href: `#/session/${enc(event.id)}` }, event.name), ` — ${event.place.name}, `,
-    `${event.place.location.lat.toFixed(4)}, ${event.place.location.lon.toFixed(4)}`,
-    event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : "", ` · ${seats(event)}`)));
-  return [h("p", { class: "muted" }, "No map tiles in this build: a plot of the results around ", label, "."), drawing, coordinates];
+  return [h("p", { class: "muted" }, "No map tile server is configured: a plot of the results around ", label, "."), drawing, coordinates];
 }
 
 function links() {
@@ -127,6 +140,7 @@ export async function sessionsScreen() {
   const query = searchQuery(p, near);
   const page = await api("GET", `/v1/sessions?${query}`);
   const mapView = p.get("view") === "map";
+  const template = mapView ? await tileTemplate() : "";
   const toggle = new URLSearchParams(p);
   mapView ? toggle.delete("view") : toggle.set("view", "map");
   const list = h("ul", { class: "list" }, page.items.map((event) => sessionCard(event)));
@@ -139,7 +153,7 @@ export async function sessionsScreen() {
     if (!cursor) more.remove();
   } }, "More sessions");
   const results = !page.items.length ? h("p", { class: "muted" }, "No sessions match. ", h("a", { href: "#/newsession" }, "Create one"), ".")
-    : mapView ? plot(page.items, near, label) : [list, cursor ? more : null];
+    : mapView ? plot(page.items, near, label, template) : [list, cursor ? more : null];
   return [h("h1", {}, "Sports sessions"), links(),
     near ? null : h("p", { class: "muted" }, "Allow location (or type a city) to search nearby and sort by distance."),
     filterForm(p, sports),

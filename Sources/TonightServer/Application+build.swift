@@ -209,7 +209,9 @@ public func buildApplication(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout
     ).register(on: router)
-    WebRoutes(directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path).register(on: router)
+    WebRoutes(
+        directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL
+    ).register(on: router)
     MediaRoutes(
         blobs: services.posts.blobs, urls: services.posts.urls,
         memory: config.mediaMemoryMB > 0

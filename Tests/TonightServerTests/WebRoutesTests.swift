@@ -34,6 +34,28 @@ struct WebRoutesTests {
         }
     }
 
+    @Test("the page's CSP admits the configured tile server's origin, and nothing from a bad template")
+    func tileOrigin() async throws {
+        let template = "http://tiles.lan:8080/{z}/{x}/{y}.png"
+        try await withApp(
+            .sqlite,
+            configure: {
+                $0.webDirectory = Self.webDirectory; $0.mapTileURL = template
+            }
+        ) {
+            _, client in
+            let csp = try #require(try await client.send(.get, "/").headers[.contentSecurityPolicy])
+            #expect(csp.contains("img-src 'self' https: data: blob: http://tiles.lan:8080;"))
+            let config = try await client.send(.get, "/v1/config")
+            #expect(config.json["mapTileURL"] as? String == template)
+        }
+        #expect(WebRoutes.origin(of: "https://{s}.tile.example/{z}/{x}/{y}.png") == nil)
+        #expect(WebRoutes.origin(of: "https://tile.example/{z}/{x}/{y}.png") == "https://tile.example")
+        #expect(WebRoutes.origin(of: "javascript:alert(1)") == nil)
+        #expect(WebRoutes.origin(of: "http://a.b; script-src *") == nil)
+        #expect(WebRoutes(directory: "Web").contentSecurityPolicy.contains("img-src 'self' https: data: blob:;"))
+    }
+
     @Test("the first load without media stays under 200 KB")
     func weight() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.webDirectory)

@@ -7,9 +7,14 @@ page's last screen (and of every page on failure), and any JavaScript error fail
 A scenario file is run as `python Tests/Web/scenario_X.py BASE_URL SCREENSHOT_DIR` against a
 server started with `tonight serve --demo` on a fresh database, and calls `scenario(name, body)`.
 """
+import json
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -93,3 +98,49 @@ def make_clip(seconds=2, width=360, height=640):
         check=True,
     )
     return path
+
+
+def call(method, path, body=None, token=None, content_type="application/json"):
+    """One API request for seeding (JSON in and out; `bytes` bodies are sent as they are).
+    A refusal raises AssertionError with the status and the problem's text."""
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    request = urllib.request.Request(sys.argv[1].rstrip("/") + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", content_type)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            text = response.read()
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"{method} {path}: {error.code} {error.read()[:300]!r}") from None
+    return json.loads(text) if text else None
+
+
+def admin_token():
+    """An access token of the demo's `admin`."""
+    return call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+
+
+def upload(token, path, fields):
+    """POST /v1/posts as multipart/form-data: `fields` and the file at `path` as `media`."""
+    boundary = uuid.uuid4().hex
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    with open(path, "rb") as file:
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="media"; filename="clip.mp4"\r\n'
+                     f"Content-Type: video/mp4\r\n\r\n".encode() + file.read() + b"\r\n")
+    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+    return call("POST", "/v1/posts", body, token, f"multipart/form-data; boundary={boundary}")
+
+
+def wait_ready(token, post_id, seconds=120):
+    """Waits until the server has processed a post (ffmpeg on a loaded 2-core box can be slow)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        post = call("GET", f"/v1/posts/{post_id}", token=token)
+        if post["status"] == "ready":
+            return post
+        assert post["status"] != "failed", post.get("failureReason")
+        time.sleep(1)
+    raise AssertionError(f"post {post_id} was not processed within {seconds} s")

@@ -6,18 +6,13 @@ user up-votes the new clip.
 Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip; the
 promotion is ended afterwards so repeated runs do not crowd the hub.
 """
-import json
 import re
-import sys
-import time
-import urllib.request
 import uuid
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, make_clip, scenario, sign_up
+from common import admin_token, call, make_clip, scenario, sign_up, upload, wait_ready
 
-BASE = sys.argv[1].rstrip("/")
 RUN = uuid.uuid4().hex[:8]
 VENUE = f"Scenario Club {RUN}"
 TAGLINE = f"Two-for-one tonight {RUN}"
@@ -26,44 +21,8 @@ MY_CAPTION = f"Just arrived {RUN}"
 PROCESSING = 120_000  # ffmpeg on a loaded 2-core machine can take a while
 
 
-def call(method, path, body=None, token=None, content_type="application/json"):
-    """One API request; JSON in and out (`body` bytes are sent as is)."""
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", content_type)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        text = response.read()
-        return json.loads(text) if text else None
-
-
-def upload(token, path, fields):
-    """POST /v1/posts as multipart/form-data with the file as `media`."""
-    boundary = uuid.uuid4().hex
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-             for name, value in fields.items()]
-    with open(path, "rb") as file:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="media"; filename="clip.mp4"\r\n'
-                     f"Content-Type: video/mp4\r\n\r\n".encode() + file.read() + b"\r\n")
-    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-    return call("POST", "/v1/posts", body, token, f"multipart/form-data; boundary={boundary}")
-
-
-def wait_ready(token, post_id):
-    deadline = time.time() + PROCESSING / 1000
-    while time.time() < deadline:
-        post = call("GET", f"/v1/posts/{post_id}", token=token)
-        if post["status"] == "ready":
-            return post
-        assert post["status"] != "failed", post.get("failureReason")
-        time.sleep(1)
-    raise AssertionError("the admin's clip was not processed in time")
-
-
 def body(new_page):
-    admin = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    admin = admin_token()
     place = call("POST", "/v1/places", {"name": VENUE, "category": "nightclub",
                                         "location": {"lat": 52.5201, "lon": 13.4052}}, admin)
     place_id = place["id"]

@@ -1,31 +1,18 @@
 #!/usr/bin/env python3
 """Scenario 2, Pala: two new people going to the same party like each other on its wall, match,
 and chat live (message without reload, typing, unread badge, "Seen"); then one unmatches."""
-import json
-import sys
-import urllib.request
 import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, scenario, sign_up
-
-
-def call(method, path, body=None, token=None):
-    """The API as `admin` (or anyone with `token`); returns the parsed JSON."""
-    request = urllib.request.Request(
-        sys.argv[1].rstrip("/") + path, method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
+from common import admin_token, call, scenario, sign_up
 
 
 def seed_party(suffix):
     """A Berlin bar and a party there starting in two hours (Berlin time); returns the event."""
-    token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    token = admin_token()
     place = call("POST", "/v1/places", {
         "name": f"Pala Bar {suffix}", "category": "bar", "location": {"lat": 52.5205, "lon": 13.4095},
         "street": "Alexanderplatz 1"}, token)

@@ -8,34 +8,21 @@ affinity) and a show by Midnight Orbit in Berlin within 7 days. The budget check
 place and two shows through the API as admin.
 """
 import datetime
-import json
 import re
-import sys
 import time
-import urllib.request
 from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, scenario, sign_up, tab
+from common import admin_token, call, scenario, sign_up, tab
 
 RUN = str(int(time.time() * 1000))[-7:]
 CHEAP, PRICEY = f"Cheap gig {RUN}", f"Pricey gala {RUN}"
 
 
-def call(method, path, body=None, token=None):
-    request = urllib.request.Request(sys.argv[1].rstrip("/") + path, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request) as response:
-        return json.loads(response.read() or b"null")
-
-
 def seed_budget_shows():
     """A place at the city centre with a cheap and a pricey show tomorrow evening (Berlin time)."""
-    token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    token = admin_token()
     place = call("POST", "/v1/places", {"name": f"Budget hall {RUN}", "category": "concert_hall",
                                         "location": {"lat": 52.5200, "lon": 13.4050}}, token)
     day = (datetime.datetime.now(ZoneInfo("Europe/Berlin")) + datetime.timedelta(days=1)).date().isoformat()

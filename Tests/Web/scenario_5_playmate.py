@@ -5,16 +5,13 @@ the session through the search (list and map) while a spot is free; B accepts th
 fills the session, so C's Join answers the 409 "full" message and then shows "Full" with a disabled
 Join. A's calendar lists the session and its iCalendar subscription feed contains it."""
 import datetime
-import json
 import random
 import re
-import sys
-import urllib.request
 from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, scenario, sign_up
+from common import admin_token, call, scenario, sign_up
 
 SUFFIX = f"{random.randrange(36**6):06x}"
 BERLIN_DAY = datetime.datetime.now(ZoneInfo("Europe/Berlin")).date()
@@ -24,21 +21,11 @@ PLACE = f"Curling Hall {SUFFIX}"
 SESSION = "Curling (beginner)"
 
 
-def call(base, method, path, body=None, token=None):
-    """One JSON request to the API (for seeding as admin)."""
-    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body else None)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
-
-
-def seed_place(base):
+def seed_place():
     """A court 150 m from the city centre, so it is the nearest place whatever the demo has."""
-    token = call(base, "POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    token = admin_token()
     place = {"name": PLACE, "category": "sports_centre", "location": {"lat": 52.5210, "lon": 13.4065}}
-    call(base, "POST", "/v1/places", place, token)
+    call("POST", "/v1/places", place, token)
 
 
 def make_friends(a, b, name_a, name_b):
@@ -98,15 +85,22 @@ def find_session(c):
     expect(card).to_contain_text("1 of 2 left")
     expect(card.get_by_role("link", name="Apple Maps")).to_be_visible()
     c.get_by_role("link", name="Map", exact=True).click()
-    expect(c.get_by_role("img", name="Sessions around you")).to_be_visible()
+    if call("GET", "/v1/config").get("mapTileURL"):
+        # Tiles from the configured tile server, and a numbered pin for the session on them.
+        tiles = c.get_by_role("group", name="Map of sessions around you")
+        expect(tiles.get_by_role("link", name=re.compile(re.escape(SESSION)))).to_be_visible()
+        expect(tiles.locator("img.tile").first).to_be_visible()
+        tiles.locator("img.tile").evaluate_all(
+            "images => Promise.all(images.map(i => i.decode()))")  # throws unless every tile loaded
+    else:
+        expect(c.get_by_role("img", name="Sessions around you")).to_be_visible()
     c.get_by_role("listitem").filter(has_text=PLACE).get_by_role("link", name=SESSION).click()
     expect(c.get_by_role("heading", name=SESSION)).to_be_visible()
     expect(c.get_by_role("button", name="Join")).to_be_enabled()
 
 
 def body(new_page):
-    base = sys.argv[1].rstrip("/")
-    seed_place(base)
+    seed_place()
     a, b, c = new_page(), new_page(), new_page()
     name_a, name_b, name_c = f"pma_{SUFFIX}", f"pmb_{SUFFIX}", f"pmc_{SUFFIX}"
     for page, name in ((a, name_a), (b, name_b), (c, name_c)):

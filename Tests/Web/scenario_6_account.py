@@ -8,49 +8,14 @@ flagged until hidden (seeded through the API), the moderation queue lists it and
 it off the queue; a promotion for a seeded Berlin venue and an advertisement are created in the
 admin screen and listed.
 """
-import json
-import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, make_clip, scenario, sign_in, sign_up
+from common import DEMO_PASSWORD, admin_token, call, make_clip, scenario, sign_in, sign_up, upload
 
-BASE = sys.argv[1].rstrip("/")
 UID = uuid.uuid4().hex[:8]
-
-
-def call(method, path, body=None, token=None, content_type="application/json"):
-    """One API call; returns the parsed JSON (None for 204)."""
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", content_type)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            text = response.read()
-    except urllib.error.HTTPError as error:
-        raise AssertionError(f"{method} {path}: {error.code} {error.read()[:300]!r}") from None
-    return json.loads(text) if text else None
-
-
-def upload_clip(token, place_id, caption):
-    """Posts make_clip() as a multipart upload to a venue feed."""
-    boundary = uuid.uuid4().hex
-    with open(make_clip(), "rb") as clip:
-        media = clip.read()
-    parts = []
-    for name, value in (("placeId", place_id), ("caption", caption)):
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="media"; filename="clip.mp4"\r\n'
-                 'Content-Type: video/mp4\r\n\r\n'.encode() + media + b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode())
-    return call("POST", "/v1/posts", b"".join(parts), token, f"multipart/form-data; boundary={boundary}")
 
 
 def page_token(page):
@@ -125,7 +90,7 @@ def another_member(i):
 
 def seed_hidden_clip(admin_token, author_token, flagger_tokens, place_id, caption):
     """Uploads a clip and flags it by distinct users until it is hidden pending review."""
-    post = upload_clip(author_token, place_id, caption)
+    post = upload(author_token, make_clip(), {"placeId": place_id, "caption": caption})
     wait_until(lambda: call("GET", f"/v1/posts/{post['id']}", token=author_token)["status"] == "ready", "the clip")
     flaggers = list(flagger_tokens)
     for i in range(8):
@@ -189,12 +154,12 @@ def body(new_page):
 
     admin = new_page(width=1024, height=900)
     sign_in(admin, "admin")
-    admin_token = call("POST", "/v1/auth/login", {"username": "admin", "password": DEMO_PASSWORD})["accessToken"]
+    token = admin_token()
     venue = f"Bar {UID}"
     place = call("POST", "/v1/places", {"name": venue, "category": "bar",
-                                         "location": {"lat": 52.5205, "lon": 13.4095}}, admin_token)
+                                         "location": {"lat": 52.5205, "lon": 13.4095}}, token)
     caption = f"flag me {UID}"
-    seed_hidden_clip(admin_token, page_token(page_a), [page_token(page_b), admin_token], place["id"], caption)
+    seed_hidden_clip(admin_token, page_token(page_a), [page_token(page_b), token], place["id"], caption)
     moderation(admin, caption)
     administration(admin, venue)
 

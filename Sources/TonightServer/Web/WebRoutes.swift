@@ -6,9 +6,32 @@ import NIOCore
 /// `index.html`. Every answer carries a strong `ETag` (size and modification time) and
 /// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
 /// request (304) — a new release is picked up at the next load without versioned file names.
+/// The page's Content-Security-Policy lets images come from https sources and from the configured
+/// map tile server's origin (which may be plain http on a local network).
 struct WebRoutes: Sendable {
     let directory: String
+    let contentSecurityPolicy: String
     let fileIO = FileIO()
+
+    init(directory: String, mapTileURL: String = "") {
+        self.directory = directory
+        let tiles = Self.origin(of: mapTileURL).map { " " + $0 } ?? ""
+        contentSecurityPolicy =
+            "default-src 'self'; img-src 'self' https: data: blob:\(tiles); media-src 'self' https: blob:; "
+            + "connect-src 'self' ws: wss:; frame-src 'self' https:"
+    }
+
+    /// `scheme://host[:port]` of a URL template such as `http://tiles.lan:8080/{z}/{x}/{y}.png`.
+    static func origin(of template: String) -> String? {
+        guard let schemeEnd = template.range(of: "://") else { return nil }
+        let scheme = template[..<schemeEnd.lowerBound].lowercased()
+        let rest = template[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard ["http", "https"].contains(scheme), !authority.isEmpty,
+            authority.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]_".contains($0) })
+        else { return nil }
+        return scheme + "://" + authority
+    }
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/") { request, context in try await self.serve("index.html", request, context) }
@@ -30,8 +53,7 @@ struct WebRoutes: Sendable {
             .xContentTypeOptions: "nosniff",
         ]
         if name == "index.html" {
-            headers[.contentSecurityPolicy] =
-                "default-src 'self'; img-src 'self' https: data: blob:; media-src 'self' https: blob:; connect-src 'self' ws: wss:; frame-src 'self' https:"
+            headers[.contentSecurityPolicy] = contentSecurityPolicy
         }
         if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
             return Response(status: .notModified, headers: headers)
