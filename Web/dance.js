@@ -247,22 +247,19 @@ export async function clipScreen(id) {
     engagement(post), await commentsSection(post)];
 }
 
-const followKey = () => `tonight.following.${session.user?.id}`;
-const followed = () => { try { return new Set(JSON.parse(localStorage.getItem(followKey())) || []); } catch { return new Set(); } };
-
-/** Follow/unfollow; the API has no "do I follow" read, so the state is remembered on this device. */
-function followButton(username) {
-  const followers = h("span", { class: "muted" });
-  const button = h("button", { type: "button" }, followed().has(username) ? "Unfollow" : "Follow");
+/** Follow/unfollow, starting from the profile's `followedByMe` and follower count. */
+function followButton(profile) {
+  const username = profile.username;
+  const followers = h("span", { class: "muted" }, plural(profile.followers ?? 0, "follower"));
+  const button = h("button", { type: "button", "aria-pressed": String(!!profile.followedByMe) },
+    profile.followedByMe ? "Unfollow" : "Follow");
   button.addEventListener("click", async () => {
     if (!requireMember()) return;
     const on = button.textContent === "Follow";
     try {
       const state = await api(on ? "PUT" : "DELETE", `/v1/users/${enc(username)}/follow`);
-      const set = followed();
-      state.following ? set.add(username) : set.delete(username);
-      localStorage.setItem(followKey(), JSON.stringify([...set]));
       button.textContent = state.following ? "Unfollow" : "Follow";
+      button.setAttribute("aria-pressed", String(state.following));
       followers.textContent = plural(state.followers, "follower");
       toast(state.following ? `Following ${username}` : `Unfollowed ${username}`);
     } catch (error) { toast(error.message); }
@@ -281,7 +278,7 @@ export async function userScreen(username) {
     h("p", { class: "muted" }, `@${profile.username}`, profile.homeCity ? ` · ${profile.homeCity}` : ""),
     profile.bio ? h("p", {}, profile.bio) : null,
     h("p", { class: "counts" }, `${clips} · ${plural(likes, "like")}`),
-    mine ? h("p", {}, h("a", { href: "#/post", class: "button" }, "Post a clip")) : followButton(profile.username),
+    mine ? h("p", {}, h("a", { href: "#/post", class: "button" }, "Post a clip")) : followButton(profile),
     h("h2", {}, mine ? "My clips" : "Clips"),
     ...(await feedList(`/v1/users/${enc(username)}/posts`, "No clips yet.", posts))];
 }

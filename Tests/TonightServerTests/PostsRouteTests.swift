@@ -540,6 +540,11 @@ struct PostsRouteTests {
             #expect(try await ids("/v1/feeds/following", bob.token).isEmpty)
             let follow = try await client.send(.put, "/v1/users/alice/follow", token: bob.token)
             #expect(follow.json["following"] as? Bool == true && follow.json["followers"] as? Int == 1)
+            // The profile says so too: to the follower, to a guest, and not to the followed herself.
+            let profile = try await client.send(.get, "/v1/users/alice", token: bob.token)
+            #expect(profile.json["followers"] as? Int == 1 && profile.json["followedByMe"] as? Bool == true)
+            let asGuest = try await client.send(.get, "/v1/users/alice")
+            #expect(asGuest.json["followers"] as? Int == 1 && asGuest.json["followedByMe"] as? Bool == false)
             #expect(try await ids("/v1/feeds/following", bob.token) == [pregame, atPlace])
             #expect(try await ids("/v1/users/alice/posts") == [pregame, atPlace])
             // Comments.

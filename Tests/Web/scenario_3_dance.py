@@ -61,8 +61,12 @@ def body(new_page):
     b.get_by_role("list", name="People found").get_by_role("link", name=A_NAME).click()
     expect(b.get_by_role("heading", name=A_NAME)).to_be_visible()
     expect(b.get_by_text("1 clip · 0 likes")).to_be_visible()
+    expect(b.get_by_text("0 followers", exact=True)).to_be_visible()
     b.get_by_role("button", name="Follow", exact=True).click()
     expect(b.get_by_role("button", name="Unfollow", exact=True)).to_be_visible()
+    expect(b.get_by_text("1 follower", exact=True)).to_be_visible()
+    b.reload()  # the server says so, not this device
+    expect(b.get_by_role("button", name="Unfollow", exact=True)).to_have_attribute("aria-pressed", "true")
     expect(b.get_by_text("1 follower", exact=True)).to_be_visible()
 
     tab(b, "Clips")

@@ -478,6 +478,14 @@ extension Components {
             public var avatarUrl: Swift.String?
             /// - Remark: Generated from `#/components/schemas/PublicProfile/createdAt`.
             public var createdAt: Foundation.Date
+            /// How many follow this user (on `GET /v1/users/{username}` only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/followers`.
+            public var followers: Swift.Int?
+            /// Whether the caller follows this user (on `GET /v1/users/{username}` only; false for guests).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/followedByMe`.
+            public var followedByMe: Swift.Bool?
             /// Creates a new `PublicProfile`.
             ///
             /// - Parameters:
@@ -489,6 +497,8 @@ extension Components {
             ///   - homeCity:
             ///   - avatarUrl: An https image URL.
             ///   - createdAt:
+            ///   - followers: How many follow this user (on `GET /v1/users/{username}` only).
+            ///   - followedByMe: Whether the caller follows this user (on `GET /v1/users/{username}` only; false for guests).
             public init(
                 id: Swift.String,
                 username: Swift.String,
@@ -497,7 +507,9 @@ extension Components {
                 ageGroup: Components.Schemas.AgeGroup? = nil,
                 homeCity: Swift.String? = nil,
                 avatarUrl: Swift.String? = nil,
-                createdAt: Foundation.Date
+                createdAt: Foundation.Date,
+                followers: Swift.Int? = nil,
+                followedByMe: Swift.Bool? = nil
             ) {
                 self.id = id
                 self.username = username
@@ -507,6 +519,8 @@ extension Components {
                 self.homeCity = homeCity
                 self.avatarUrl = avatarUrl
                 self.createdAt = createdAt
+                self.followers = followers
+                self.followedByMe = followedByMe
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -517,6 +531,8 @@ extension Components {
                 case homeCity
                 case avatarUrl
                 case createdAt
+                case followers
+                case followedByMe
             }
         }
         /// - Remark: Generated from `#/components/schemas/AuthTokens`.

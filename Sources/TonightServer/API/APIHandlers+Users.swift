@@ -5,7 +5,13 @@ import TonightCore
 extension APIHandlers {
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
         try await answer {
-            .ok(.init(body: .json(.init(try await profileUser(input.path.username)))))
+            let user = try await profileUser(input.path.username)
+            var profile = Components.Schemas.PublicProfile(user)
+            let followers = try await postService.posts.followers(
+                of: user.id, viewer: RequestInfo.current?.principal?.userID)
+            profile.followers = Int(followers.count)
+            profile.followedByMe = followers.followedByViewer
+            return .ok(.init(body: .json(profile)))
         }
     }
 }
