@@ -320,7 +320,8 @@ function passwordForm() {
   return form;
 }
 
-async function signOut(path = "/v1/auth/logout") {
+/** Ends this login on the server (its refresh token stops working), closes the live socket, forgets the tokens. */
+export async function signOut(path = "/v1/auth/logout") {
   try { await api("POST", path); } catch { /* the tokens are dropped anyway */ }
   session.tokens = null;
   disconnect();

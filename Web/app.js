@@ -21,7 +21,8 @@ setNav((route) => {
   const signedIn = !!session.tokens;
   nav.replaceChildren(...(signedIn ? [account.inboxLink(),
     h("a", { href: "#/settings" }, "Me"),
-    h("a", { href: "#/start", onclick: () => { session.tokens = null; } }, session.isMember ? "Sign out" : "Sign in")] : []));
+    h("a", { href: "#/start", onclick: (event) => { event.preventDefault(); account.signOut(); } },
+      session.isMember ? "Sign out" : "Sign in")] : []));
   tabBar.replaceChildren(...(signedIn ? tabs.map(([name, label]) =>
     h("a", { href: `#/${name}`, "aria-current": route === name ? "page" : false }, label)) : []));
 });

@@ -73,6 +73,16 @@ extension TonightClient {
         }
     }
 
+    /// Promotes a place in its city hub (admins): a higher tier comes first, with its tagline.
+    public func setPromotion(placeID: String, _ promotion: PromotionInput) async throws -> Promotion {
+        try await call {
+            guard case .ok(let ok) = try await api.setPromotion(path: .init(placeId: placeID), body: .json(promotion)),
+                case .json(let stored) = ok.body
+            else { throw TonightError.unexpectedResponse(status: 0) }
+            return stored
+        }
+    }
+
     // MARK: Events
 
     /// The event category tree.

@@ -111,3 +111,7 @@ public typealias EventRecommendation = Components.Schemas.EventRecommendation
 public typealias EventRecommendations = Components.Schemas.EventRecommendationList
 /// Why a recommendation was swiped away.
 public typealias DismissalReason = Components.Schemas.DismissalReason
+/// A venue's promotion in its city hub (tier, tagline, dates), for ``TonightClient/setPromotion(placeID:_:)``.
+public typealias PromotionInput = Components.Schemas.PromotionInput
+/// A venue's promotion as stored.
+public typealias Promotion = Components.Schemas.Promotion

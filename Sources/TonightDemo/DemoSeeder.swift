@@ -1,7 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 import TonightClient
 import TonightServer
 
@@ -124,26 +121,14 @@ public struct DemoSeeder: Sendable {
         return summary
     }
 
-    /// The venues' promotions, through the admin API.
+    /// The venues' promotions, set by the admin through the SDK.
     private func promote() async throws {
         let admin = TonightClient(serverURL: serverURL)
         _ = try await admin.logIn(username: "admin", password: DemoCity.password)
-        guard let token = await admin.tokens?.accessToken else { return }
         for venue in DemoCity.venues {
             guard let promotion = venue.promotion else { continue }
-            let id = venue.placeID.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            var request = HTTPClientRequest(url: serverURL.absoluteString + "/v1/places/\(id)/promotion")
-            request.method = .PUT
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            request.headers.add(name: "Content-Type", value: "application/json")
-            let body = try JSONSerialization.data(withJSONObject: [
-                "tier": promotion.tier, "tagline": promotion.tagline,
-            ])
-            request.body = .bytes(ByteBuffer(bytes: body))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            guard response.status == .ok else {
-                throw DemoError("promoting \(venue.name) answered \(response.status.code)")
-            }
+            _ = try await admin.setPromotion(
+                placeID: venue.placeID, PromotionInput(tier: promotion.tier, tagline: promotion.tagline))
         }
     }
 

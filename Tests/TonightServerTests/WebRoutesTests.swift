@@ -52,6 +52,7 @@ struct WebRoutesTests {
         #expect(WebRoutes.origin(of: "https://{s}.tile.example/{z}/{x}/{y}.png") == nil)
         #expect(WebRoutes.origin(of: "https://tile.example/{z}/{x}/{y}.png") == "https://tile.example")
         #expect(WebRoutes.origin(of: "javascript:alert(1)") == nil)
+        #expect(WebRoutes.origin(of: "http://tüles.example/{z}/{x}/{y}.png") == nil)
         #expect(WebRoutes.origin(of: "http://a.b; script-src *") == nil)
         #expect(WebRoutes(directory: "Web").contentSecurityPolicy.contains("img-src 'self' https: data: blob:;"))
     }

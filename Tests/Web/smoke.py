@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Smoke test: the start screen's errors, sign-up, and the events list's filters."""
+"""Smoke test: the start screen's errors, sign-up, the events list's filters, and signing out."""
 import uuid
 
 from playwright.sync_api import expect
@@ -26,6 +26,12 @@ def body(new_page):
     page.get_by_label("When").select_option("weekend")
     page.get_by_role("button", name="Show").click()
     expect(page.get_by_role("heading", name="This weekend")).to_be_visible()
+    # Signing out from the header ends the login on the server, not only in this tab.
+    refresh = page.evaluate("() => JSON.parse(localStorage.getItem('tonight.tokens')).refreshToken")
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Where do we go tonight?")).to_be_visible()
+    answer = page.request.post("/v1/auth/refresh", data={"refreshToken": refresh})
+    assert answer.status == 401, f"the old refresh token still works after signing out ({answer.status})"
 
 
 scenario("smoke", body)

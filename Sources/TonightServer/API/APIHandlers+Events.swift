@@ -140,10 +140,7 @@ extension APIHandlers {
         try await answer {
             let caller = try RequestInfo.requireMember()
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
-            let now = Clock.millis()
-            var event = EventRecord(
-                id: Identifier.make(), kind: "party", name: "", placeID: "", startAt: 0, localDate: "", timeZone: "UTC",
-                status: EventStatus.scheduled.rawValue, organizerID: caller.userID, createdAt: now, updatedAt: now)
+            var event = EventRecord.draft(kind: "party", organizerID: caller.userID, now: Clock.millis())
             let patch = Components.Schemas.EventPatch(
                 name: body.name, description: body.description, placeId: body.placeId, localDate: body.localDate,
                 localTime: body.localTime, durationMinutes: body.durationMinutes, categoryId: body.categoryId,

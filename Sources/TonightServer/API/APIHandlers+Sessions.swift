@@ -42,11 +42,7 @@ extension APIHandlers {
         try await answer {
             let caller = try RequestInfo.requireMember()
             guard case .json(let body) = input.body else { throw APIError.badRequest("Send JSON.") }
-            let now = Clock.millis()
-            var event = EventRecord(
-                id: Identifier.make(), kind: "session", name: "", placeID: "", startAt: 0, localDate: "",
-                timeZone: "UTC", status: EventStatus.scheduled.rawValue, organizerID: caller.userID, createdAt: now,
-                updatedAt: now)
+            var event = EventRecord.draft(kind: "session", organizerID: caller.userID, now: Clock.millis())
             let patch = Components.Schemas.SessionPatch(
                 sport: body.sport, skill: body.skill, name: body.name, notes: body.notes, placeId: body.placeId,
                 spot: body.spot, localDate: body.localDate, localTime: body.localTime,

@@ -34,6 +34,13 @@ struct EventRecord: Sendable, Equatable {
     var sport: String? = nil
     var skill: String? = nil
     var capacity: Int? = nil
+
+    /// A new scheduled event of `kind` by `organizerID`, before its edit fills in name, place and time.
+    static func draft(kind: String, organizerID: String, now: Int64) -> EventRecord {
+        EventRecord(
+            id: Identifier.make(), kind: kind, name: "", placeID: "", startAt: 0, localDate: "", timeZone: "UTC",
+            status: EventStatus.scheduled.rawValue, organizerID: organizerID, createdAt: now, updatedAt: now)
+    }
 }
 
 /// A recorded change of an event's place, start or status.

@@ -28,7 +28,7 @@ struct WebRoutes: Sendable {
         let rest = template[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard ["http", "https"].contains(scheme), !authority.isEmpty,
-            authority.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]_".contains($0) })
+            authority.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]_".contains($0)) })
         else { return nil }
         return scheme + "://" + authority
     }
