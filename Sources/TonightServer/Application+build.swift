@@ -51,6 +51,8 @@ public struct AppServices: Sendable {
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
     let sessions: any SessionRepository
+    /// Anonymous feed pages kept in memory (SQLite only).
+    let pages: FeedPageCache?
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -143,7 +145,8 @@ public struct AppServices: Sendable {
                 service: posts, uploadDirectory: config.uploadDirectory,
                 workDirectory: config.dataDirectory + "/tmp/media-work",
                 interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
-            bans: bans, sessions: SQLSessionRepository(db: database.sql, database: database))
+            bans: bans, sessions: SQLSessionRepository(db: database.sql, database: database),
+            pages: database.kind == .sqlite ? FeedPageCache(signsMedia: posts.urls.signs) : nil)
     }
 
     /// The job handlers by kind.
@@ -183,9 +186,8 @@ public func buildApplication(
             limit: config.bodyLimit,
             // The multipart envelope around the file: fields and headers, at most 64 kB.
             streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
-    if services.database.kind == .sqlite {
-        router.add(middleware: FeedCacheMiddleware(database: services.database, signsMedia: services.posts.urls.signs))
-    }
+    let pages = services.pages
+    if let pages { router.add(middleware: FeedCacheMiddleware(database: services.database, cache: pages)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
@@ -227,6 +229,9 @@ public func buildApplication(
         services.bans,
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
+    if let pages {
+        serviceList.append(FeedVersionWatcher(database: services.database, cache: pages, logger: services.logger))
+    }
     if config.jobsEnabled {
         serviceList.append(services.sweeper)
         serviceList.append(
@@ -255,7 +260,7 @@ public func buildApplication(
     let logger = services.logger
     return Application(
         router: router,
-        server: server(router: router, idleTimeout: .seconds(Int64(max(1, config.idleTimeout)))),
+        server: server(router: router, idleTimeout: .seconds(Int64(max(1, config.idleTimeout))), pages: pages),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
         services: serviceList,
         onServerRunning: { channel in
@@ -266,14 +271,18 @@ public func buildApplication(
 }
 
 /// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
-/// are closed after `idleTimeout`.
-func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount) -> HTTPServerBuilder {
+/// are closed after `idleTimeout`. With `pages`, cached feed pages are answered on the event loop
+/// (``CachedPageHandler``).
+func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: FeedPageCache?) -> HTTPServerBuilder {
     let webSocketResponder = router.buildResponder()
     return HTTPServerBuilder { responder in
         FirstRequestDeadline(
             base: HTTP1WebSocketUpgradeChannel(
                 responder: responder, webSocketResponder: webSocketResponder,
-                configuration: .init(http1: .init(idleTimeout: idleTimeout))),
+                configuration: .init(
+                    http1: .init(
+                        additionalChannelHandlers: [CachedPageHandler(cache: pages, idleTimeout: idleTimeout)],
+                        idleTimeout: nil))),
             timeout: idleTimeout)
     }
 }

@@ -1,0 +1,188 @@
+import Foundation
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SQLKit
+import Testing
+
+@testable import TonightServer
+
+/// A plain TCP connection to the test server that collects whatever it receives as text.
+final class RawConnection: Sendable {
+    private let channel: any Channel
+    private let received: NIOLockedValueBox<String>
+
+    init(port: Int) async throws {
+        let received = NIOLockedValueBox("")
+        self.received = received
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    /// Sends `text` as it is (several requests at once are pipelined).
+    func send(_ text: String) async throws {
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Waits up to 5 s until `done` holds for what has arrived, and returns it.
+    func receive(until done: (String) -> Bool) async throws -> String {
+        for _ in 0..<500 {
+            let text = received.withLockedValue { $0 }
+            if done(text) { return text }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return received.withLockedValue { $0 }
+    }
+
+    var isOpen: Bool { channel.isActive }
+    var closed: EventLoopFuture<Void> { channel.closeFuture }
+    func close() async { try? await channel.close() }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<String>
+        init(received: NIOLockedValueBox<String>) { self.received = received }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            received.withLockedValue { $0 += String(buffer: buffer) }
+        }
+    }
+}
+
+/// How many complete HTTP/1.1 responses `text` holds (each has a Content-Length).
+func responseCount(_ text: String) -> Int {
+    text.components(separatedBy: "HTTP/1.1 ").count - 1
+}
+
+@Suite("Feed pages answered on the event loop")
+struct CachedPageTests {
+    @Test("anonymous feed pages come from the event loop, never older than a write the server answered")
+    func answeredOnTheLoop() async throws {
+        try await withLiveApp(.sqlite) { services, client in
+            let pages = try #require(services.pages)
+            let alice = try await client.member("alice")
+            let bob = try await client.member("bob")
+            let moderator = try await moderatorToken(services, client)
+            let place = try await createPlace(client, token: moderator, name: "Loop Bar", lat: 44.6488, lon: -63.5752)
+            let placeID = place["id"] as? String ?? ""
+            let post = try await insertPost(services, author: alice.id, place: placeID, caption: "first")
+            let path = "/v1/places/\(placeID)/posts"
+            func first() async throws -> JSON {
+                let response = try await client.send(.get, path)
+                #expect(response.status == .ok, "\(response.text)")
+                #expect(response.headers[.xRequestID] != nil)
+                return (response.json["items"] as? [JSON])?.first ?? [:]
+            }
+            /// Reads until one comes from the loop (a busy machine may outlast the trust window once).
+            func servedFromLoop() async throws -> Bool {
+                for _ in 0..<20 {
+                    let before = pages.loopAnswers.load(ordering: .relaxed)
+                    #expect(try await first()["up"] as? Int == 0)
+                    if pages.loopAnswers.load(ordering: .relaxed) > before { return true }
+                }
+                return false
+            }
+            #expect(try await servedFromLoop())
+
+            // A vote the server answered shows in the very next read.
+            let vote = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: bob.token)
+            #expect(vote.status == .ok || vote.status == .noContent, "\(vote.text)")
+            #expect(try await first()["up"] as? Int == 1)
+            #expect(try await first()["up"] as? Int == 1)
+
+            // A change written by another process (straight into the database) shows within the
+            // watcher's interval.
+            try await services.database.sql.raw(
+                "UPDATE posts SET caption = 'changed elsewhere' WHERE id = \(bind: post)"
+            )
+            .run()
+            var caption = ""
+            for _ in 0..<40 where caption != "changed elsewhere" {
+                caption = try await first()["caption"] as? String ?? ""
+                if caption != "changed elsewhere" { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(caption == "changed elsewhere")
+        }
+    }
+
+    @Test("pipelined requests are answered in order even when a later one is a cached page")
+    func pipelinedOrder() async throws {
+        try await withLiveApp(.sqlite) { services, client in
+            let pages = try #require(services.pages)
+            let alice = try await client.member("alice")
+            _ = try await insertPost(services, author: alice.id, caption: "pregame")
+            let path = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
+            // Warm until the page comes from the loop.
+            for _ in 0..<20 where pages.loopAnswers.load(ordering: .relaxed) == 0 {
+                #expect(try await client.send(.get, path).status == .ok)
+            }
+            #expect(pages.loopAnswers.load(ordering: .relaxed) > 0)
+
+            let connection = try await RawConnection(port: try #require(client.port))
+            try await connection.send(
+                "GET /v1/me HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer nope\r\n\r\n"
+                    + "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n")
+            let text = try await connection.receive { responseCount($0) == 2 && $0.hasSuffix("}") }
+            await connection.close()
+            let unauthorized = try #require(text.range(of: "HTTP/1.1 401"))
+            let ok = try #require(text.range(of: "HTTP/1.1 200"))
+            #expect(unauthorized.lowerBound < ok.lowerBound, "answers out of order: \(text)")
+
+            // Alone on its connection, the same page comes from the loop.
+            let second = try await RawConnection(port: try #require(client.port))
+            try await second.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n")
+            let alone = try await second.receive { $0.contains("pregame") }
+            await second.close()
+            #expect(alone.hasPrefix("HTTP/1.1 200"))
+            #expect(alone.lowercased().contains("content-type: application/json"))
+            #expect(alone.lowercased().contains("x-request-id: "))
+        }
+    }
+
+    @Test("a connection busy with cached pages stays open; once idle it is closed after the idle timeout")
+    func idleTimeoutSeesCachedAnswers() async throws {
+        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 3 }) { services, client in
+            let pages = try #require(services.pages)
+            _ = try await insertPost(services, author: nil, caption: "busy")
+            let path = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
+            let request = "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n"
+            // On a busy machine a connection's first answer can take longer than the deadline for
+            // it (the idle timeout): then try a new connection. The first answer makes the page.
+            var answered: RawConnection?
+            for _ in 0..<5 where answered == nil {
+                let connection = try await RawConnection(port: try #require(client.port))
+                try? await connection.send(request)
+                if responseCount(try await connection.receive { responseCount($0) == 1 && $0.hasSuffix("}") }) == 1 {
+                    answered = connection
+                }
+            }
+            let connection = try #require(answered)
+            let before = pages.loopAnswers.load(ordering: .relaxed)
+            for round in 2...8 {
+                try await connection.send(request)
+                let text = try await connection.receive { responseCount($0) == round && $0.hasSuffix("}") }
+                #expect(responseCount(text) == round)
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(connection.isOpen, "closed while busy")
+            #expect(pages.loopAnswers.load(ordering: .relaxed) > before)
+            // If the server does not close it within 8 s, the test closes it and fails.
+            let forced = NIOLockedValueBox(false)
+            Task {
+                try await Task.sleep(for: .seconds(8))
+                if connection.isOpen {
+                    forced.withLockedValue { $0 = true }
+                    await connection.close()
+                }
+            }
+            try await connection.closed.get()
+            #expect(!forced.withLockedValue { $0 })
+        }
+    }
+}
