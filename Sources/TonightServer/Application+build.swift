@@ -52,7 +52,7 @@ public struct AppServices: Sendable {
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
     let sessions: any SessionRepository
     /// Anonymous feed pages kept in memory (SQLite only).
-    let pages: FeedPageCache?
+    let pages: PageCache?
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -121,6 +121,7 @@ public struct AppServices: Sendable {
                 tools: tools,
                 limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
+        let suggestions = SuggestionGeneration()
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
@@ -129,7 +130,7 @@ public struct AppServices: Sendable {
             places: SQLPlaceRepository(db: database.sql),
             events: SQLEventRepository(db: database.sql, database: database),
             catalog: SQLCatalogRepository(db: database.sql, database: database),
-            suggester: ArtistSuggester(db: database.sql), cities: cities,
+            suggester: ArtistSuggester(db: database.sql, generation: suggestions), cities: cities,
             social: SQLSocialRepository(db: database.sql, database: database),
             wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
             notifier: notifier,
@@ -146,7 +147,10 @@ public struct AppServices: Sendable {
                 workDirectory: config.dataDirectory + "/tmp/media-work",
                 interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: SQLSessionRepository(db: database.sql, database: database),
-            pages: database.kind == .sqlite ? FeedPageCache(signsMedia: posts.urls.signs) : nil)
+            pages: database.kind == .sqlite
+                ? PageCache(
+                    signsMedia: posts.urls.signs, suggestions: suggestions,
+                    trust: .milliseconds(config.feedCacheTrustMilliseconds)) : nil)
     }
 
     /// The job handlers by kind.
@@ -187,7 +191,7 @@ public func buildApplication(
             // The multipart envelope around the file: fields and headers, at most 64 kB.
             streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
     let pages = services.pages
-    if let pages { router.add(middleware: FeedCacheMiddleware(database: services.database, cache: pages)) }
+    if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
 
@@ -229,9 +233,7 @@ public func buildApplication(
         services.bans,
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
-    if let pages {
-        serviceList.append(FeedVersionWatcher(database: services.database, cache: pages, logger: services.logger))
-    }
+    serviceList.append(ArtistSuggester.Watch(suggester: services.suggester, logger: services.logger))
     if config.jobsEnabled {
         serviceList.append(services.sweeper)
         serviceList.append(
@@ -273,7 +275,7 @@ public func buildApplication(
 /// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
 /// are closed after `idleTimeout`. With `pages`, cached feed pages are answered on the event loop
 /// (``CachedPageHandler``).
-func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: FeedPageCache?) -> HTTPServerBuilder {
+func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: PageCache?) -> HTTPServerBuilder {
     let webSocketResponder = router.buildResponder()
     return HTTPServerBuilder { responder in
         FirstRequestDeadline(

@@ -15,7 +15,10 @@ extension APIHandlers {
             let ids = try await suggester.search(input.query.q, limit: limit)
             let byID = try await catalog.artists(ids: ids)
             let found = ids.compactMap { byID[$0] }
-            return .ok(.init(body: .json(.init(items: try await artistItems(found)))))
+            let counts = try await catalog.upcomingCounts(found.map(\.id), from: Clock.millis())
+            // Anonymous answers may be kept (see PageCache) until a show they count starts.
+            AnswerLifetime.current?.keep(until: counts.values.map { $0.soonest + 1 }.min() ?? Int64.max)
+            return .ok(.init(body: .json(.init(items: try await artistItems(found, counts: counts)))))
         }
     }
 
@@ -109,9 +112,12 @@ extension APIHandlers {
     }
 
     /// API artists with their upcoming counts and, for a signed-in caller, whether each is a favourite.
-    func artistItems(_ artists: [ArtistRecord]) async throws -> [Components.Schemas.Artist] {
+    func artistItems(_ artists: [ArtistRecord], counts known: [String: UpcomingShows]? = nil) async throws
+        -> [Components.Schemas.Artist]
+    {
         let ids = artists.map(\.id)
-        let counts = try await catalog.upcomingCounts(ids, from: Clock.millis())
+        let counts: [String: UpcomingShows]
+        if let known { counts = known } else { counts = try await catalog.upcomingCounts(ids, from: Clock.millis()) }
         let categories = Dictionary(
             try await catalog.categories().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let caller = RequestInfo.current?.principal?.userID
@@ -122,7 +128,7 @@ extension APIHandlers {
                 id: artist.id, name: artist.name,
                 category: artist.categoryID.flatMap { categories[$0] }.map { .init(id: $0.id, name: $0.name) },
                 imageURL: artist.imageURL, url: artist.url, favoritesCount: Int(artist.favoritesCount),
-                upcomingCount: counts[artist.id] ?? 0, isFavorite: favorites.map { $0.contains(artist.id) })
+                upcomingCount: counts[artist.id]?.count ?? 0, isFavorite: favorites.map { $0.contains(artist.id) })
         }
     }
 }

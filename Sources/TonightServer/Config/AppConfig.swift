@@ -114,6 +114,10 @@ public struct AppConfig: Sendable {
     /// Megabytes of recently served media held in memory (`media.memory.mb`, default 256; 0: off);
     /// files up to 64 MB are held.
     public var mediaMemoryMB: Int = 256
+    /// How long a feed version read from the database is trusted for answering cached pages on
+    /// the event loop (`feed.cache.trust.ms`, default 250): the longest a change written by
+    /// another process (a CLI import) takes to show on an anonymous feed page.
+    public var feedCacheTrustMilliseconds: Int = 250
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).
     public var ffmpegPath: String = ""
@@ -237,6 +241,8 @@ public struct AppConfig: Sendable {
         config.mediaSigningKey = reader.string(forKey: "media.signing.key", isSecret: true, default: "")
         config.mediaURLTTL = reader.int(forKey: "media.url.ttl", default: config.mediaURLTTL)
         config.mediaMemoryMB = reader.int(forKey: "media.memory.mb", default: config.mediaMemoryMB)
+        config.feedCacheTrustMilliseconds = max(
+            0, reader.int(forKey: "feed.cache.trust.ms", default: config.feedCacheTrustMilliseconds))
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)

@@ -1,24 +1,64 @@
 import Foundation
+import Logging
 import SQLKit
+import ServiceLifecycle
 import TonightCore
 
 /// Search as you type over every artist, answered from memory (``PrefixIndex``), most popular
 /// first. The index is rebuilt when the artists table changes (an import, in this process or
-/// another one): at most every `checkInterval` a request asks the database for a cheap fingerprint
-/// (count, last update, total popularity) and rebuilds on a difference; that request waits for
-/// it, the others keep using the previous index meanwhile.
+/// another one): at most every `checkInterval` a request, and ``Watch`` in the background, ask the
+/// database for a cheap fingerprint (count, last update, total popularity) and rebuild on a
+/// difference; that request waits for it, the others keep using the previous index meanwhile.
+///
+/// The fingerprint also covers performers and event changes (upcoming-show counts in a
+/// suggestion): any difference starts a new ``generation``, which ends every cached suggestion
+/// (see ``PageCache``).
 actor ArtistSuggester {
     private let db: any SQLDatabase
-    private let checkInterval: TimeInterval
+    let checkInterval: TimeInterval
+    /// Moves whenever what a suggestion shows may have changed.
+    nonisolated let generation: SuggestionGeneration
     private var index: PrefixIndex?
     private var ids: [String] = []
-    private var fingerprint: String?
+    private var fingerprint: (artists: String, shows: String)?
     private var lastCheck = Date.distantPast
     private var refresh: Task<Void, any Error>?
 
-    init(db: any SQLDatabase, checkInterval: TimeInterval = 5) {
+    init(db: any SQLDatabase, checkInterval: TimeInterval = 5, generation: SuggestionGeneration = .init()) {
         self.db = db
         self.checkInterval = checkInterval
+        self.generation = generation
+    }
+
+    /// Checks the fingerprint every ``checkInterval`` while the server runs, so cached
+    /// suggestions end soon after another process's import even when no request reaches the index.
+    struct Watch: Service {
+        let suggester: ArtistSuggester
+        let logger: Logger
+
+        func run() async throws {
+            try await runEvery(.seconds(suggester.checkInterval), logger: logger, failure: "artist index check failed")
+            {
+                try await suggester.check()
+            }
+        }
+    }
+
+    /// After an import in this process: cached suggestions end now, and the next search compares
+    /// the fingerprint first.
+    func invalidate() {
+        lastCheck = .distantPast
+        generation.advance()
+    }
+
+    /// Compares the fingerprint now and rebuilds on a difference. A check already running may have
+    /// read before the caller's change, so it is waited for and one more made after it.
+    func check() async throws {
+        if let running = refresh { _ = try? await running.value }
+        if let running = refresh { return try await running.value }
+        let task = Task { try await self.rebuildIfChanged() }
+        refresh = task
+        try await task.value
     }
 
     /// Artist ids for `query`, best first.
@@ -44,11 +84,32 @@ actor ArtistSuggester {
                 CAST(COALESCE(SUM(popularity), 0) AS BIGINT) AS p FROM artists
             """
         ).first()
-        let current = try row.map {
+        let artists = try row.map {
             "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "u", as: Int64.self)):"
                 + "\(try $0.decode(column: "p", as: Int64.self))"
         }
-        guard current != fingerprint || index == nil else { return }
+        // Only SQLite caches suggestions; there a re-inserted performer row gets a new rowid.
+        let showsRow =
+            db.dialect.name == "sqlite"
+            ? try await db.raw(
+                """
+                SELECT (SELECT COUNT(*) FROM event_performers) AS n,
+                    (SELECT COALESCE(MAX(rowid), 0) FROM event_performers) AS r,
+                    (SELECT COALESCE(MAX(rowid), 0) FROM event_changes) AS c
+                """
+            ).first() : nil
+        let shows =
+            try showsRow.map {
+                "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "r", as: Int64.self)):"
+                    + "\(try $0.decode(column: "c", as: Int64.self))"
+            } ?? ""
+        if let fingerprint, fingerprint.shows != shows || fingerprint.artists != (artists ?? "") {
+            generation.advance()
+        }
+        guard artists != fingerprint?.artists || index == nil else {
+            fingerprint = (artists ?? "", shows)
+            return
+        }
         let rows = try await db.raw(
             "SELECT id, name FROM artists ORDER BY popularity DESC, favorites_count DESC, name_folded, id"
         ).all()
@@ -63,6 +124,7 @@ actor ArtistSuggester {
         let built = PrefixIndex(names: names)
         self.ids = ids
         self.index = built
-        self.fingerprint = current
+        self.fingerprint = (artists ?? "", shows)
+        generation.advance()
     }
 }

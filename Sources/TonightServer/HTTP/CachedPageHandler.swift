@@ -6,9 +6,9 @@ import Synchronization
 
 /// Each HTTP/1 connection's handler between HTTP decoding and Hummingbird. It does two things:
 ///
-/// - Answers an anonymous `GET` of a cached feed page straight from the event loop when
-///   ``FeedPageCache/trustedPage(_:)`` has it: no task, no database read, no encoding. This is
-///   what keeps a hot venue feed fast under load. Only when nothing else is in flight on the
+/// - Answers an anonymous `GET` of a cached feed page or artist suggestion straight from the
+///   event loop when ``PageCache/trustedPage(_:)`` has it: no task, no database read, no
+///   encoding. This is what keeps a hot venue feed and search-as-you-type fast under load. Only when nothing else is in flight on the
 ///   connection (so pipelined requests are still answered in order), and never for requests with
 ///   a token or `Connection: close` (which the framework handles). Such answers carry the same
 ///   headers and count in the same request metrics as the framework's.
@@ -24,10 +24,10 @@ final class CachedPageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private enum Reading {
         case idle
         case forwarding
-        case answering(FeedPageCache.Page, requestID: String, start: NIODeadline)
+        case answering(PageCache.Page, requestID: String, start: NIODeadline)
     }
 
-    let cache: FeedPageCache?
+    let cache: PageCache?
     let idleTimeout: TimeAmount
     private var reading = Reading.idle
     /// Requests handed to the framework whose responses have not ended yet.
@@ -35,7 +35,7 @@ final class CachedPageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastActivity = NIODeadline.now()
     private var idleCheck: Scheduled<Void>?
 
-    init(cache: FeedPageCache?, idleTimeout: TimeAmount) {
+    init(cache: PageCache?, idleTimeout: TimeAmount) {
         self.cache = cache
         self.idleTimeout = idleTimeout
     }
@@ -73,17 +73,17 @@ final class CachedPageHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    private func cachedPage(for request: HTTPRequest) -> FeedPageCache.Page? {
+    private func cachedPage(for request: HTTPRequest) -> PageCache.Page? {
         guard let cache, request.method == .get, let target = request.path,
             request.headerFields[.authorization] == nil,
             request.headerFields[.connection]?.lowercased().contains("close") != true,
-            FeedPageCache.isCached(target.prefix { $0 != "?" })
+            PageCache.isCached(target.prefix { $0 != "?" })
         else { return nil }
         return cache.trustedPage(cache.key(target))
     }
 
     private func answer(
-        _ page: FeedPageCache.Page, requestID: String, start: NIODeadline, context: ChannelHandlerContext
+        _ page: PageCache.Page, requestID: String, start: NIODeadline, context: ChannelHandlerContext
     ) {
         let fields: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .contentLength: String(page.body.readableBytes),

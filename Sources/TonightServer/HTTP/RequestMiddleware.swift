@@ -1,9 +1,9 @@
 import Foundation
-import PostgresNIO
 import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIRuntime
+import PostgresNIO
 import TonightAPI
 import TonightCore
 

@@ -59,6 +59,7 @@ public enum Importer {
             }
             let summary = try await writer.finish()
             services.catalog.forgetCached()
+            await services.suggester.invalidate()
             return summary
         }
     }

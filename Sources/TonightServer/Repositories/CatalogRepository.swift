@@ -37,11 +37,18 @@ protocol CatalogRepository: Sendable {
     func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)]
     /// Every affinity edge leaving these artists (one query).
     func affinity(from artistIDs: [String]) async throws -> [AffinityEdge]
-    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int]
+    /// How many shows of each artist start at or after `from`, and when the soonest does.
+    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: UpcomingShows]
     func addFavorite(userID: String, artistID: String, now: Int64) async throws
     func removeFavorite(userID: String, artistID: String) async throws
     func favorites(userID: String, offset: Int, limit: Int) async throws -> [ArtistRecord]
     func favoriteIDs(userID: String, among: [String]) async throws -> Set<String>
+}
+
+/// An artist's upcoming shows: how many, and when the soonest starts (when the count next drops).
+struct UpcomingShows: Sendable, Equatable {
+    var count: Int
+    var soonest: Int64
 }
 
 /// ``CatalogRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
@@ -118,17 +125,20 @@ struct SQLCatalogRepository: CatalogRepository {
         }
     }
 
-    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: Int] {
+    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: UpcomingShows] {
         guard !artistIDs.isEmpty else { return [:] }
         let rows = try await db.raw(
             """
-            SELECT ep.artist_id, COUNT(*) AS n FROM event_performers ep JOIN events e ON e.id = ep.event_id
+            SELECT ep.artist_id, COUNT(*) AS n, MIN(e.start_at) AS soonest
+            FROM event_performers ep JOIN events e ON e.id = ep.event_id
             WHERE ep.artist_id IN (\(binds: artistIDs)) AND e.start_at >= \(bind: from) GROUP BY ep.artist_id
             """
         ).all()
-        var result: [String: Int] = [:]
+        var result: [String: UpcomingShows] = [:]
         for row in rows {
-            result[try row.decode(column: "artist_id", as: String.self)] = try row.decode(column: "n", as: Int.self)
+            result[try row.decode(column: "artist_id", as: String.self)] = UpcomingShows(
+                count: try row.decode(column: "n", as: Int.self),
+                soonest: try row.decode(column: "soonest", as: Int64.self))
         }
         return result
     }
