@@ -200,7 +200,14 @@ struct CachedPageTests {
 struct CachedSuggestionTests {
     @Test("anonymous suggestions are kept while true: a write, another process's import, a show starting end them")
     func keptWhileTrue() async throws {
-        try await withLiveApp(.sqlite, configure: patient) { services, client in
+        // The test client's one connection waits for index checks and a show's start: a busy
+        // machine must not close it as idle meanwhile.
+        try await withLiveApp(
+            .sqlite,
+            configure: {
+                patient(&$0); $0.idleTimeout = 120
+            }
+        ) { services, client in
             let pages = try #require(services.pages)
             _ = try await Importer.run(
                 .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
