@@ -51,7 +51,7 @@ public struct AppServices: Sendable {
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
     let sessions: any SessionRepository
-    /// Anonymous feed pages kept in memory (SQLite only).
+    /// Anonymous feed pages and artist suggestions kept in memory (SQLite only).
     let pages: PageCache?
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
@@ -273,8 +273,8 @@ public func buildApplication(
 }
 
 /// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
-/// are closed after `idleTimeout`. With `pages`, cached feed pages are answered on the event loop
-/// (``CachedPageHandler``).
+/// are closed after `idleTimeout`. With `pages`, cached feed pages and suggestions are answered on
+/// the event loop (``CachedPageHandler``).
 func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: PageCache?) -> HTTPServerBuilder {
     let webSocketResponder = router.buildResponder()
     return HTTPServerBuilder { responder in

@@ -115,6 +115,56 @@ struct CachedPageTests {
         }
     }
 
+    @Test("votes racing anonymous readers: once every vote is answered, the next read has them all")
+    func votesRacingReaders() async throws {
+        try await withLiveApp(
+            .sqlite,
+            configure: {
+                patient(&$0); $0.idleTimeout = 120
+            }
+        ) { services, client in
+            let author = try await client.member("author")
+            let post = try await insertPost(services, author: author.id, caption: "hot")
+            let path = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
+            let voters = try await quickUsers(services, 40, prefix: "v").map(\.token)
+            let port = try #require(client.port)
+            func up(_ text: String) -> Int? {
+                guard let blank = text.range(of: "\r\n\r\n"),
+                    let json = try? JSONSerialization.jsonObject(with: Data(text[blank.upperBound...].utf8)) as? JSON
+                else { return nil }
+                return (json["items"] as? [JSON])?.first?["up"] as? Int
+            }
+            // Readers on their own connections keep asking while the votes land.
+            let readers = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            let reader = try await RawConnection(port: port)
+                            for round in 1...15 {
+                                try await reader.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n")
+                                _ = try await reader.receive { responseCount($0) == round && $0.hasSuffix("}") }
+                            }
+                            await reader.close()
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let statuses = try await race(port: port, voters.count) { index, connection in
+                try await connection.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: voters[index])
+            }
+            #expect(statuses.allSatisfy { $0 == .ok })
+            try await readers.value
+            // A fresh connection, after every vote was answered: all 40 are there.
+            let last = try await RawConnection(port: port)
+            try await last.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n")
+            let text = try await last.receive { responseCount($0) == 1 && $0.hasSuffix("}") }
+            await last.close()
+            #expect(up(text) == 40)
+            #expect(try await services.posts.posts.countVotes(postID: post).up == 40)
+        }
+    }
+
     @Test("pipelined requests are answered in order even when a later one is a cached page")
     func pipelinedOrder() async throws {
         try await withLiveApp(.sqlite, configure: patient) { services, client in

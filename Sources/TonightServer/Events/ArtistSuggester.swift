@@ -111,13 +111,17 @@ actor ArtistSuggester {
                 "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "r", as: Int64.self)):"
                     + "\(try $0.decode(column: "c", as: Int64.self))"
             } ?? ""
-        if let fingerprint, fingerprint.shows != shows || fingerprint.artists != (artists ?? "") {
-            generation.advance()
-        }
-        guard artists != fingerprint?.artists || index == nil else {
-            fingerprint = (artists ?? "", shows)
-            return
-        }
+        let current = (artists: artists ?? "", shows: shows)
+        guard fingerprint.map({ $0 != current }) ?? true || index == nil else { return }
+        if current.artists != fingerprint?.artists || index == nil { try await rebuild() }
+        // The generation moves after the new index is in place: a suggestion made from the old
+        // one meanwhile is then never kept. A failed rebuild leaves the fingerprint as it was.
+        fingerprint = current
+        generation.advance()
+    }
+
+    /// Reads every artist's name into a new index.
+    private func rebuild() async throws {
         let rows = try await db.raw(
             "SELECT id, name FROM artists ORDER BY popularity DESC, favorites_count DESC, name_folded, id"
         ).all()
@@ -132,7 +136,5 @@ actor ArtistSuggester {
         let built = PrefixIndex(names: names)
         self.ids = ids
         self.index = built
-        self.fingerprint = (artists ?? "", shows)
-        generation.advance()
     }
 }

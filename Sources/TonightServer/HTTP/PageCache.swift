@@ -12,8 +12,8 @@ import Synchronization
 /// for every request and reuses a page only at that exact version (this is where pages are made).
 /// ``CachedPageHandler`` on the event loop answers without any I/O, so it trusts a version the
 /// middleware read within ``trustNanoseconds`` (`FEED_CACHE_TRUST_MS`, 250 ms; after that the
-/// next request takes the async path and reads it again), and only while no write request of this server has started or
-/// finished since that read began (``noteWrite()``).
+/// next request takes the async path and reads it again), and only while no write request of this
+/// server has started or finished since that read began (``noteWrite()``).
 ///
 /// **Artist suggestions**, kept until the first of: a write request of this server starts or
 /// ends, the suggester's index is rebuilt (``ArtistSuggester`` notices imports by other processes

@@ -152,3 +152,48 @@ func rowCount(_ table: String, in services: AppServices) async throws -> Int? {
     try await services.database.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first()?
         .decode(column: "n", as: Int.self)
 }
+
+/// One of the connections of ``race(port:_:connections:_:)``.
+struct RaceConnection: Sendable {
+    let client: TestClient
+
+    /// Sends a request with an optional JSON body and bearer token; returns its status.
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: JSON? = nil, token: String? = nil) async throws
+        -> HTTPResponse.Status
+    {
+        var headers: HTTPFields = [.connection: "keep-alive"]
+        if json != nil { headers[.contentType] = "application/json" }
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let body = try json.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
+        return try await client.execute(.init(uri, method: method, headers: headers, body: body)).status
+    }
+}
+
+/// Runs `count` requests (or short sequences) at once against a live server, spread over
+/// `connections` connections of their own: the server answers one connection's requests one
+/// after another, so only separate connections make them race inside the server. Each request
+/// may wait up to two minutes (on one shared connection the last of a thousand waited for all
+/// the others, and a busy machine ran past the test client's 20 s).
+func race(
+    port: Int, _ count: Int, connections: Int = 16,
+    _ body: @escaping @Sendable (Int, RaceConnection) async throws -> HTTPResponse.Status
+) async throws -> [HTTPResponse.Status] {
+    let clients = (0..<connections).map { _ in
+        TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
+    }
+    for client in clients { client.connect() }
+    do {
+        let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+            for index in 0..<count {
+                let connection = RaceConnection(client: clients[index % connections])
+                group.addTask { try await body(index, connection) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for client in clients { try? await client.shutdown() }
+        return statuses
+    } catch {
+        for client in clients { try? await client.shutdown() }
+        throw error
+    }
+}
