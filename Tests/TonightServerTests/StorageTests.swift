@@ -28,6 +28,28 @@ struct StorageTests {
         try await threads.shutdownGracefully()
     }
 
+    @Test("an SQLite shutdown during a running query waits for it and closes its connection")
+    func shutdownDuringQuery() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("busy-\(UUID().uuidString).sqlite")
+        let database = Database.openSQLite(path: path.path, poolSize: 2, logger: Logger(label: "busy"))
+        let started = Date()
+        let (holding, connected) = AsyncStream.makeStream(of: Void.self)
+        let query = Task {
+            try await database.sql.withSession { connection in
+                connected.yield()
+                return try await connection.raw(
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) AS n FROM c"
+                ).first()?.decode(column: "n", as: Int.self)
+            }
+        }
+        for await _ in holding { break }
+        // Before the fix the pool's threads stopped here while the query held its connection;
+        // the connection could then not be closed and SQLiteNIO asserted when it was freed.
+        try await database.shutdown()
+        #expect(try await query.value == 3_000_000)
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
     func open(_ backend: Backend) async throws -> AppServices {
         try await AppServices.make(config: try await testConfig(backend), logger: Logger(label: "storage-test"))
     }

@@ -1,6 +1,7 @@
 @preconcurrency import AsyncKit
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -63,8 +64,10 @@ public final class Database: Sendable {
         // connections get their own threads: on the shared pool, waiters could starve the holder.
         let threads = NIOThreadPool(numberOfThreads: max(1, poolSize))
         threads.start()
+        let connections = SQLiteConnections()
         let source = TunedSQLiteSource(
-            base: .init(configuration: .init(storage: .file(path: path)), threadPool: threads))
+            base: .init(configuration: .init(storage: .file(path: path)), threadPool: threads),
+            connections: connections)
         let pool = EventLoopConnectionPool(
             source: source,
             maxConnections: max(1, poolSize),
@@ -76,6 +79,12 @@ public final class Database: Sendable {
         let box = UncheckedSendable(pool)
         return Database(kind: .sqlite, sql: sql) {
             try await box.value.close().get()
+            // The pool closes a connection that is still busy (or still opening) when it comes
+            // back, and closing runs on these threads: they stop only after the last one.
+            guard await connections.allClosed(within: .seconds(60)) else {
+                logger.warning("SQLite connections still busy at shutdown; their threads are left running")
+                return
+            }
             try await threads.shutdownGracefully()
         }
     }
@@ -160,6 +169,8 @@ public final class Database: Sendable {
 /// Opens SQLite connections with the settings the embedded database needs under load.
 struct TunedSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
+    /// Every connection this source opens, so a shutdown can wait until they are all closed.
+    var connections = SQLiteConnections()
     /// Run on every new connection, in order. `busy_timeout` comes first so the others wait for
     /// a lock instead of failing at once when another connection is writing.
     var setUp: [String] = [
@@ -171,7 +182,8 @@ struct TunedSQLiteSource: ConnectionPoolSource {
     ]
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+        connections.opening()
+        return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
             setUp.reduce(eventLoop.makeSucceededVoidFuture()) { future, statement in
                 future.flatMap { connection.query(statement).map { _ in } }
             }
@@ -180,6 +192,40 @@ struct TunedSQLiteSource: ConnectionPoolSource {
             // asserts on that, and the file handle would leak).
             .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
+        .always { connections.opened(try? $0.get()) }
+    }
+}
+
+/// The connections an SQLite source opened, and how many it is still opening.
+final class SQLiteConnections: Sendable {
+    private let state = NIOLockedValueBox((opening: 0, open: [SQLiteConnection]()))
+
+    func opening() {
+        state.withLockedValue { $0.opening += 1 }
+    }
+
+    /// An open attempt ended: with `connection`, or with an error (`nil`).
+    func opened(_ connection: SQLiteConnection?) {
+        state.withLockedValue { state in
+            state.opening -= 1
+            state.open.removeAll(where: \.isClosed)
+            if let connection { state.open.append(connection) }
+        }
+    }
+
+    /// Waits until no connection is being opened and every opened one is closed; `false` if
+    /// that has not happened within `limit`.
+    func allClosed(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let done = state.withLockedValue { state in
+                state.open.removeAll(where: \.isClosed)
+                return state.opening == 0 && state.open.isEmpty
+            }
+            if done { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
     }
 }
 

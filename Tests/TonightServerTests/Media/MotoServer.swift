@@ -213,7 +213,7 @@ final class MotoServer: @unchecked Sendable {
     /// Starts moto on a free loopback port and sets it up. Tries a few ports in case one is taken
     /// between choosing it and moto binding it.
     static func start(python: [String]) async throws -> MotoServer {
-        var lastError: Error = StartError(description: "not started")
+        var lastError: any Error = StartError(description: "not started")
         for _ in 0..<3 {
             let port = try freePort()
             let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(
