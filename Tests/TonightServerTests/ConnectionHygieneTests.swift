@@ -14,9 +14,11 @@ struct ConnectionHygieneTests {
         try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 1 }) { _, client in
             let port = try #require(client.port)
             for payload in ["", "GARBAGE\r\n"] {
+                // Sent from the event loop as the connection opens: a write from the test after
+                // `connect` returned could come later than the 1 s idle timeout on a loaded machine.
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelInitializer { $0.pipeline.addHandler(SendOnConnect(payload: payload)) }
                     .connect(host: "127.0.0.1", port: port).get()
-                if !payload.isEmpty { try await channel.writeAndFlush(ByteBuffer(string: payload)).get() }
                 // If the server does not close it within 10 s, the test closes it and fails.
                 let forced = NIOLockedValueBox(false)
                 let timer = channel.eventLoop.scheduleTask(in: .seconds(10)) {
@@ -28,5 +30,19 @@ struct ConnectionHygieneTests {
                 #expect(!forced.withLockedValue { $0 }, "payload \(payload.debugDescription)")
             }
         }
+    }
+}
+
+/// Writes `payload` (if any) the moment its connection is active.
+private final class SendOnConnect: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let payload: String
+
+    init(payload: String) { self.payload = payload }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if !payload.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: payload)), promise: nil) }
+        context.fireChannelActive()
     }
 }
