@@ -50,6 +50,23 @@ struct StorageTests {
         #expect(Date().timeIntervalSince(started) < 30)
     }
 
+    @Test("a nearby search reads positions from the geo index alone, never the table (SQLite plan)")
+    func nearbyPlanIsCovering() async throws {
+        let services = try await open(.sqlite)
+        for radius in [300.0, 2000] {
+            var query = PlaceQuery()
+            query.near = GeoPoint(latitude: 48.8566, longitude: 2.3522)
+            query.radius = radius
+            let sql = try #require(SQLPlaceRepository.nearbySQL(query))
+            let plan = try await services.database.sql.raw("EXPLAIN QUERY PLAN " + sql).all()
+                .map { try $0.decode(column: "detail", as: String.self) }
+            let searches = plan.filter { $0.contains("places") }
+            #expect(!searches.isEmpty)
+            #expect(searches.allSatisfy { $0.contains("COVERING INDEX places_cell_geo") }, "\(plan)")
+        }
+        try await services.database.shutdown()
+    }
+
     func open(_ backend: Backend) async throws -> AppServices {
         try await AppServices.make(config: try await testConfig(backend), logger: Logger(label: "storage-test"))
     }

@@ -121,7 +121,15 @@ struct SQLPlaceRepository: PlaceRepository {
     }
 
     func nearby(_ query: PlaceQuery) async throws -> [PlaceHit] {
-        guard let center = query.near else { return [] }
+        guard let sql = Self.nearbySQL(query) else { return [] }
+        return try await db.raw(sql).all().compactMap { row in
+            Self.hit(try row.decode(column: "hit", as: String.self))
+        }
+    }
+
+    /// The query of ``nearby(_:)``: it reads only the `places_cell_geo` index, never the table.
+    static func nearbySQL(_ query: PlaceQuery) -> SQLQueryString? {
+        guard let center = query.near else { return nil }
         let extra = Self.filters(query)
         let band = PlaceGrid.latitudeBand(around: center, radius: query.radius)
         let branches: [SQLQueryString]
@@ -144,11 +152,8 @@ struct SQLPlaceRepository: PlaceRepository {
         }
         // One text column per row (`lat|lon|id`): a dense area yields a thousand rows, and decoding a
         // column through SQLKit costs more than SQLite's work to find it.
-        let sql = branches.map { "SELECT latitude || '|' || longitude || '|' || id AS hit FROM places WHERE " + $0 }
+        return branches.map { "SELECT latitude || '|' || longitude || '|' || id AS hit FROM places WHERE " + $0 }
             .joined(separator: " UNION ALL ")
-        return try await db.raw(sql).all().compactMap { row in
-            Self.hit(try row.decode(column: "hit", as: String.self))
-        }
     }
 
     /// Reads `lat|lon|id` (ids may contain `|`; coordinates never do).

@@ -38,6 +38,7 @@ enum Migrations {
         CreateAnalytics(),
         CreateBans(),
         CreateSessions(),
+        PlaceGeoIndexSource(),
     ]
 }
 
