@@ -210,7 +210,8 @@ public func buildApplication(
         database: services.database, config: config,
         metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
-        on: router, configuration: .init(jsonEncodingOptions: [.withoutEscapingSlashes]))
+        on: router,
+        configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]))
     LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout

@@ -194,6 +194,15 @@ struct SessionRulesTests {
         #expect(MapLinks.apple(point, name: "A&B #1") == "https://maps.apple.com/?ll=47.500000,8.250000&q=A%26B%20%231")
         #expect(
             MapLinks.google(point, name: "x") == "https://www.google.com/maps/search/?api=1&query=47.500000,8.250000")
+        #expect(MapLinks.escaped("Søren's ~Bar_1.") == "S%C3%B8ren%27s%20~Bar_1.")
+        var generator = SystemRandomNumberGenerator()
+        for value in [0, -0.5, 179.9999995, -89.000001, 0.0000005, 12.3456785]
+            + (0..<2000).map({ _ in
+                Double.random(in: -180...180, using: &generator)
+            })
+        {
+            #expect(MapLinks.decimal(value) == String(format: "%.6f", value), "\(value)")
+        }
         #expect(SportCatalog.builtIn.count >= 40)
         #expect(Set(SportCatalog.builtIn.map(\.slug)).count == SportCatalog.builtIn.count)
         #expect(SportCatalog.builtIn.allSatisfy { SportCatalog.isValidSlug($0.slug) })

@@ -16,15 +16,55 @@ public enum MapLinks {
         "https://www.google.com/maps/search/?api=1&query=\(coordinates(point))"
     }
 
+    /// `lat,lon` with six decimals (about 0.1 m), as `%.6f,%.6f` writes them, built by hand:
+    /// `String(format:)` was a tenth of a nearby-places page.
     static func coordinates(_ point: GeoPoint) -> String {
-        String(format: "%.6f,%.6f", point.latitude, point.longitude)
+        decimal(point.latitude) + "," + decimal(point.longitude)
     }
 
-    /// Percent-encodes everything but unreserved characters (RFC 3986), so `&`, `=` and `#` in a
-    /// name cannot break the query.
+    static func decimal(_ value: Double) -> String {
+        let magnitude = value.magnitude
+        let scaled = magnitude * 1_000_000
+        guard scaled < 1e15 else { return String(format: "%.6f", value) }
+        // Round the exact product, as printf does: the residual comes from a fused multiply-add,
+        // and a tie (an exact half) goes to the even neighbour.
+        var lower = scaled.rounded(.down)
+        var residual = (-lower).addingProduct(magnitude, 1_000_000)
+        if residual < 0 {
+            lower -= 1
+            residual += 1
+        } else if residual >= 1 {
+            lower += 1
+            residual -= 1
+        }
+        var micros = UInt64(lower)
+        if residual > 0.5 {
+            micros += 1
+        } else if residual == 0.5 {
+            guard (-scaled).addingProduct(magnitude, 1_000_000) == 0 else { return String(format: "%.6f", value) }
+            if micros % 2 == 1 { micros += 1 }
+        }
+        let fraction = String(micros % 1_000_000)
+        return (value.sign == .minus ? "-" : "") + String(micros / 1_000_000) + "."
+            + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    /// Percent-encodes everything but unreserved characters (RFC 3986: ASCII letters, digits and
+    /// `-._~`), so `&`, `=` and `#` in a name cannot break the query.
     static func escaped(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

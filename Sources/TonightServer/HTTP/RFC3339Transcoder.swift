@@ -1,0 +1,67 @@
+import Foundation
+import OpenAPIRuntime
+
+/// Writes dates exactly as the OpenAPI runtime's ``ISO8601DateTranscoder`` does
+/// (`2026-11-23T21:30:00Z`, whole seconds, UTC), without its formatter: that one is shared behind a
+/// lock by every request and costs a few microseconds a date, which a page of twenty places with
+/// two dates each felt. Dates before 1583 (where the formatter switches to the Julian calendar) or
+/// after 9999, and all decoding, go to the runtime's transcoder.
+struct RFC3339Transcoder: DateTranscoder {
+    private let standard = ISO8601DateTranscoder()
+
+    /// Seconds from 1970 of 1583-01-01T00:00:00Z and of 9999-12-31T23:59:59Z.
+    private static let range: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
+    func encode(_ date: Date) throws -> String {
+        // The formatter rounds to the millisecond, then drops the milliseconds; the same here.
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        guard let whole = Int64(exactly: (millis / 1000).rounded(.down)), Self.range.contains(whole) else {
+            return try standard.encode(date)
+        }
+        return Self.text(secondsSince1970: whole)
+    }
+
+    func decode(_ text: String) throws -> Date {
+        try standard.decode(text)
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ssZ` of a second in ``range`` (civil-from-days, proleptic Gregorian).
+    static func text(secondsSince1970 seconds: Int64) -> String {
+        var days = seconds / 86_400
+        var second = seconds % 86_400
+        if second < 0 {
+            second += 86_400
+            days -= 1
+        }
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let fields: [(Int64, Int, UInt8?)] = [
+            (year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
+            (second / 3600, 2, UInt8(ascii: ":")), (second / 60 % 60, 2, UInt8(ascii: ":")),
+            (second % 60, 2, UInt8(ascii: "Z")),
+        ]
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            var index = 0
+            for (value, width, separator) in fields {
+                var rest = value
+                for position in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[index + position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                index += width
+                if let separator {
+                    buffer[index] = separator
+                    index += 1
+                }
+            }
+            return index
+        }
+    }
+}
