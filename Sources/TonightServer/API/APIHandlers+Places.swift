@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TonightAPI
 import TonightCore
 
@@ -182,14 +183,28 @@ enum PlaceHours {
 
     static func state(_ place: PlaceRecord, at instant: Date) -> OpenState {
         guard let text = place.openingHours else { return .unknown }
-        return OpeningHours(text).state(at: instant, timeZone: zone(place))
+        return parsed(text).state(at: instant, timeZone: zone(place))
+    }
+
+    /// Parsed `opening_hours` texts: most places share a few dozen, and parsing one was a twentieth
+    /// of a nearby-places page. Emptied when it reaches 4,096 texts, so it stays small.
+    private static let cache = NIOLockedValueBox([String: OpeningHours]())
+
+    static func parsed(_ text: String) -> OpeningHours {
+        if let hours = cache.withLockedValue({ $0[text] }) { return hours }
+        let hours = OpeningHours(text)
+        cache.withLockedValue { cache in
+            if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+            cache[text] = hours
+        }
+        return hours
     }
 
     /// Open at any moment of tonight (now until 06:00 next morning, local).
     static func openTonight(_ place: PlaceRecord, now: Date) -> OpenState {
         guard let text = place.openingHours else { return .unknown }
         let window = LocalClock.window(.tonight, now: now, timeZone: zone(place))
-        return OpeningHours(text).isOpen(anytimeIn: window, timeZone: zone(place))
+        return parsed(text).isOpen(anytimeIn: window, timeZone: zone(place))
     }
 }
 
