@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import TonightCore
 
 /// Writes dates exactly as the OpenAPI runtime's ``ISO8601DateTranscoder`` does
 /// (`2026-11-23T21:30:00Z`, whole seconds, UTC), without its formatter: that one is shared behind a
@@ -25,7 +26,7 @@ struct RFC3339Transcoder: DateTranscoder {
         try standard.decode(text)
     }
 
-    /// `yyyy-MM-ddTHH:mm:ssZ` of a second in ``range`` (civil-from-days, proleptic Gregorian).
+    /// `yyyy-MM-ddTHH:mm:ssZ` of a second in ``range``.
     static func text(secondsSince1970 seconds: Int64) -> String {
         var days = seconds / 86_400
         var second = seconds % 86_400
@@ -33,19 +34,11 @@ struct RFC3339Transcoder: DateTranscoder {
             second += 86_400
             days -= 1
         }
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let date = CalendarDate(daysSinceEpoch: Int(days))
         let fields: [(Int64, Int, UInt8?)] = [
-            (year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
-            (second / 3600, 2, UInt8(ascii: ":")), (second / 60 % 60, 2, UInt8(ascii: ":")),
-            (second % 60, 2, UInt8(ascii: "Z")),
+            (Int64(date.year), 4, UInt8(ascii: "-")), (Int64(date.month), 2, UInt8(ascii: "-")),
+            (Int64(date.day), 2, UInt8(ascii: "T")), (second / 3600, 2, UInt8(ascii: ":")),
+            (second / 60 % 60, 2, UInt8(ascii: ":")), (second % 60, 2, UInt8(ascii: "Z")),
         ]
         return String(unsafeUninitializedCapacity: 20) { buffer in
             var index = 0
