@@ -64,6 +64,13 @@ func responseCount(_ text: String) -> Int {
 /// two requests: these tests trust a version for 3 s so that the loop answers.
 func patient(_ config: inout AppConfig) { config.feedCacheTrustMilliseconds = 3000 }
 
+/// ``patient``, and connections kept open for two minutes without a request: for tests whose
+/// client waits (index checks, a show's start, racing writers) on a busy machine.
+func lingering(_ config: inout AppConfig) {
+    patient(&config)
+    config.idleTimeout = 120
+}
+
 @Suite("Feed pages answered on the event loop")
 struct CachedPageTests {
     @Test("anonymous feed pages come from the event loop, never older than a write the server answered")
@@ -117,12 +124,7 @@ struct CachedPageTests {
 
     @Test("votes racing anonymous readers: once every vote is answered, the next read has them all")
     func votesRacingReaders() async throws {
-        try await withLiveApp(
-            .sqlite,
-            configure: {
-                patient(&$0); $0.idleTimeout = 120
-            }
-        ) { services, client in
+        try await withLiveApp(.sqlite, configure: lingering) { services, client in
             let author = try await client.member("author")
             let post = try await insertPost(services, author: author.id, caption: "hot")
             let path = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"
@@ -250,14 +252,8 @@ struct CachedPageTests {
 struct CachedSuggestionTests {
     @Test("anonymous suggestions are kept while true: a write, another process's import, a show starting end them")
     func keptWhileTrue() async throws {
-        // The test client's one connection waits for index checks and a show's start: a busy
-        // machine must not close it as idle meanwhile.
-        try await withLiveApp(
-            .sqlite,
-            configure: {
-                patient(&$0); $0.idleTimeout = 120
-            }
-        ) { services, client in
+        // The test client's one connection waits for index checks and a show's start.
+        try await withLiveApp(.sqlite, configure: lingering) { services, client in
             let pages = try #require(services.pages)
             _ = try await Importer.run(
                 .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)

@@ -49,10 +49,11 @@ public enum MapLinks {
             + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
     /// Percent-encodes everything but unreserved characters (RFC 3986: ASCII letters, digits and
     /// `-._~`), so `&`, `=` and `#` in a name cannot break the query.
     static func escaped(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
@@ -62,7 +63,9 @@ public enum MapLinks {
                 UInt8(ascii: "~"):
                 bytes.append(byte)
             default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 15)])
             }
         }
         return String(decoding: bytes, as: UTF8.self)

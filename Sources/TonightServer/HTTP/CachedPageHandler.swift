@@ -11,8 +11,8 @@ import Synchronization
 ///   encoding. This is what keeps a hot venue feed and search-as-you-type fast under load. Only
 ///   when nothing else is in flight on the connection (so pipelined requests are still answered
 ///   in order), and never for requests with a token or `Connection: close` (which the framework
-///   handles). Such answers carry the same
-///   headers and count in the same request metrics as the framework's.
+///   handles). Such answers carry the same headers and count in the same request metrics as the
+///   framework's.
 /// - Closes the connection after `idleTimeout` without a request or response, which the
 ///   framework cannot do for connections whose requests it never sees (its own idle timeout is
 ///   therefore off; ``FirstRequestDeadline`` covers connections that never send a request).

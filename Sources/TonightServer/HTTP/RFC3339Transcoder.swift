@@ -35,25 +35,23 @@ struct RFC3339Transcoder: DateTranscoder {
             days -= 1
         }
         let date = CalendarDate(daysSinceEpoch: Int(days))
-        let fields: [(Int64, Int, UInt8?)] = [
-            (Int64(date.year), 4, UInt8(ascii: "-")), (Int64(date.month), 2, UInt8(ascii: "-")),
-            (Int64(date.day), 2, UInt8(ascii: "T")), (second / 3600, 2, UInt8(ascii: ":")),
-            (second / 60 % 60, 2, UInt8(ascii: ":")), (second % 60, 2, UInt8(ascii: "Z")),
-        ]
         return String(unsafeUninitializedCapacity: 20) { buffer in
             var index = 0
-            for (value, width, separator) in fields {
+            func put(_ value: Int, width: Int, then separator: Unicode.Scalar) {
                 var rest = value
                 for position in stride(from: width - 1, through: 0, by: -1) {
                     buffer[index + position] = UInt8(ascii: "0") + UInt8(rest % 10)
                     rest /= 10
                 }
-                index += width
-                if let separator {
-                    buffer[index] = separator
-                    index += 1
-                }
+                buffer[index + width] = UInt8(ascii: separator)
+                index += width + 1
             }
+            put(date.year, width: 4, then: "-")
+            put(date.month, width: 2, then: "-")
+            put(date.day, width: 2, then: "T")
+            put(Int(second / 3600), width: 2, then: ":")
+            put(Int(second / 60 % 60), width: 2, then: ":")
+            put(Int(second % 60), width: 2, then: "Z")
             return index
         }
     }

@@ -150,13 +150,8 @@ public actor ImportWriter {
         } else {
             let sqlite = database.kind == .sqlite
             try await database.transaction { db in
-                // Batches of ten thousand records touch many index pages: give SQLite room to keep
-                // them. Each multi-row upsert keeps a statement journal (to undo itself alone); in
-                // memory, not a temporary file, it costs no system calls.
-                if sqlite {
-                    try await db.raw("PRAGMA cache_size = -131072").run()
-                    try await db.raw("PRAGMA temp_store = MEMORY").run()
-                }
+                // Batches of ten thousand records touch many index pages: give SQLite room to keep them.
+                if sqlite { try await db.raw("PRAGMA cache_size = -131072").run() }
                 try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
             }
         }
