@@ -27,7 +27,7 @@ func sampleFeed(date: String = "2031-03-14", time: String = "20:00", venue: Stri
       <events>
         <event>
           <id>E1</id><name>Sigur Rós — Live</name><venue_id>\(venue)</venue_id><category_id>10001</category_id>
-          <performers><artist_id>735647</artist_id><artist_id>1011</artist_id></performers>
+          <performers><artist_id>735647</artist_id><artist_id>1011</artist_id><artist_id>735647</artist_id></performers>
           <date>\(date)</date><time>\(time)</time><status>onsale</status>
           <url>https://tickets.example/event/E1</url><min_price>45.00</min_price><max_price>125.50</max_price>
         </event>

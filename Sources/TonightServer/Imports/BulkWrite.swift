@@ -2,6 +2,19 @@ import SQLKit
 
 /// Multi-row `INSERT … ON CONFLICT DO UPDATE`, chunked under both databases' bind limits.
 enum BulkWrite {
+    /// Typed rows: on an import's ``SQLiteBulkConnection`` each row is bound into one prepared
+    /// statement; elsewhere they go through SQLKit like any other rows.
+    static func upsert(
+        _ table: String, columns: [String], rows: [[SQLValue]], key: [String], on db: any SQLDatabase
+    ) async throws {
+        if let bulk = db as? SQLiteBulkConnection {
+            try bulk.upsert(table, columns: columns, rows: rows, key: key)
+        } else {
+            try await upsert(
+                table, columns: columns, rows: rows.map { $0 as [any Encodable & Sendable] }, key: key, on: db)
+        }
+    }
+
     static func upsert(
         _ table: String, columns: [String], rows: [[any Encodable & Sendable]], key: [String], on db: any SQLDatabase
     ) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SQLKit
 import TonightCore
 
@@ -37,6 +38,9 @@ public actor ImportWriter {
     let database: Database
     let geo: GeoService
     let batchSize: Int
+    let logger: Logger
+    /// SQLite imports write through a connection of their own (nil on PostgreSQL and in dry runs).
+    private var session: SQLiteImportSession?
     public private(set) var summary = ImportSummary()
 
     private var categories: [ImportedCategory] = []
@@ -47,6 +51,9 @@ public actor ImportWriter {
     /// Place id → time zone of every place of this source known so far.
     private var placeZones: [String: String] = [:]
     private var knownArtists = Set<String>()
+    /// Ids this import wrote, by table, for the tables that were empty when it began: only these
+    /// can already be there, so only these are looked up (a first import reads nothing back).
+    private var written: [String: Set<String>] = [:]
 
     /// Creates a writer for records of `source` (`feed`, `discovery`, `ics`, `osm`).
     public init(services: AppServices, source: String, dryRun: Bool, batchSize: Int = 10_000) {
@@ -55,23 +62,39 @@ public actor ImportWriter {
         self.database = services.database
         self.geo = services.geo
         self.batchSize = batchSize
+        self.logger = services.logger
     }
 
     /// Loads the ids this source already has, so references to earlier imports resolve.
     public func prepare() async throws {
+        if !dryRun, let path = database.sqlitePath {
+            session = try await SQLiteImportSession.begin(database: database, path: path, logger: logger)
+            for table in session?.emptyTables ?? [] { written[table] = [] }
+        }
+        // In a first import's one transaction, the ids are read inside it.
+        let db: any SQLDatabase = session.flatMap { $0.isBulkLoad ? $0.db : nil } ?? database.sql
         let prefix = source + ":%"
-        for row in try await database.sql.raw(
+        for row in try await db.raw(
             "SELECT id, time_zone FROM places WHERE id LIKE \(bind: prefix)"
         ).all() {
             placeZones[try row.decode(column: "id", as: String.self)] = try row.decode(
                 column: "time_zone", as: String.self)
         }
-        for row in try await database.sql.raw("SELECT id FROM artists WHERE id LIKE \(bind: prefix)").all() {
+        for row in try await db.raw("SELECT id FROM artists WHERE id LIKE \(bind: prefix)").all() {
             knownArtists.insert(try row.decode(column: "id", as: String.self))
         }
     }
 
     func key(_ id: String) -> String { source + ":" + id }
+
+    /// The ones of `ids` that may already be rows of `table`; remembers all of them as written.
+    private func mayExist(_ ids: some Collection<String>, in table: String) -> [String] {
+        guard var ours = written[table] else { return Array(ids) }
+        let found = ids.filter { ours.contains($0) }
+        ours.formUnion(ids)
+        written[table] = ours
+        return found
+    }
 
     /// Takes a parser's output in file order (one actor hop per batch, not per record).
     func add(_ items: [Parsed<ImportRecord>]) async throws {
@@ -126,15 +149,31 @@ public actor ImportWriter {
             }
         }
         try await flush(final: true)
-        if !dryRun {
-            try await database.sql.raw(
+        guard !dryRun else { return summary }
+        let popularity: @Sendable (any SQLDatabase) async throws -> Void = { [source] db in
+            try await db.raw(
                 """
                 UPDATE artists SET popularity = (SELECT COUNT(*) FROM event_performers ep WHERE ep.artist_id = artists.id)
                 WHERE id LIKE \(bind: source + ":%")
                 """
             ).run()
         }
+        if let session {
+            // The count reads the performers' artist index: built before it, the others after.
+            try session.rebuildIndexes(of: ["event_performers"])
+            try await session.batch(popularity)
+            try await session.commit()
+            self.session = nil
+        } else {
+            try await popularity(database.sql)
+        }
         return summary
+    }
+
+    /// Gives up an import that failed part-way: a first import's transaction is rolled back whole.
+    public func abort() async {
+        await session?.abort()
+        session = nil
     }
 
     private func flush(final: Bool = false) async throws {
@@ -147,6 +186,10 @@ public actor ImportWriter {
         let placeRows = try resolvePlaces(batch.2)
         if dryRun {
             try await write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: database.sql)
+        } else if let session {
+            try await session.batch { db in
+                try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
+            }
         } else {
             let sqlite = database.kind == .sqlite
             try await database.transaction { db in
@@ -206,13 +249,13 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         var existing: [String: (String, String?)] = [:]
         for row in try await db.raw(
-            "SELECT id, name, parent_id FROM categories WHERE id IN (\(binds: Array(byID.keys)))"
+            "SELECT id, name, parent_id FROM categories WHERE id IN (\(binds: mayExist(byID.keys, in: "categories")))"
         ).all() {
             existing[try row.decode(column: "id", as: String.self)] = (
                 try row.decode(column: "name", as: String.self), try row.decode(column: "parent_id", as: String?.self)
             )
         }
-        var rows: [[any Encodable & Sendable]] = []
+        var rows: [[SQLValue]] = []
         for (id, category) in byID {
             let parent = category.parentId.map(key)
             if let old = existing[id] {
@@ -224,7 +267,7 @@ public actor ImportWriter {
             } else {
                 summary.count("categories") { $0.inserted += 1 }
             }
-            rows.append([id, category.name, parent, source, category.id, now])
+            rows.append([.init(id), .init(category.name), .init(parent), .init(source), .init(category.id), .init(now)])
         }
         if !dryRun {
             try await BulkWrite.upsert(
@@ -238,12 +281,12 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         var existing: [String: ArtistRecord] = [:]
         for row in try await db.raw(
-            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN (\(binds: Array(byID.keys)))"
+            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN (\(binds: mayExist(byID.keys, in: "artists")))"
         ).all() {
             let artist = try SQLCatalogRepository.decode(row)
             existing[artist.id] = artist
         }
-        var rows: [[any Encodable & Sendable]] = []
+        var rows: [[SQLValue]] = []
         for (id, artist) in byID {
             let category = artist.categoryId.map(key)
             var created = now
@@ -263,7 +306,8 @@ public actor ImportWriter {
             knownArtists.insert(id)
             let folded = SearchText.fold(artist.name)
             rows.append([
-                id, artist.name, folded, category, artist.imageURL, artist.url, source, artist.id, created, now,
+                .init(id), .init(artist.name), .init(folded), .init(category), .init(artist.imageURL),
+                .init(artist.url), .init(source), .init(artist.id), .init(created), .init(now),
             ])
         }
         guard !dryRun else { return }
@@ -277,8 +321,8 @@ public actor ImportWriter {
 
     private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {
         guard !places.isEmpty else { return }
-        let existing = try await SQLPlaceRepository(db: db).find(ids: places.map(\.id))
-        var rows: [[any Encodable & Sendable]] = []
+        let existing = try await SQLPlaceRepository(db: db).find(ids: mayExist(places.map(\.id), in: "places"))
+        var rows: [[SQLValue]] = []
         for var place in places {
             if let old = existing[place.id] {
                 place.createdAt = old.createdAt
@@ -295,10 +339,12 @@ public actor ImportWriter {
             }
             place.updatedAt = now
             rows.append([
-                place.id, place.name, SearchText.fold(place.name), place.category, place.latitude, place.longitude,
-                PlaceGrid.cell(of: place.location), place.street, place.postalCode, place.city, place.region,
-                place.country, place.cityKey, place.regionKey, place.timeZone, place.openingHours, place.imageURL,
-                place.website, place.source, place.sourceID, place.createdAt, place.updatedAt,
+                .init(place.id), .init(place.name), .init(SearchText.fold(place.name)), .init(place.category),
+                .init(place.latitude), .init(place.longitude), .init(PlaceGrid.cell(of: place.location)),
+                .init(place.street), .init(place.postalCode), .init(place.city), .init(place.region),
+                .init(place.country), .init(place.cityKey), .init(place.regionKey), .init(place.timeZone),
+                .init(place.openingHours), .init(place.imageURL), .init(place.website), .init(place.source),
+                .init(place.sourceID), .init(place.createdAt), .init(place.updatedAt),
             ])
         }
         guard !dryRun else { return }
@@ -325,7 +371,9 @@ public actor ImportWriter {
                 }
                 continue
             }
-            let performers = event.performerIds.map(key)
+            // A performer billed twice is one performer (stored once, so compared once).
+            var billed = Set<String>()
+            let performers = event.performerIds.map(key).filter { billed.insert($0).inserted }
             if let missing = performers.first(where: { !knownArtists.contains($0) }) {
                 if final {
                     summary.reject(
@@ -343,7 +391,7 @@ public actor ImportWriter {
             ready[record.id] = (record, performers)
         }
         guard !ready.isEmpty else { return }
-        let ids = Array(ready.keys)
+        let ids = mayExist(ready.keys, in: "events")
         var existing: [String: EventRecord] = [:]
         for row in try await db.raw(
             "SELECT \(unsafeRaw: SQLEventRepository.selectList) FROM events e WHERE e.id IN (\(binds: ids))"
@@ -353,8 +401,8 @@ public actor ImportWriter {
         }
         let oldPerformers = try await SQLEventRepository(db: db, database: database).performers(
             of: Array(existing.keys))
-        var rows: [[any Encodable & Sendable]] = []
-        var performerRows: [[any Encodable & Sendable]] = []
+        var rows: [[SQLValue]] = []
+        var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
         for (id, (var event, performers)) in ready {
@@ -380,14 +428,15 @@ public actor ImportWriter {
             }
             event.updatedAt = now
             rows.append([
-                event.id, event.kind, event.name, SearchText.fold(event.name), event.description, event.placeID,
-                event.startAt, event.endAt, event.localDate, event.localTime, event.timeZone, event.status,
-                event.categoryID, event.minPrice, event.maxPrice, event.currency, event.ticketURL, event.onSaleAt,
-                event.source, event.sourceID, event.createdAt, event.updatedAt,
+                .init(event.id), .init(event.kind), .init(event.name), .init(SearchText.fold(event.name)),
+                .init(event.description), .init(event.placeID), .init(event.startAt), .init(event.endAt),
+                .init(event.localDate), .init(event.localTime), .init(event.timeZone), .init(event.status),
+                .init(event.categoryID), .init(event.minPrice), .init(event.maxPrice), .init(event.currency),
+                .init(event.ticketURL), .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
+                .init(event.createdAt), .init(event.updatedAt),
             ])
-            var seen = Set<String>()
-            for (position, artist) in performers.enumerated() where seen.insert(artist).inserted {
-                performerRows.append([event.id, artist, position])
+            for (position, artist) in performers.enumerated() {
+                performerRows.append([.init(event.id), .init(artist), .init(position)])
             }
         }
         guard !dryRun else { return }

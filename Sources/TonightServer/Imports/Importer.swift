@@ -40,28 +40,41 @@ public enum Importer {
             if kind == .feed || kind == .osm { try MarkupDeclarationScan.check(path: path) }
             let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun)
             try await writer.prepare()
-            let pipe = ParserPipe<Parsed<ImportRecord>>()
-            pipe.start { emit in
-                let handle: (ImportRecord) -> Void = { emit(.record($0)) }
-                let reject: (ImportReject) -> Void = { emit(.reject($0)) }
-                switch kind {
-                case .feed: try EventFeedParser(path: path).parse(handle, reject: reject)
-                case .discovery: try DiscoveryParser(path: path).parse(handle, reject: reject)
-                case .ics: try ICalendarParser(path: path).parse(handle, reject: reject)
-                default: try OSMParser(path: path).parse(handle, reject: reject)
-                }
+            do {
+                return try await feedRecords(kind, path: path, writer: writer, services: services, progress: progress)
+            } catch {
+                await writer.abort()
+                throw error
             }
-            var seen = 0
-            while let batch = try await pipe.next() {
-                try await writer.add(batch)
-                seen += batch.count
-                progress(seen)
-            }
-            let summary = try await writer.finish()
-            services.catalog.forgetCached()
-            await services.suggester.invalidate()
-            return summary
         }
+    }
+
+    /// Parses `path` on its own thread and hands its records to `writer`.
+    static func feedRecords(
+        _ kind: ImportKind, path: String, writer: ImportWriter, services: AppServices,
+        progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> ImportSummary {
+        let pipe = ParserPipe<Parsed<ImportRecord>>()
+        pipe.start { emit in
+            let handle: (ImportRecord) -> Void = { emit(.record($0)) }
+            let reject: (ImportReject) -> Void = { emit(.reject($0)) }
+            switch kind {
+            case .feed: try EventFeedParser(path: path).parse(handle, reject: reject)
+            case .discovery: try DiscoveryParser(path: path).parse(handle, reject: reject)
+            case .ics: try ICalendarParser(path: path).parse(handle, reject: reject)
+            default: try OSMParser(path: path).parse(handle, reject: reject)
+            }
+        }
+        var seen = 0
+        while let batch = try await pipe.next() {
+            try await writer.add(batch)
+            seen += batch.count
+            progress(seen)
+        }
+        let summary = try await writer.finish()
+        services.catalog.forgetCached()
+        await services.suggester.invalidate()
+        return summary
     }
 
     /// GeoNames cities are stored apart and merged into the gazetteer when the server starts.
@@ -169,7 +182,7 @@ public enum Importer {
                     existing[key] = try row.decode(column: "score", as: Double.self)
                 }
             }
-            var rows: [[any Encodable & Sendable]] = []
+            var rows: [[SQLValue]] = []
             for (key, pair) in pairs {
                 if let old = existing[key] {
                     if abs(old - pair.2) < 1e-12 {
@@ -180,7 +193,7 @@ public enum Importer {
                 } else {
                     summary.count("affinity") { $0.inserted += 1 }
                 }
-                rows.append([pair.0, pair.1, pair.2])
+                rows.append([.init(pair.0), .init(pair.1), .init(pair.2)])
             }
             if !dryRun {
                 let write = rows

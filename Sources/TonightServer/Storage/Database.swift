@@ -22,13 +22,19 @@ public final class Database: Sendable {
     public let kind: DatabaseKind
     /// The pooled database all queries go through.
     public let sql: any SQLDatabase
+    /// The SQLite file (nil on PostgreSQL), for connections of their own (``SQLiteBulkConnection``).
+    let sqlitePath: String?
     private let shutdownPool: @Sendable () async throws -> Void
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
 
-    private init(kind: DatabaseKind, sql: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+    private init(
+        kind: DatabaseKind, sql: any SQLDatabase, sqlitePath: String? = nil,
+        shutdown: @escaping @Sendable () async throws -> Void
+    ) {
         self.kind = kind
         self.sql = sql
+        self.sqlitePath = sqlitePath
         self.shutdownPool = shutdown
     }
 
@@ -77,7 +83,7 @@ public final class Database: Sendable {
         )
         let sql = PooledSQLiteDatabase(pool: pool, logger: logger).sql(queryLogLevel: nil)
         let box = UncheckedSendable(pool)
-        return Database(kind: .sqlite, sql: sql) {
+        return Database(kind: .sqlite, sql: sql, sqlitePath: path) {
             try await box.value.close().get()
             // The pool closes a connection that is still busy (or still opening) when it comes
             // back, and closing runs on these threads: they stop only after the last one.
@@ -106,6 +112,17 @@ public final class Database: Sendable {
     /// ``writeGate`` on SQLite like ``transaction(_:)``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await gated { try await body(self.sql) }
+    }
+
+    /// Waits for this process's turn to write (SQLite); pair with ``leaveWriteGate()``.
+    /// For a writer that spans many calls, such as an import's bulk connection.
+    func enterWriteGate() async {
+        if kind == .sqlite { await writeGate.enter() }
+    }
+
+    /// Lets the next writer of this process in.
+    func leaveWriteGate() async {
+        if kind == .sqlite { await writeGate.leave() }
     }
 
     private func gated<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {

@@ -1,0 +1,126 @@
+import Logging
+import SQLKit
+
+/// How an import writes to SQLite: through a connection of its own (``SQLiteBulkConnection``),
+/// holding this process's write gate while it writes.
+///
+/// When some of the catalogue tables are empty as the import begins (a first import), the whole
+/// import is one transaction: the empty tables' secondary indexes are dropped and built again
+/// (sorted, once) at the end, and foreign keys are not checked row by row: the writer only writes
+/// events whose place and performers it has seen in this transaction, and nobody else can write
+/// while it holds the lock. Readers see the tables as they were until the commit; a failure
+/// rolls everything back, indexes included. Other writers wait for the whole import (a first
+/// import of the benchmark feed takes a few seconds).
+///
+/// Otherwise (a re-import or an update) each batch is its own transaction, so other writers get
+/// their turns between batches and a crash keeps the batches already written.
+final class SQLiteImportSession: @unchecked Sendable {
+    /// Tables an import fills, in the order their indexes are rebuilt.
+    static let tables = ["event_performers", "events", "artists", "places", "categories"]
+
+    let db: SQLiteBulkConnection
+    private let database: Database
+    /// Indexes dropped for the load, by table: (name, CREATE statement).
+    private var dropped: [String: [(String, String)]] = [:]
+    /// Whether the import is one transaction (some table was empty).
+    var isBulkLoad: Bool { !emptyTables.isEmpty }
+    /// The tables that were empty as the import began.
+    let emptyTables: Set<String>
+    private var open = true
+
+    private init(db: SQLiteBulkConnection, database: Database, emptyTables: Set<String>) {
+        self.db = db
+        self.database = database
+        self.emptyTables = emptyTables
+    }
+
+    /// Opens the connection and, for a first import, the transaction the whole import runs in.
+    static func begin(database: Database, path: String, logger: Logger) async throws -> SQLiteImportSession {
+        let db = try SQLiteBulkConnection(path: path, logger: logger)
+        await database.enterWriteGate()
+        do {
+            // Only outside a transaction does this pragma take effect.
+            try db.exec("PRAGMA foreign_keys = OFF")
+            try db.exec("BEGIN IMMEDIATE")
+            var empty: [String] = []
+            for table in tables where try db.rows("SELECT 1 FROM \(table) LIMIT 1").isEmpty {
+                empty.append(table)
+            }
+            guard !empty.isEmpty else {
+                try db.exec("COMMIT")
+                try db.exec("PRAGMA foreign_keys = ON")
+                await database.leaveWriteGate()
+                return SQLiteImportSession(db: db, database: database, emptyTables: [])
+            }
+            let session = SQLiteImportSession(db: db, database: database, emptyTables: Set(empty))
+            for table in empty {
+                let indexes = try db.rows(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                    [.text(table)])
+                for index in indexes {
+                    let name = try index.decode(column: "name", as: String.self)
+                    session.dropped[table, default: []].append((name, try index.decode(column: "sql", as: String.self)))
+                    try db.exec("DROP INDEX \(SQLiteBulkConnection.quoted(name))")
+                }
+            }
+            return session
+        } catch {
+            try? db.exec("ROLLBACK")
+            await database.leaveWriteGate()
+            db.close()
+            throw error
+        }
+    }
+
+    /// Runs one batch: in the import's transaction, or in a transaction of its own.
+    func batch<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if isBulkLoad { return try await body(db) }
+        await database.enterWriteGate()
+        do {
+            try db.exec("BEGIN IMMEDIATE")
+            let result = try await body(db)
+            try db.exec("COMMIT")
+            await database.leaveWriteGate()
+            return result
+        } catch {
+            try? db.exec("ROLLBACK")
+            await database.leaveWriteGate()
+            throw error
+        }
+    }
+
+    /// Builds the dropped indexes of `tables` again (before a statement that needs them).
+    func rebuildIndexes(of tables: [String]) throws {
+        for table in tables {
+            for (_, sql) in dropped.removeValue(forKey: table) ?? [] { try db.exec(sql) }
+        }
+    }
+
+    /// Builds every dropped index, commits, and closes the connection.
+    func commit() async throws {
+        guard open else { return }
+        if isBulkLoad {
+            do {
+                try rebuildIndexes(of: Self.tables)
+                try db.exec("COMMIT")
+            } catch {
+                await abort()
+                throw error
+            }
+            await database.leaveWriteGate()
+        }
+        open = false
+        db.close()
+    }
+
+    /// Rolls back what is not committed (everything, for a first import) and closes.
+    func abort() async {
+        guard open else { return }
+        open = false
+        if isBulkLoad {
+            try? db.exec("ROLLBACK")
+            await database.leaveWriteGate()
+        }
+        db.close()
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SQLKit
+import SQLiteKit
+import VaporCSQLite
+
+/// A value bound to an SQL statement: what import rows are made of. Typed, so a bulk write binds
+/// each value straight into SQLite without asking an `Encodable` what it is; encodes as the plain
+/// value for SQLKit (PostgreSQL).
+enum SQLValue: Encodable, Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+    init(_ value: Int64?) { self = value.map { .integer($0) } ?? .null }
+    init(_ value: Int?) { self = value.map { .integer(Int64($0)) } ?? .null }
+    init(_ value: Double?) { self = value.map { .real($0) } ?? .null }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .integer(let value): try container.encode(value)
+        case .real(let value): try container.encode(value)
+        case .text(let value): try container.encode(value)
+        }
+    }
+}
+
+/// An SQLite error raised by ``SQLiteBulkConnection``, with SQLite's own message.
+struct SQLiteBulkError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+    var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A connection of its own to the SQLite file, outside the pool, for imports: statements are
+/// prepared once and each row's values are bound straight through SQLite's C API (through SQLKit,
+/// serialising a multi-row insert and encoding every value cost more than SQLite's own work).
+/// It is also an `SQLDatabase`, so the repositories' reads run on it inside its transaction.
+///
+/// Used by one task at a time (an import writer); the lock only keeps that promise checkable.
+final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
+    let logger: Logger
+    let eventLoop: any EventLoop
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+
+    private let lock = NIOLock()
+    private var handle: OpaquePointer?
+    /// Prepared upserts by their SQL text.
+    private var prepared: [String: OpaquePointer] = [:]
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Opens the database file at `path` (which must exist: the pool has migrated it) with the
+    /// same settings as the pool's connections.
+    init(path: String, logger: Logger, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) throws {
+        self.logger = logger
+        self.eventLoop = eventLoop
+        var opened: OpaquePointer?
+        let status = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
+        handle = opened
+        guard status == SQLITE_OK else {
+            let message = opened.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open"
+            sqlite_nio_sqlite3_close(opened)
+            handle = nil
+            throw SQLiteBulkError(code: status, message: message)
+        }
+        do {
+            for statement in [
+                "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+                "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -262144", "PRAGMA threads = 2",
+            ] {
+                try exec(statement)
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Finalises every statement and closes the connection (again is harmless).
+    func close() {
+        lock.withLock {
+            for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
+            prepared = [:]
+            if let handle { sqlite_nio_sqlite3_close_v2(handle) }
+            handle = nil
+        }
+    }
+
+    /// Runs statements that bind nothing and return nothing (`BEGIN`, DDL, pragmas).
+    func exec(_ sql: String) throws {
+        try lock.withLock {
+            try check(sqlite_nio_sqlite3_exec(handle, sql, nil, nil, nil))
+        }
+    }
+
+    /// The rows of a query that binds `values`, each as column name → value.
+    func rows(_ sql: String, _ values: [SQLiteData] = []) throws -> [BulkRow] {
+        try lock.withLock {
+            var statement: OpaquePointer?
+            try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil))
+            defer { sqlite_nio_sqlite3_finalize(statement) }
+            for (index, value) in values.enumerated() {
+                try check(bind(value, at: Int32(index + 1), of: statement))
+            }
+            let count = sqlite_nio_sqlite3_column_count(statement)
+            let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) }
+            var rows: [BulkRow] = []
+            while true {
+                let status = sqlite_nio_sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { try check(status); break }
+                rows.append(BulkRow(columns: names, values: (0..<count).map { column(at: $0, of: statement) }))
+            }
+            return rows
+        }
+    }
+
+    /// `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the key) of
+    /// each row, through one prepared statement.
+    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) throws {
+        guard !rows.isEmpty else { return }
+        let sql = Self.upsertSQL(table, columns: columns, key: key)
+        try lock.withLock {
+            let statement = try statement(for: sql)
+            for row in rows {
+                precondition(row.count == columns.count, "a row of \(table) has \(row.count) values")
+                for (index, value) in row.enumerated() {
+                    try check(bind(value, at: Int32(index + 1), of: statement))
+                }
+                let status = sqlite_nio_sqlite3_step(statement)
+                sqlite_nio_sqlite3_reset(statement)
+                guard status == SQLITE_DONE else {
+                    try check(status == SQLITE_ROW ? SQLITE_MISUSE : status)
+                    return
+                }
+            }
+            sqlite_nio_sqlite3_clear_bindings(statement)
+        }
+    }
+
+    /// `name` as an SQL identifier.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func upsertSQL(_ table: String, columns: [String], key: [String]) -> String {
+        let updated = columns.filter { !key.contains($0) }
+        let conflict =
+            updated.isEmpty
+            ? "DO NOTHING" : "DO UPDATE SET " + updated.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            + ") ON CONFLICT (\(key.joined(separator: ", "))) \(conflict)"
+    }
+
+    private func statement(for sql: String) throws -> OpaquePointer? {
+        if let statement = prepared[sql] { return statement }
+        var statement: OpaquePointer?
+        try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
+        prepared[sql] = statement
+        return statement
+    }
+
+    private func bind(_ value: SQLValue, at index: Int32, of statement: OpaquePointer?) -> Int32 {
+        switch value {
+        case .null: return sqlite_nio_sqlite3_bind_null(statement, index)
+        case .integer(let value): return sqlite_nio_sqlite3_bind_int64(statement, index, value)
+        case .real(let value): return sqlite_nio_sqlite3_bind_double(statement, index, value)
+        case .text(var value):
+            return value.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    guard let start = chars.baseAddress else {
+                        return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+                    }
+                    return sqlite_nio_sqlite3_bind_text64(
+                        statement, index, start, UInt64(chars.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            }
+        }
+    }
+
+    private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer?) -> Int32 {
+        switch value {
+        case .null: bind(SQLValue.null, at: index, of: statement)
+        case .integer(let value): bind(SQLValue.integer(Int64(value)), at: index, of: statement)
+        case .float(let value): bind(SQLValue.real(value), at: index, of: statement)
+        case .text(let value): bind(SQLValue.text(value), at: index, of: statement)
+        case .blob(let buffer):
+            buffer.withUnsafeReadableBytes {
+                sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
+            }
+        }
+    }
+
+    private func column(at index: Int32, of statement: OpaquePointer?) -> SQLiteData {
+        switch sqlite_nio_sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .integer(Int(sqlite_nio_sqlite3_column_int64(statement, index)))
+        case SQLITE_FLOAT: return .float(sqlite_nio_sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            guard let text = sqlite_nio_sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            var buffer = ByteBufferAllocator().buffer(capacity: count)
+            if let bytes = sqlite_nio_sqlite3_column_blob(statement, index) {
+                buffer.writeBytes(UnsafeRawBufferPointer(start: bytes, count: count))
+            }
+            return .blob(buffer)
+        default: return .null
+        }
+    }
+
+    private func check(_ status: Int32) throws {
+        guard status != SQLITE_OK && status != SQLITE_DONE && status != SQLITE_ROW else { return }
+        let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "closed"
+        throw SQLiteBulkError(code: status, message: message)
+    }
+
+    // MARK: SQLDatabase
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+        -> EventLoopFuture<Void>
+    {
+        let (sql, binds) = serialize(query)
+        do {
+            let encoder = SQLiteDataEncoder()
+            for row in try rows(sql, binds.map { try encoder.encode($0) }) { onRow(row) }
+            return eventLoop.makeSucceededVoidFuture()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+    }
+}
+
+/// A row read by ``SQLiteBulkConnection``.
+struct BulkRow: SQLRow {
+    let columns: [String]
+    let values: [SQLiteData]
+
+    var allColumns: [String] { columns }
+
+    func contains(column: String) -> Bool { columns.contains(column) }
+
+    func decodeNil(column: String) throws -> Bool { value(column) == .null }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        try SQLiteDataDecoder().decode(D.self, from: value(column))
+    }
+
+    private func value(_ column: String) -> SQLiteData {
+        columns.firstIndex(of: column).map { values[$0] } ?? .null
+    }
+}
