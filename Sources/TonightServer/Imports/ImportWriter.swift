@@ -89,9 +89,9 @@ public actor ImportWriter {
 
     /// The ones of `ids` that may already be rows of `table`; remembers all of them as written.
     private func mayExist(_ ids: some Collection<String>, in table: String) -> [String] {
-        guard var ours = written[table] else { return Array(ids) }
-        let found = ids.filter { ours.contains($0) }
-        ours.formUnion(ids)
+        // Taken out while it grows, so the dictionary's copy does not make it copy itself.
+        guard var ours = written.removeValue(forKey: table) else { return Array(ids) }
+        let found = ids.filter { !ours.insert($0).inserted }
         written[table] = ours
         return found
     }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SQLKit
@@ -44,14 +43,21 @@ struct SQLiteBulkError: Error, CustomStringConvertible {
 /// serialising a multi-row insert and encoding every value cost more than SQLite's own work).
 /// It is also an `SQLDatabase`, so the repositories' reads run on it inside its transaction.
 ///
-/// Used by one task at a time (an import writer); the lock only keeps that promise checkable.
+/// Everything runs on the connection's own serial queue, in call order. Upserts are queued without
+/// waiting (at most ``SQLiteBulkConnection/queuedWrites`` at a time), so SQLite writes one batch
+/// while the importer prepares the next on another core; a failed upsert is thrown by the next
+/// call that waits (a read, `exec`, such as the `COMMIT`), and later upserts are skipped.
 final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     let logger: Logger
     let eventLoop: any EventLoop
     var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { nil }
 
-    private let lock = NIOLock()
+    static let queuedWrites = 4
+    private let queue = DispatchQueue(label: "tonight.sqlite-bulk")
+    private let writeSlots = DispatchSemaphore(value: SQLiteBulkConnection.queuedWrites)
+    /// The first failure of a queued upsert (read and written on `queue` only).
+    private var failure: (any Error)?
     private var handle: OpaquePointer?
     /// Prepared upserts by their SQL text.
     private var prepared: [String: OpaquePointer] = [:]
@@ -74,7 +80,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         do {
             for statement in [
                 "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
-                "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -262144", "PRAGMA threads = 2",
+                "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32768",
             ] {
                 try exec(statement)
             }
@@ -88,7 +94,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
 
     /// Finalises every statement and closes the connection (again is harmless).
     func close() {
-        lock.withLock {
+        queue.sync {
             for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
             prepared = [:]
             if let handle { sqlite_nio_sqlite3_close_v2(handle) }
@@ -98,14 +104,14 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
 
     /// Runs statements that bind nothing and return nothing (`BEGIN`, DDL, pragmas).
     func exec(_ sql: String) throws {
-        try lock.withLock {
+        try serially {
             try check(sqlite_nio_sqlite3_exec(handle, sql, nil, nil, nil))
         }
     }
 
     /// The rows of a query that binds `values`, each as column name → value.
     func rows(_ sql: String, _ values: [SQLiteData] = []) throws -> [BulkRow] {
-        try lock.withLock {
+        try serially {
             var statement: OpaquePointer?
             try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil))
             defer { sqlite_nio_sqlite3_finalize(statement) }
@@ -125,26 +131,43 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
-    /// `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the key) of
-    /// each row, through one prepared statement.
-    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) throws {
+    /// Queues `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the
+    /// key) of each row, through one prepared statement.
+    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) {
         guard !rows.isEmpty else { return }
-        let sql = Self.upsertSQL(table, columns: columns, key: key)
-        try lock.withLock {
-            let statement = try statement(for: sql)
-            for row in rows {
-                precondition(row.count == columns.count, "a row of \(table) has \(row.count) values")
-                for (index, value) in row.enumerated() {
-                    try check(bind(value, at: Int32(index + 1), of: statement))
-                }
-                let status = sqlite_nio_sqlite3_step(statement)
-                sqlite_nio_sqlite3_reset(statement)
-                guard status == SQLITE_DONE else {
-                    try check(status == SQLITE_ROW ? SQLITE_MISUSE : status)
-                    return
-                }
+        writeSlots.wait()
+        queue.async { [self] in
+            defer { writeSlots.signal() }
+            guard failure == nil else { return }
+            do {
+                try write(table, columns: columns, rows: rows, key: key)
+            } catch {
+                failure = error
             }
-            sqlite_nio_sqlite3_clear_bindings(statement)
+        }
+    }
+
+    /// Runs `body` on the queue after everything queued before it, throwing a queued upsert's failure.
+    private func serially<T>(_ body: () throws -> T) throws -> T {
+        try queue.sync {
+            if let failure { throw failure }
+            return try body()
+        }
+    }
+
+    private func write(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) throws {
+        let statement = try statement(for: Self.upsertSQL(table, columns: columns, key: key))
+        defer { sqlite_nio_sqlite3_clear_bindings(statement) }
+        for row in rows {
+            precondition(row.count == columns.count, "a row of \(table) has \(row.count) values")
+            for (index, value) in row.enumerated() {
+                try check(bind(value, at: Int32(index + 1), of: statement))
+            }
+            let status = sqlite_nio_sqlite3_step(statement)
+            sqlite_nio_sqlite3_reset(statement)
+            guard status == SQLITE_DONE else {
+                return try check(status == SQLITE_ROW ? SQLITE_MISUSE : status)
+            }
         }
     }
 
