@@ -117,6 +117,64 @@ struct ImportTests {
         }
     }
 
+    @Test("a first import that fails part-way writes nothing and keeps every index")
+    func failedFirstImport() async throws {
+        try await withApp(.sqlite) { services, _ in
+            let indexes = try await indexNames(services)
+            #expect(indexes.contains("events_start") && indexes.contains("artists_name"))
+            // Well-formed up to the last events, then a tag that never closes.
+            let broken = sampleFeed().replacingOccurrences(of: "</events>", with: "<event><id>E9</id><name>")
+            let path = try temporaryFile(broken, suffix: ".xml")
+            await #expect(throws: ImportError.self) {
+                try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            }
+            for table in ["artists", "places", "events", "event_performers", "categories"] {
+                #expect(try await rowCount(table, in: services) == 0)
+            }
+            #expect(try await indexNames(services) == indexes)
+            // The file mended imports whole, and its indexes are back.
+            let summary = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            #expect(summary.tallies["events"]?.inserted == 2)
+            #expect(try await indexNames(services) == indexes)
+            let plan = try await services.database.sql.raw(
+                "EXPLAIN QUERY PLAN SELECT id FROM events WHERE start_at > 0 ORDER BY start_at LIMIT 5"
+            ).all().map { try $0.decode(column: "detail", as: String.self) }
+            #expect(plan.contains { $0.contains("events_start") })
+        }
+    }
+
+    @Test("an id repeated in later batches of one import is an update, not a second row", arguments: Backend.available)
+    func repeatedInOneImport(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            let writer = ImportWriter(services: services, source: "feed", dryRun: false, batchSize: 2)
+            try await writer.prepare()
+            let start = ImportedTime.local(date: CalendarDate("2031-03-14")!, time: LocalTime("20:00"), timeZone: nil)
+            try await writer.add(.artist(ImportedArtist(id: "A1", name: "Björk")))
+            try await writer.add(.venue(ImportedVenue(id: "V1", name: "Harpa", location: GeoPoint(latitude: 64.15, longitude: -21.93))))
+            try await writer.add(.event(ImportedEvent(id: "E1", name: "First", venueId: "V1", performerIds: ["A1"], start: start)))
+            try await writer.add(.artist(ImportedArtist(id: "A2", name: "Sigur Rós")))
+            try await writer.add(.event(ImportedEvent(id: "E1", name: "Second", venueId: "V1", performerIds: ["A2"], start: start)))
+            try await writer.add(.artist(ImportedArtist(id: "A1", name: "Björk")))
+            let summary = try await writer.finish()
+            #expect(summary.tallies["events"]?.inserted == 1)
+            #expect(summary.tallies["events"]?.updated == 1)
+            #expect(summary.tallies["artists"]?.inserted == 2)
+            #expect(summary.tallies["artists"]?.unchanged == 1)
+            #expect(try await rowCount("events", in: services) == 1)
+            let row = try await services.database.sql.raw(
+                "SELECT e.name, p.artist_id FROM events e JOIN event_performers p ON p.event_id = e.id"
+            ).all()
+            #expect(row.count == 1)
+            #expect(try row.first?.decode(column: "name", as: String.self) == "Second")
+            #expect(try row.first?.decode(column: "artist_id", as: String.self) == "feed:A2")
+            let popularity = try await services.database.sql.raw(
+                "SELECT id, popularity FROM artists ORDER BY id"
+            ).all().map { try ($0.decode(column: "id", as: String.self), $0.decode(column: "popularity", as: Int.self)) }
+            #expect(popularity.map(\.1) == [0, 1])
+        }
+    }
+
     @Test("hostile feeds are refused before anything is written")
     func hostile() async throws {
         try await withApp(.sqlite) { services, _ in
@@ -371,4 +429,14 @@ struct ImportTests {
             #expect(try await rowCount("favorite_artists", in: services) == 30)
         }
     }
+}
+
+/// The names of the catalogue tables' indexes (SQLite).
+private func indexNames(_ services: AppServices) async throws -> [String] {
+    try await services.database.sql.raw(
+        """
+        SELECT name FROM sqlite_master WHERE type = 'index'
+        AND tbl_name IN ('artists', 'places', 'events', 'event_performers', 'categories') ORDER BY name
+        """
+    ).all().map { try $0.decode(column: "name", as: String.self) }
 }
