@@ -14,7 +14,10 @@ struct Locality: Sendable, Equatable {
 
 /// The geo layer: the bundled GeoNames gazetteer plus cities imported into the database.
 struct GeoService: Sendable {
-    let gazetteer: Gazetteer
+    private let ready: Awaited<Gazetteer>
+
+    /// The gazetteer; the first callers wait while it is still being built.
+    var gazetteer: Gazetteer { ready.value }
 
     /// The gazetteer shipped with Tonight, read once per process.
     static let bundled: Gazetteer = {
@@ -26,11 +29,13 @@ struct GeoService: Sendable {
         return gazetteer
     }()
 
-    /// The bundled gazetteer merged with the cities of `tonight import geonames`.
+    /// The bundled gazetteer merged with the cities of `tonight import geonames`. It is built on
+    /// a thread of its own (a third of a second): start-up goes on meanwhile, and an import parses
+    /// its first records before it needs a city.
     static func load(cities: any CityRepository, logger: Logger) async throws -> GeoService {
         let extra = try await cities.all()
         if !extra.isEmpty { logger.info("gazetteer extended", metadata: ["cities": "\(extra.count)"]) }
-        return GeoService(gazetteer: extra.isEmpty ? bundled : bundled.merging(extra))
+        return GeoService(ready: Awaited { extra.isEmpty ? bundled : bundled.merging(extra) })
     }
 
     /// The city a point belongs to: the nearest gazetteer city, unless a city at least ten times as
@@ -59,5 +64,30 @@ struct GeoService: Sendable {
         let candidates = gazetteer.search(parts[0], country: parts.count == 3 ? parts[2] : nil, limit: 10)
         if parts.count == 3, let exact = candidates.first(where: { $0.key == text }) { return exact }
         return candidates.first
+    }
+}
+
+/// A value made on a thread of its own; reading it waits until it is there.
+final class Awaited<Value: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var made: Value?
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        let thread = Thread { [self] in
+            let value = make()
+            condition.lock()
+            made = value
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    var value: Value {
+        condition.lock()
+        defer { condition.unlock() }
+        while made == nil { condition.wait() }
+        return made!
     }
 }
