@@ -139,13 +139,27 @@ enum EventChanges {
 
 /// `when=` windows applied to events, each in its own time zone.
 enum EventWindows {
-    /// A UTC range wide enough to hold the window in every time zone (UTC−12 to UTC+14).
+    /// A UTC range that holds the window in every time zone (UTC−12 to UTC+14).
+    ///
+    /// The window is not monotone in the zone's offset: where it is still before 06:00, tonight
+    /// ends this morning, while a zone a few hours west is in its afternoon and its tonight ends
+    /// tomorrow morning. So every quarter-hour offset is tried (every zone's offset is one), not
+    /// only the two extremes — those alone cut the range short between 12:00 and 16:00 UTC and
+    /// lost Europe's evening shows. A zone whose offset changes inside the window (a DST change
+    /// on the weekend) reads its ends with two offsets, which no fixed offset does: the range is
+    /// widened by the largest such change in use (two hours, Antarctica/Troll).
     static func broad(_ when: When, now: Date) -> DateInterval {
-        let zones = [TimeZone(secondsFromGMT: 14 * 3600)!, TimeZone(secondsFromGMT: -12 * 3600)!]
-        let windows = zones.map { LocalClock.window(when, now: now, timeZone: $0) }
-        let start = windows.map(\.start).min()!
-        let end = windows.map(\.end).max()!
-        return DateInterval(start: start, end: end)
+        let windows = offsets.map { LocalClock.window(when, now: now, timeZone: $0) }
+        return DateInterval(
+            start: windows.map(\.start).min()!.addingTimeInterval(-maxShift),
+            end: windows.map(\.end).max()!.addingTimeInterval(maxShift))
+    }
+
+    private static let maxShift: TimeInterval = 2 * 3600
+
+    /// UTC−12:00 to UTC+14:00 in steps of 15 minutes.
+    private static let offsets = stride(from: -12 * 3600, through: 14 * 3600, by: 900).compactMap {
+        TimeZone(secondsFromGMT: $0)
     }
 
     /// How much earlier than a window SQL starts reading (a day and a bit: see ``contains(_:when:now:)``).
