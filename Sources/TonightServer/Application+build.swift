@@ -62,7 +62,8 @@ public struct AppServices: Sendable {
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
         let sqlitePath = URL(fileURLWithPath: config.dataDirectory).appendingPathComponent("tonight.sqlite").path
         let database = try Database.open(
-            url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize, logger: logger)
+            url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize,
+            busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds, logger: logger)
         do {
             try await MigrationRunner(database: database, logger: logger).run()
             return try await wire(config: config, logger: logger, database: database)

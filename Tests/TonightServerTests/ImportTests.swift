@@ -175,6 +175,27 @@ struct ImportTests {
         }
     }
 
+    @Test("a write that waits past the busy timeout for another process's import is a 503 with Retry-After")
+    func busyDatabase() async throws {
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 100 }) { services, client in
+            let token = try await client.signUp("kate").accessToken
+            // Another process's first import holds the write lock for its whole transaction.
+            let importer = try SQLiteBulkConnection(
+                path: try #require(services.database.sqlitePath), logger: services.logger)
+            try importer.exec("BEGIN IMMEDIATE")
+            let busy = try await client.send(.patch, "/v1/me", json: ["displayName": "Kate K"], token: token)
+            #expect(busy.status == .serviceUnavailable, "\(busy.text)")
+            #expect(busy.headers[.retryAfter] == "2")
+            #expect(busy.json["code"] as? String == "database_busy")
+            try importer.exec("COMMIT")
+            importer.close()
+            let profile = try await client.send(.get, "/v1/me", token: token)
+            #expect(profile.json["displayName"] as? String != "Kate K")
+            let again = try await client.send(.patch, "/v1/me", json: ["displayName": "Kate K"], token: token)
+            #expect(again.status == .ok, "\(again.text)")
+        }
+    }
+
     @Test("hostile feeds are refused before anything is written")
     func hostile() async throws {
         try await withApp(.sqlite) { services, _ in

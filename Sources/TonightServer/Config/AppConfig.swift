@@ -20,6 +20,9 @@ public struct AppConfig: Sendable {
     public var databaseURL: String = ""
     /// Most open database connections (`database.pool.size`, default 8).
     public var databasePoolSize: Int = 8
+    /// How long an SQLite write waits for another process's write to end before the request is
+    /// answered 503 `database_busy` (`database.busy.timeout.ms`, default 10000).
+    public var databaseBusyTimeoutMilliseconds: Int = 10_000
     /// Base64 HMAC key for access tokens (`jwt.key`); generated into the data directory if empty.
     public var jwtKey: String = ""
     /// Access token lifetime in seconds (`auth.access.ttl`, default 900).
@@ -194,6 +197,8 @@ public struct AppConfig: Sendable {
         config.dataDirectory = reader.string(forKey: "data.dir", default: config.dataDirectory)
         config.databaseURL = reader.string(forKey: "database.url", isSecret: true, default: config.databaseURL)
         config.databasePoolSize = reader.int(forKey: "database.pool.size", default: config.databasePoolSize)
+        config.databaseBusyTimeoutMilliseconds = max(
+            0, reader.int(forKey: "database.busy.timeout.ms", default: config.databaseBusyTimeoutMilliseconds))
         config.jwtKey = reader.string(forKey: "jwt.key", isSecret: true, default: config.jwtKey)
         config.accessTokenTTL = reader.int(forKey: "auth.access.ttl", default: config.accessTokenTTL)
         config.refreshTokenTTL = reader.int(forKey: "auth.refresh.ttl", default: config.refreshTokenTTL)

@@ -66,6 +66,13 @@ public struct APIError: Error, Sendable {
         APIError(status: 409, code: code, detail: detail, fields: fields)
     }
 
+    /// 503 with Retry-After: another process (a first import, say) held SQLite's write lock for
+    /// longer than `DATABASE_BUSY_TIMEOUT_MS`. Nothing was written; the same request can be sent again.
+    public static let databaseBusy = APIError(
+        status: 503, code: "database_busy",
+        detail: "The database is busy with another writer (an import, say). Nothing was changed; try again shortly.",
+        retryAfter: 2)
+
     /// 429 with Retry-After.
     public static func rateLimited(retryAfter: Int) -> APIError {
         APIError(

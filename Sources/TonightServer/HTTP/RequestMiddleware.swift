@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OpenAPIRuntime
 import PostgresNIO
+import SQLiteKit
 import TonightAPI
 import TonightCore
 
@@ -90,6 +91,8 @@ enum ProblemRenderer {
             return classify(httpError: error)
         case is DecodingError:
             return .badRequest("The request body is not valid for this operation.", code: "invalid_body")
+        case let error as SQLiteError where error.reason == .busy || error.reason == .locked:
+            return .databaseBusy
         default:
             return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
         }
@@ -102,6 +105,9 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
+            if let database = error.underlyingError as? SQLiteError, database.reason == .busy || database.reason == .locked {
+                return .databaseBusy
+            }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: "invalid_characters")
             }

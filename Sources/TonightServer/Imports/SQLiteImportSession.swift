@@ -36,7 +36,8 @@ final class SQLiteImportSession: @unchecked Sendable {
 
     /// Opens the connection and, for a first import, the transaction the whole import runs in.
     static func begin(database: Database, path: String, logger: Logger) async throws -> SQLiteImportSession {
-        let db = try SQLiteBulkConnection(path: path, logger: logger)
+        let db = try SQLiteBulkConnection(
+            path: path, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, logger: logger)
         await database.enterWriteGate()
         do {
             // Only outside a transaction does this pragma take effect.

@@ -24,28 +24,33 @@ public final class Database: Sendable {
     public let sql: any SQLDatabase
     /// The SQLite file (nil on PostgreSQL), for connections of their own (``SQLiteBulkConnection``).
     let sqlitePath: String?
+    /// How long an SQLite connection waits for another's write lock.
+    let busyTimeoutMilliseconds: Int
     private let shutdownPool: @Sendable () async throws -> Void
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
 
     private init(
-        kind: DatabaseKind, sql: any SQLDatabase, sqlitePath: String? = nil,
+        kind: DatabaseKind, sql: any SQLDatabase, sqlitePath: String? = nil, busyTimeoutMilliseconds: Int = 10_000,
         shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.kind = kind
         self.sql = sql
         self.sqlitePath = sqlitePath
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.shutdownPool = shutdown
     }
 
     /// Opens the configured database: PostgreSQL if `url` is a `postgres://` URL, otherwise the
     /// SQLite file at `sqlitePath`.
     public static func open(
-        url: String, sqlitePath: String, poolSize: Int, logger: Logger,
+        url: String, sqlitePath: String, poolSize: Int, busyTimeoutMilliseconds: Int = 10_000, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws -> Database {
         if url.isEmpty {
-            return openSQLite(path: sqlitePath, poolSize: poolSize, logger: logger, eventLoopGroup: eventLoopGroup)
+            return openSQLite(
+                path: sqlitePath, poolSize: poolSize, busyTimeoutMilliseconds: busyTimeoutMilliseconds, logger: logger,
+                eventLoopGroup: eventLoopGroup)
         }
         let configuration = try SQLPostgresConfiguration(url: url)
         let perLoop = max(1, poolSize / max(1, eventLoopGroup.makeIterator().reduce(0) { count, _ in count + 1 }))
@@ -63,7 +68,7 @@ public final class Database: Sendable {
     /// Opens (creating if needed) an SQLite database file with WAL, foreign keys, a busy timeout
     /// and `synchronous=NORMAL` set on every connection.
     public static func openSQLite(
-        path: String, poolSize: Int, logger: Logger,
+        path: String, poolSize: Int, busyTimeoutMilliseconds: Int = 10_000, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) -> Database {
         // Each connection blocks a thread while SQLite waits for a lock (busy_timeout), so the
@@ -73,7 +78,7 @@ public final class Database: Sendable {
         let connections = SQLiteConnections()
         let source = TunedSQLiteSource(
             base: .init(configuration: .init(storage: .file(path: path)), threadPool: threads),
-            connections: connections)
+            connections: connections, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         let pool = EventLoopConnectionPool(
             source: source,
             maxConnections: max(1, poolSize),
@@ -83,7 +88,7 @@ public final class Database: Sendable {
         )
         let sql = PooledSQLiteDatabase(pool: pool, logger: logger).sql(queryLogLevel: nil)
         let box = UncheckedSendable(pool)
-        return Database(kind: .sqlite, sql: sql, sqlitePath: path) {
+        return Database(kind: .sqlite, sql: sql, sqlitePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) {
             try await box.value.close().get()
             // The pool closes a connection that is still busy (or still opening) when it comes
             // back, and closing runs on these threads: they stop only after the last one.
@@ -187,16 +192,23 @@ public final class Database: Sendable {
 struct TunedSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
     /// Every connection this source opens, so a shutdown can wait until they are all closed.
-    var connections = SQLiteConnections()
-    /// Run on every new connection, in order. `busy_timeout` comes first so the others wait for
-    /// a lock instead of failing at once when another connection is writing.
-    var setUp: [String] = [
-        "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
-        "PRAGMA foreign_keys = ON",
-        // Reads come straight from the OS page cache through a memory map instead of a pread per
-        // page; each connection also keeps 16 MB of pages of its own.
-        "PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -16384",
-    ]
+    var connections: SQLiteConnections
+    /// Run on every new connection, in order. `busy_timeout` (how long a connection waits for
+    /// another process's write lock) comes first so the others wait for a lock instead of failing
+    /// at once when another connection is writing.
+    var setUp: [String]
+
+    init(base: SQLiteConnectionSource, connections: SQLiteConnections = .init(), busyTimeoutMilliseconds: Int = 10_000) {
+        self.base = base
+        self.connections = connections
+        setUp = [
+            "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
+            "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON",
+            // Reads come straight from the OS page cache through a memory map instead of a pread
+            // per page; each connection also keeps 16 MB of pages of its own.
+            "PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -16384",
+        ]
+    }
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         connections.opening()

@@ -65,7 +65,10 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
 
     /// Opens the database file at `path` (which must exist: the pool has migrated it) with the
     /// same settings as the pool's connections.
-    init(path: String, logger: Logger, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) throws {
+    init(
+        path: String, busyTimeoutMilliseconds: Int = 10_000, logger: Logger,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    ) throws {
         self.logger = logger
         self.eventLoop = eventLoop
         var opened: OpaquePointer?
@@ -79,7 +82,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
         do {
             for statement in [
-                "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+                "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
                 "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32768",
             ] {
                 try exec(statement)
