@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import Testing
 import TonightCore
 
@@ -194,6 +195,29 @@ struct ImportTests {
             let again = try await client.send(.patch, "/v1/me", json: ["displayName": "Kate K"], token: token)
             #expect(again.status == .ok, "\(again.text)")
         }
+    }
+
+    @Test("when the writer fails, the parser's thread stops instead of waiting for room forever")
+    func parserStopsWithTheWriter() async throws {
+        struct WriterFailed: Error {}
+        let pipe = ParserPipe<Int>(depth: 2, batchSize: 10)
+        let parserEnded = NIOLockedValueBox<(any Error)?>(nil)
+        pipe.start { emit in
+            do {
+                for item in 0... { try emit(item) }
+            } catch {
+                parserEnded.withLockedValue { $0 = error }
+                throw error
+            }
+        }
+        await #expect(throws: WriterFailed.self) {
+            try await pipe.forEachBatch { _ in throw WriterFailed() }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while parserEnded.withLockedValue({ $0 }) == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(parserEnded.withLockedValue { $0 } is CancellationError)
     }
 
     @Test("hostile feeds are refused before anything is written")

@@ -56,8 +56,8 @@ public enum Importer {
     ) async throws -> ImportSummary {
         let pipe = ParserPipe<Parsed<ImportRecord>>()
         pipe.start { emit in
-            let handle: (ImportRecord) -> Void = { emit(.record($0)) }
-            let reject: (ImportReject) -> Void = { emit(.reject($0)) }
+            let handle: (ImportRecord) throws -> Void = { try emit(.record($0)) }
+            let reject: (ImportReject) throws -> Void = { try emit(.reject($0)) }
             switch kind {
             case .feed: try EventFeedParser(path: path).parse(handle, reject: reject)
             case .discovery: try DiscoveryParser(path: path).parse(handle, reject: reject)
@@ -66,7 +66,7 @@ public enum Importer {
             }
         }
         var seen = 0
-        while let batch = try await pipe.next() {
+        try await pipe.forEachBatch { batch in
             try await writer.add(batch)
             seen += batch.count
             progress(seen)
@@ -83,11 +83,11 @@ public enum Importer {
     ) async throws -> ImportSummary {
         let pipe = ParserPipe<Parsed<City>>()
         pipe.start { emit in
-            try GeoNamesParser(path: path).parse({ emit(.record($0)) }, reject: { emit(.reject($0)) })
+            try GeoNamesParser(path: path).parse({ try emit(.record($0)) }, reject: { try emit(.reject($0)) })
         }
         var summary = ImportSummary()
         var seen = 0
-        while let batch = try await pipe.next() {
+        try await pipe.forEachBatch { batch in
             var cities: [City] = []
             for item in batch {
                 switch item {
@@ -120,12 +120,12 @@ public enum Importer {
     ) async throws -> ImportSummary {
         let pipe = ParserPipe<Parsed<AffinityEntry>>(batchSize: 1000)
         pipe.start { emit in
-            try AffinityParser(path: path).parse({ emit(.record($0)) }, reject: { emit(.reject($0)) })
+            try AffinityParser(path: path).parse({ try emit(.record($0)) }, reject: { try emit(.reject($0)) })
         }
         var summary = ImportSummary()
         var seen = 0
         let prefix = ImportKind.affinity.source + ":"
-        while let batch = try await pipe.next() {
+        try await pipe.forEachBatch { batch in
             var entries: [AffinityEntry] = []
             for item in batch {
                 switch item {

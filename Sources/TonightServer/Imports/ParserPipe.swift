@@ -2,11 +2,13 @@ import Foundation
 
 /// Runs a synchronous, streaming parser on its own thread and hands its output to async code in
 /// batches, holding at most `depth` batches: the parser waits while the database catches up, so a
-/// file of any size is imported in bounded memory.
+/// file of any size is imported in bounded memory. A consumer that gives up calls ``cancel()``:
+/// the parser's next emit throws and its thread ends instead of waiting for room forever.
 final class ParserPipe<Item: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var batches: [[Item]] = []
     private var finished = false
+    private var cancelled = false
     private var failure: (any Error)?
     private var waiting: CheckedContinuation<Void, Never>?
     private let depth: Int
@@ -17,8 +19,9 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
         self.batchSize = batchSize
     }
 
-    /// Starts `parse` on a new thread; it calls the emitter for each item.
-    func start(_ parse: @escaping @Sendable (_ emit: (Item) -> Void) throws -> Void) {
+    /// Starts `parse` on a new thread; it calls the emitter for each item (which throws once the
+    /// pipe is cancelled).
+    func start(_ parse: @escaping @Sendable (_ emit: (Item) throws -> Void) throws -> Void) {
         let thread = Thread { [self] in
             var batch: [Item] = []
             batch.reserveCapacity(batchSize)
@@ -26,11 +29,11 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
                 try parse { item in
                     batch.append(item)
                     if batch.count >= self.batchSize {
-                        self.put(batch)
+                        try self.put(batch)
                         batch.removeAll(keepingCapacity: true)
                     }
                 }
-                if !batch.isEmpty { put(batch) }
+                if !batch.isEmpty { try put(batch) }
                 close(nil)
             } catch {
                 close(error)
@@ -40,9 +43,13 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
-    private func put(_ batch: [Item]) {
+    private func put(_ batch: [Item]) throws {
         condition.lock()
-        while batches.count >= depth { condition.wait() }
+        while batches.count >= depth && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            throw CancellationError()
+        }
         batches.append(batch)
         let resume = waiting
         waiting = nil
@@ -58,6 +65,15 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
         waiting = nil
         condition.unlock()
         resume?.resume()
+    }
+
+    /// Drops what is queued and makes the parser's next emit throw, so its thread ends.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        batches.removeAll()
+        condition.broadcast()
+        condition.unlock()
     }
 
     private enum Take {
@@ -84,6 +100,16 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
         } else {
             waiting = continuation
             condition.unlock()
+        }
+    }
+
+    /// Hands every batch to `body` in order; if `body` throws, cancels the parser and rethrows.
+    func forEachBatch(_ body: ([Item]) async throws -> Void) async throws {
+        do {
+            while let batch = try await next() { try await body(batch) }
+        } catch {
+            cancel()
+            throw error
         }
     }
 
