@@ -87,6 +87,13 @@ public actor ImportWriter {
 
     func key(_ id: String) -> String { source + ":" + id }
 
+    /// The rows of `select` (ending in `IN`) for `ids`. None asked, no query: on SQLite a read
+    /// waits for the bulk connection's queued writes, which a first import's batches should not.
+    private func rows(_ select: SQLQueryString, _ ids: [String], on db: any SQLDatabase) async throws -> [any SQLRow] {
+        guard !ids.isEmpty else { return [] }
+        return try await db.raw(select + " (\(binds: ids))").all()
+    }
+
     /// The ones of `ids` that may already be rows of `table`; remembers all of them as written.
     private func mayExist(_ ids: some Collection<String>, in table: String) -> [String] {
         // Taken out while it grows, so the dictionary's copy does not make it copy itself.
@@ -248,9 +255,9 @@ public actor ImportWriter {
         let byID = lastByID(items) { key($0.id) }
         guard !byID.isEmpty else { return }
         var existing: [String: (String, String?)] = [:]
-        for row in try await db.raw(
-            "SELECT id, name, parent_id FROM categories WHERE id IN (\(binds: mayExist(byID.keys, in: "categories")))"
-        ).all() {
+        for row in try await rows(
+            "SELECT id, name, parent_id FROM categories WHERE id IN", mayExist(byID.keys, in: "categories"), on: db)
+        {
             existing[try row.decode(column: "id", as: String.self)] = (
                 try row.decode(column: "name", as: String.self), try row.decode(column: "parent_id", as: String?.self)
             )
@@ -280,9 +287,10 @@ public actor ImportWriter {
         let byID = lastByID(items) { key($0.id) }
         guard !byID.isEmpty else { return }
         var existing: [String: ArtistRecord] = [:]
-        for row in try await db.raw(
-            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN (\(binds: mayExist(byID.keys, in: "artists")))"
-        ).all() {
+        for row in try await rows(
+            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN", mayExist(byID.keys, in: "artists"),
+            on: db)
+        {
             let artist = try SQLCatalogRepository.decode(row)
             existing[artist.id] = artist
         }
@@ -393,9 +401,9 @@ public actor ImportWriter {
         guard !ready.isEmpty else { return }
         let ids = mayExist(ready.keys, in: "events")
         var existing: [String: EventRecord] = [:]
-        for row in try await db.raw(
-            "SELECT \(unsafeRaw: SQLEventRepository.selectList) FROM events e WHERE e.id IN (\(binds: ids))"
-        ).all() {
+        for row in try await rows(
+            "SELECT \(unsafeRaw: SQLEventRepository.selectList) FROM events e WHERE e.id IN", ids, on: db)
+        {
             let event = try SQLEventRepository.decode(row)
             existing[event.id] = event
         }
