@@ -220,6 +220,23 @@ struct ImportTests {
         #expect(parserEnded.withLockedValue { $0 } is CancellationError)
     }
 
+    @Test("a failed queued write is reported by the next call that waits; the transaction still rolls back")
+    func bulkWriteFailure() async throws {
+        try await withApp(.sqlite) { services, _ in
+            let db = try SQLiteBulkConnection(path: try #require(services.database.sqlitePath), logger: services.logger)
+            let columns = ["id", "name", "updated_at"]
+            try db.exec("BEGIN IMMEDIATE")
+            db.upsert("categories", columns: columns, rows: [[.text("c1"), .text("One"), .integer(1)]], key: ["id"])
+            // name is NOT NULL.
+            db.upsert("categories", columns: columns, rows: [[.text("c2"), .null, .integer(1)]], key: ["id"])
+            db.upsert("categories", columns: columns, rows: [[.text("c3"), .text("Three"), .integer(1)]], key: ["id"])
+            #expect(throws: SQLiteBulkError.self) { try db.exec("COMMIT") }
+            try db.exec("ROLLBACK")
+            db.close()
+            #expect(try await rowCount("categories", in: services) == 0)
+        }
+    }
+
     @Test("hostile feeds are refused before anything is written")
     func hostile() async throws {
         try await withApp(.sqlite) { services, _ in

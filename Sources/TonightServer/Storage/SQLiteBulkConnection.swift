@@ -46,7 +46,8 @@ struct SQLiteBulkError: Error, CustomStringConvertible {
 /// Everything runs on the connection's own serial queue, in call order. Upserts are queued without
 /// waiting (at most ``SQLiteBulkConnection/queuedWrites`` at a time), so SQLite writes one batch
 /// while the importer prepares the next on another core; a failed upsert is thrown by the next
-/// call that waits (a read, `exec`, such as the `COMMIT`), and later upserts are skipped.
+/// call that waits (a read, `exec`, such as the `COMMIT`), and upserts queued before that are
+/// skipped. Waiting for a free slot blocks the calling thread for at most one batch's write.
 final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     let logger: Logger
     let eventLoop: any EventLoop
@@ -64,7 +65,8 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens the database file at `path` (which must exist: the pool has migrated it) with the
-    /// same settings as the pool's connections.
+    /// pool's locking and durability settings and 32 MB of page cache: enough for the tables'
+    /// primary keys; beyond it, dirty pages go to the WAL while the load runs, not all at commit.
     init(
         path: String, busyTimeoutMilliseconds: Int = 10_000, logger: Logger,
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
@@ -153,7 +155,11 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     /// Runs `body` on the queue after everything queued before it, throwing a queued upsert's failure.
     private func serially<T>(_ body: () throws -> T) throws -> T {
         try queue.sync {
-            if let failure { throw failure }
+            if let failure {
+                // Reported once: the caller can still roll back.
+                self.failure = nil
+                throw failure
+            }
             return try body()
         }
     }
