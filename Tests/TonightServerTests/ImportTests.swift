@@ -152,10 +152,13 @@ struct ImportTests {
             try await writer.prepare()
             let start = ImportedTime.local(date: CalendarDate("2031-03-14")!, time: LocalTime("20:00"), timeZone: nil)
             try await writer.add(.artist(ImportedArtist(id: "A1", name: "Björk")))
-            try await writer.add(.venue(ImportedVenue(id: "V1", name: "Harpa", location: GeoPoint(latitude: 64.15, longitude: -21.93))))
-            try await writer.add(.event(ImportedEvent(id: "E1", name: "First", venueId: "V1", performerIds: ["A1"], start: start)))
+            try await writer.add(
+                .venue(ImportedVenue(id: "V1", name: "Harpa", location: GeoPoint(latitude: 64.15, longitude: -21.93))))
+            try await writer.add(
+                .event(ImportedEvent(id: "E1", name: "First", venueId: "V1", performerIds: ["A1"], start: start)))
             try await writer.add(.artist(ImportedArtist(id: "A2", name: "Sigur Rós")))
-            try await writer.add(.event(ImportedEvent(id: "E1", name: "Second", venueId: "V1", performerIds: ["A2"], start: start)))
+            try await writer.add(
+                .event(ImportedEvent(id: "E1", name: "Second", venueId: "V1", performerIds: ["A2"], start: start)))
             try await writer.add(.artist(ImportedArtist(id: "A1", name: "Björk")))
             let summary = try await writer.finish()
             #expect(summary.tallies["events"]?.inserted == 1)
@@ -171,7 +174,9 @@ struct ImportTests {
             #expect(try row.first?.decode(column: "artist_id", as: String.self) == "feed:A2")
             let popularity = try await services.database.sql.raw(
                 "SELECT id, popularity FROM artists ORDER BY id"
-            ).all().map { try ($0.decode(column: "id", as: String.self), $0.decode(column: "popularity", as: Int.self)) }
+            ).all().map {
+                try ($0.decode(column: "id", as: String.self), $0.decode(column: "popularity", as: Int.self))
+            }
             #expect(popularity.map(\.1) == [0, 1])
         }
     }

@@ -105,7 +105,9 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
-            if let database = error.underlyingError as? SQLiteError, database.reason == .busy || database.reason == .locked {
+            if let database = error.underlyingError as? SQLiteError,
+                database.reason == .busy || database.reason == .locked
+            {
                 return .databaseBusy
             }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {

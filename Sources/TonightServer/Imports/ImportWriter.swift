@@ -288,7 +288,8 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
-            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN", mayExist(byID.keys, in: "artists"),
+            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN",
+            mayExist(byID.keys, in: "artists"),
             on: db)
         {
             let artist = try SQLCatalogRepository.decode(row)

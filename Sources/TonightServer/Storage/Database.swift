@@ -198,7 +198,8 @@ struct TunedSQLiteSource: ConnectionPoolSource {
     /// at once when another connection is writing.
     var setUp: [String]
 
-    init(base: SQLiteConnectionSource, connections: SQLiteConnections = .init(), busyTimeoutMilliseconds: Int = 10_000) {
+    init(base: SQLiteConnectionSource, connections: SQLiteConnections = .init(), busyTimeoutMilliseconds: Int = 10_000)
+    {
         self.base = base
         self.connections = connections
         setUp = [

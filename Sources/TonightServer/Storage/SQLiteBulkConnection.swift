@@ -84,7 +84,8 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
         do {
             for statement in [
-                "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+                "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA journal_mode = WAL",
+                "PRAGMA synchronous = NORMAL",
                 "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32768",
             ] {
                 try exec(statement)
@@ -212,7 +213,8 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
             return value.withUTF8 { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     guard let start = chars.baseAddress else {
-                        return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+                        return sqlite_nio_sqlite3_bind_text64(
+                            statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
                     }
                     return sqlite_nio_sqlite3_bind_text64(
                         statement, index, start, UInt64(chars.count), Self.transient, UInt8(SQLITE_UTF8))
