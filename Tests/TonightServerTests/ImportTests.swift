@@ -56,6 +56,14 @@ func sampleFeed(date: String = "2031-03-14", time: String = "20:00", venue: Stri
     """
 }
 
+/// SQLite's schema cookie (it changes with every index dropped or built); 0 on PostgreSQL.
+func schemaVersion(_ services: AppServices) async throws -> Int {
+    guard services.database.kind == .sqlite else { return 0 }
+    return try await services.database.sql.raw("PRAGMA schema_version").first()?.decode(
+        column: "schema_version", as: Int.self)
+        ?? 0
+}
+
 @Suite("Imports")
 struct ImportTests {
     @Test("feed: forward references, geocoded venues, rejects; re-import is unchanged", arguments: Backend.available)
@@ -199,6 +207,33 @@ struct ImportTests {
             #expect(profile.json["displayName"] as? String != "Kate K")
             let again = try await client.send(.patch, "/v1/me", json: ["displayName": "Kate K"], token: token)
             #expect(again.status == .ok, "\(again.text)")
+        }
+    }
+
+    @Test("a write queued behind this process's long writer gives up after the busy timeout: a 503")
+    func gateTimeout() async throws {
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 100 }) { services, _ in
+            // An in-process import holds the gate for its whole first load.
+            await services.database.enterWriteGate()
+            await #expect(throws: DatabaseBusyError.self) {
+                try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
+            }
+            #expect(ProblemRenderer.classify(DatabaseBusyError()).code == "database_busy")
+            await services.database.leaveWriteGate()
+            try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
+        }
+    }
+
+    @Test("an import that fails while it gets ready lets go of the write gate")
+    func failedPrepareReleasesTheGate() async throws {
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 200 }) { services, _ in
+            // prepare() reads the places' time zones after the session has taken the gate.
+            try await services.database.sql.raw("ALTER TABLE places DROP COLUMN time_zone").run()
+            let path = try temporaryFile(sampleFeed(), suffix: ".xml")
+            await #expect(throws: (any Error).self) {
+                try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            }
+            try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
         }
     }
 
@@ -419,8 +454,12 @@ struct ImportTests {
             let first = try await Importer.run(.osm, path: path, dryRun: false, services: services)
             #expect(first.tallies["places"]?.inserted == 2)
             #expect(first.rejectedCount == 1)  // the unnamed pub
+            let schema = try await schemaVersion(services)
             let again = try await Importer.run(.osm, path: path, dryRun: false, services: services)
             #expect(again.tallies["places"]?.unchanged == 2)
+            // A re-import is no bulk load, though the tables it never fills (events, artists) are
+            // still empty: it drops and rebuilds no index.
+            #expect(try await schemaVersion(services) == schema)
             let bar = try await client.send(.get, "/v1/places/osm:node%2F1").json
             #expect(bar["category"] as? String == "bar")
             #expect(bar["openingHours"] as? String == "Mo-Su 18:00-02:00")

@@ -93,6 +93,8 @@ enum ProblemRenderer {
             return .badRequest("The request body is not valid for this operation.", code: "invalid_body")
         case let error as SQLiteError where error.reason == .busy || error.reason == .locked:
             return .databaseBusy
+        case is DatabaseBusyError:
+            return .databaseBusy
         default:
             return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
         }
@@ -110,6 +112,7 @@ enum ProblemRenderer {
             {
                 return .databaseBusy
             }
+            if error.underlyingError is DatabaseBusyError { return .databaseBusy }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: "invalid_characters")
             }

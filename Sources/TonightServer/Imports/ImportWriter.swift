@@ -68,7 +68,11 @@ public actor ImportWriter {
     /// Loads the ids this source already has, so references to earlier imports resolve.
     public func prepare() async throws {
         if !dryRun, let path = database.sqlitePath {
-            session = try await SQLiteImportSession.begin(database: database, path: path, logger: logger)
+            // OpenStreetMap files hold venues only.
+            session = try await SQLiteImportSession.begin(
+                database: database, path: path,
+                tables: source == ImportKind.osm.source ? ["places"] : SQLiteImportSession.tables,
+                main: source == ImportKind.osm.source ? "places" : "events", logger: logger)
             for table in session?.emptyTables ?? [] { written[table] = [] }
         }
         // In a first import's one transaction, the ids are read inside it.

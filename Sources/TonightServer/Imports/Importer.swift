@@ -39,8 +39,9 @@ public enum Importer {
         case .feed, .discovery, .ics, .osm:
             if kind == .feed || kind == .osm { try MarkupDeclarationScan.check(path: path) }
             let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun)
-            try await writer.prepare()
             do {
+                // Inside: a first import's session holds the write gate from the start of prepare().
+                try await writer.prepare()
                 return try await feedRecords(kind, path: path, writer: writer, services: services, progress: progress)
             } catch {
                 await writer.abort()

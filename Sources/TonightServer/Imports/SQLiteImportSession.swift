@@ -4,8 +4,9 @@ import SQLKit
 /// How an import writes to SQLite: through a connection of its own (``SQLiteBulkConnection``),
 /// holding this process's write gate while it writes.
 ///
-/// When some of the catalogue tables are empty as the import begins (a first import), the whole
-/// import is one transaction: the empty tables' secondary indexes are dropped and built again
+/// When the import's main table (events, or places for OpenStreetMap) is empty as it begins (a
+/// first import), the whole import is one transaction: the secondary indexes of the tables it
+/// writes that are empty are dropped and built again
 /// (sorted, once) at the end, and foreign keys are not checked row by row: the writer only writes
 /// events whose place and performers it has seen in this transaction, and nobody else can write
 /// while it holds the lock. Readers see the tables as they were until the commit; a failure
@@ -15,7 +16,7 @@ import SQLKit
 /// Otherwise (a re-import or an update) each batch is its own transaction, so other writers get
 /// their turns between batches and a crash keeps the batches already written.
 final class SQLiteImportSession: @unchecked Sendable {
-    /// Tables an import fills, in the order their indexes are rebuilt.
+    /// Tables an import of events fills, in the order their indexes are rebuilt.
     static let tables = ["event_performers", "events", "artists", "places", "categories"]
 
     let db: SQLiteBulkConnection
@@ -34,8 +35,12 @@ final class SQLiteImportSession: @unchecked Sendable {
         self.emptyTables = emptyTables
     }
 
-    /// Opens the connection and, for a first import, the transaction the whole import runs in.
-    static func begin(database: Database, path: String, logger: Logger) async throws -> SQLiteImportSession {
+    /// Opens the connection and, when `main` is empty, the transaction the whole import runs in.
+    /// `tables` are those the import writes (a subset of ``tables``); a table it never fills, such
+    /// as events for an OpenStreetMap import, makes no later import a bulk load.
+    static func begin(
+        database: Database, path: String, tables written: [String] = tables, main: String = "events", logger: Logger
+    ) async throws -> SQLiteImportSession {
         let db = try SQLiteBulkConnection(
             path: path, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, logger: logger)
         await database.enterWriteGate()
@@ -44,10 +49,10 @@ final class SQLiteImportSession: @unchecked Sendable {
             try db.exec("PRAGMA foreign_keys = OFF")
             try db.exec("BEGIN IMMEDIATE")
             var empty: [String] = []
-            for table in tables where try db.rows("SELECT 1 FROM \(table) LIMIT 1").isEmpty {
-                empty.append(table)
+            for table in tables where written.contains(table) {
+                if try db.rows("SELECT 1 FROM \(table) LIMIT 1").isEmpty { empty.append(table) }
             }
-            guard !empty.isEmpty else {
+            guard empty.contains(main) else {
                 try db.exec("COMMIT")
                 try db.exec("PRAGMA foreign_keys = ON")
                 await database.leaveWriteGate()

@@ -130,9 +130,15 @@ public final class Database: Sendable {
         if kind == .sqlite { await writeGate.leave() }
     }
 
+    /// A write gives up at the gate (503) once the gate has not changed hands for SQLite's busy
+    /// timeout: behind a writer that holds it longer (an in-process import, or a write stuck on
+    /// another process's lock), each queued request would otherwise wait for every one before it
+    /// to time out in turn.
     private func gated<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
         guard kind == .sqlite else { return try await operation() }
-        await writeGate.enter()
+        guard await writeGate.enter(within: .milliseconds(busyTimeoutMilliseconds)) else {
+            throw DatabaseBusyError()
+        }
         do {
             let result = try await operation()
             await writeGate.leave()
@@ -286,26 +292,71 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
+/// A write that found the database busy for longer than the busy timeout (answered 503).
+struct DatabaseBusyError: Error, CustomStringConvertible {
+    var description: String { "the database stayed busy for longer than the busy timeout" }
+}
+
 /// A first-come, first-served lock for async code.
 actor WriteGate {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
+        let watch: Task<Void, Never>?
+    }
+
     private var held = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waiting: [Waiter] = []
+    private var nextID: UInt64 = 0
+    /// When the gate last changed hands: a queue that moves is not a stuck one.
+    private var lastHandoff = ContinuousClock.now
 
     /// Waits until the gate is free and takes it.
     func enter() async {
+        _ = await enter(within: nil)
+    }
+
+    /// Waits until the gate is free and takes it (true), or gives up (false) once the gate has not
+    /// changed hands for `timeout`: its holder is stuck (on another process's lock, or an import
+    /// holding it for a whole load). A long queue that keeps moving never gives up.
+    func enter(within timeout: Duration?) async -> Bool {
         guard held else {
             held = true
-            return
+            lastHandoff = .now
+            return true
         }
-        await withCheckedContinuation { waiting.append($0) }
+        let id = nextID
+        nextID += 1
+        return await withCheckedContinuation { continuation in
+            let watch = timeout.map { timeout in
+                Task { [weak self] in _ = await self?.watch(id, timeout: timeout) }
+            }
+            waiting.append(Waiter(id: id, continuation: continuation, watch: watch))
+        }
     }
 
     /// Hands the gate to the next in line, or frees it.
     func leave() {
+        lastHandoff = .now
         if waiting.isEmpty {
             held = false
         } else {
-            waiting.removeFirst().resume()
+            let next = waiting.removeFirst()
+            next.watch?.cancel()
+            next.continuation.resume(returning: true)
+        }
+    }
+
+    /// Sleeps until the gate has not changed hands for `timeout`, then lets waiter `id` go unserved.
+    private func watch(_ id: UInt64, timeout: Duration) async {
+        while true {
+            let deadline = lastHandoff + timeout
+            if deadline <= .now {
+                guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+                waiting.remove(at: index).continuation.resume(returning: false)
+                return
+            }
+            guard (try? await Task.sleep(until: deadline)) != nil else { return }
         }
     }
 }
