@@ -64,6 +64,14 @@ public enum PlaceGrid {
         return [low...high]
     }
 
+    /// The radius of the next circle of a nearest-first search, when one of `radius` held `found`
+    /// of the `wanted` places: the circle that should hold half as many again as wanted at the same
+    /// density (places grow with the area), at least 1.5 times the radius; 4 times when it held none.
+    public static func widened(_ radius: Double, found: Int, wanted: Int) -> Double {
+        guard found > 0 else { return radius * 4 }
+        return radius * max(1.5, (1.5 * Double(wanted) / Double(found)).squareRoot())
+    }
+
     static func row(_ latitude: Double) -> Int {
         min(rows - 1, max(0, Int(((latitude + 90) / step).rounded(.down))))
     }

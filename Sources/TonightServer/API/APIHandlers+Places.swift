@@ -48,7 +48,9 @@ extension APIHandlers {
     /// Places within the circle, nearest first: positions come from the index, full rows only for
     /// the page (read in slices in distance order while a filter on the rows drops some). The search
     /// starts with a small circle and widens it until the page is full: every place nearer than the
-    /// circle's edge is in it, so in a dense city a page reads a few dozen rows, not thousands.
+    /// circle's edge is in it, so in a dense city a page reads a few dozen rows, not thousands. The
+    /// next circle is sized from the places the last one held (their number grows with the area),
+    /// so most pages take one or two searches.
     func nearbyPage(
         _ query: PlaceQuery, center: GeoPoint, offset: Int, limit: Int, keep: (PlaceRecord) -> Bool
     ) async throws -> (items: [(PlaceRecord, Double?)], next: String?) {
@@ -74,7 +76,8 @@ extension APIHandlers {
                 let items = Array(kept.dropFirst(offset).prefix(limit))
                 return (items, full ? Paging.offsetCursor(offset + limit) : nil)
             }
-            circle.radius = min(query.radius, circle.radius * 3)
+            circle.radius = min(
+                query.radius, PlaceGrid.widened(circle.radius, found: kept.count, wanted: offset + limit + 1))
         }
     }
 
