@@ -196,12 +196,12 @@ struct ImportTests {
             // Another process's first import holds the write lock for its whole transaction.
             let importer = try SQLiteBulkConnection(
                 path: try #require(services.database.sqlitePath), logger: services.logger)
-            try importer.exec("BEGIN IMMEDIATE")
+            try await importer.exec("BEGIN IMMEDIATE")
             let busy = try await client.send(.patch, "/v1/me", json: ["displayName": "Kate K"], token: token)
             #expect(busy.status == .serviceUnavailable, "\(busy.text)")
             #expect(busy.headers[.retryAfter] == "2")
             #expect(busy.json["code"] as? String == "database_busy")
-            try importer.exec("COMMIT")
+            try await importer.exec("COMMIT")
             importer.close()
             let profile = try await client.send(.get, "/v1/me", token: token)
             #expect(profile.json["displayName"] as? String != "Kate K")
@@ -260,18 +260,52 @@ struct ImportTests {
         #expect(parserEnded.withLockedValue { $0 } is CancellationError)
     }
 
+    @Test("an import waiting for another process's lock holds none of the concurrency pool's threads")
+    func waitingImportKeepsNoThread() async throws {
+        try await withApp(.sqlite) { services, _ in
+            let path = try #require(services.database.sqlitePath)
+            // Another process holds the write lock.
+            let other = try SQLiteBulkConnection(path: path, logger: services.logger)
+            try await other.exec("BEGIN IMMEDIATE")
+            // More waiting importers than the pool has threads (one per core).
+            let waiters = ProcessInfo.processInfo.activeProcessorCount + 2
+            let importers = try (0..<waiters).map { _ in
+                try SQLiteBulkConnection(path: path, busyTimeoutMilliseconds: 30_000, logger: services.logger)
+            }
+            let started = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for importer in importers {
+                    group.addTask {
+                        try await importer.exec("BEGIN IMMEDIATE")
+                        try await importer.exec("ROLLBACK")
+                    }
+                }
+                // Runs on the pool while they wait: blocked threads would hold it for 30 s.
+                let probe = Task.detached { ContinuousClock.now }
+                let ran = await probe.value
+                #expect(ran - started < .seconds(10), "the pool was blocked for \(ran - started)")
+                try await other.exec("ROLLBACK")
+                other.close()
+                for _ in importers { try await group.next() }
+            }
+            for importer in importers { importer.close() }
+        }
+    }
+
     @Test("a failed queued write is reported by the next call that waits; the transaction still rolls back")
     func bulkWriteFailure() async throws {
         try await withApp(.sqlite) { services, _ in
             let db = try SQLiteBulkConnection(path: try #require(services.database.sqlitePath), logger: services.logger)
             let columns = ["id", "name", "updated_at"]
-            try db.exec("BEGIN IMMEDIATE")
-            db.upsert("categories", columns: columns, rows: [[.text("c1"), .text("One"), .integer(1)]], key: ["id"])
+            try await db.exec("BEGIN IMMEDIATE")
+            await db.upsert(
+                "categories", columns: columns, rows: [[.text("c1"), .text("One"), .integer(1)]], key: ["id"])
             // name is NOT NULL.
-            db.upsert("categories", columns: columns, rows: [[.text("c2"), .null, .integer(1)]], key: ["id"])
-            db.upsert("categories", columns: columns, rows: [[.text("c3"), .text("Three"), .integer(1)]], key: ["id"])
-            #expect(throws: SQLiteBulkError.self) { try db.exec("COMMIT") }
-            try db.exec("ROLLBACK")
+            await db.upsert("categories", columns: columns, rows: [[.text("c2"), .null, .integer(1)]], key: ["id"])
+            await db.upsert(
+                "categories", columns: columns, rows: [[.text("c3"), .text("Three"), .integer(1)]], key: ["id"])
+            await #expect(throws: SQLiteBulkError.self) { try await db.exec("COMMIT") }
+            try await db.exec("ROLLBACK")
             db.close()
             #expect(try await rowCount("categories", in: services) == 0)
         }

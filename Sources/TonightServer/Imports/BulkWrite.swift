@@ -8,7 +8,7 @@ enum BulkWrite {
         _ table: String, columns: [String], rows: [[SQLValue]], key: [String], on db: any SQLDatabase
     ) async throws {
         if let bulk = db as? SQLiteBulkConnection {
-            bulk.upsert(table, columns: columns, rows: rows, key: key)
+            await bulk.upsert(table, columns: columns, rows: rows, key: key)
         } else {
             try await upsert(
                 table, columns: columns, rows: rows.map { $0 as [any Encodable & Sendable] }, key: key, on: db)

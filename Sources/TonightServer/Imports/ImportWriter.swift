@@ -171,7 +171,7 @@ public actor ImportWriter {
         }
         if let session {
             // The count reads the performers' artist index: built before it, the others after.
-            try session.rebuildIndexes(of: ["event_performers"])
+            try await session.rebuildIndexes(of: ["event_performers"])
             try await session.batch(popularity)
             try await session.commit()
             self.session = nil

@@ -46,32 +46,32 @@ final class SQLiteImportSession: @unchecked Sendable {
         await database.enterWriteGate()
         do {
             // Only outside a transaction does this pragma take effect.
-            try db.exec("PRAGMA foreign_keys = OFF")
-            try db.exec("BEGIN IMMEDIATE")
+            try await db.exec("PRAGMA foreign_keys = OFF")
+            try await db.exec("BEGIN IMMEDIATE")
             var empty: [String] = []
             for table in tables where written.contains(table) {
-                if try db.rows("SELECT 1 FROM \(table) LIMIT 1").isEmpty { empty.append(table) }
+                if try await db.rows("SELECT 1 FROM \(table) LIMIT 1").isEmpty { empty.append(table) }
             }
             guard empty.contains(main) else {
-                try db.exec("COMMIT")
-                try db.exec("PRAGMA foreign_keys = ON")
+                try await db.exec("COMMIT")
+                try await db.exec("PRAGMA foreign_keys = ON")
                 await database.leaveWriteGate()
                 return SQLiteImportSession(db: db, database: database, emptyTables: [])
             }
             let session = SQLiteImportSession(db: db, database: database, emptyTables: Set(empty))
             for table in empty {
-                let indexes = try db.rows(
+                let indexes = try await db.rows(
                     "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
                     [.text(table)])
                 for index in indexes {
                     let name = try index.decode(column: "name", as: String.self)
                     session.dropped[table, default: []].append((name, try index.decode(column: "sql", as: String.self)))
-                    try db.exec("DROP INDEX \(SQLiteBulkConnection.quoted(name))")
+                    try await db.exec("DROP INDEX \(SQLiteBulkConnection.quoted(name))")
                 }
             }
             return session
         } catch {
-            try? db.exec("ROLLBACK")
+            try? await db.exec("ROLLBACK")
             await database.leaveWriteGate()
             db.close()
             throw error
@@ -83,22 +83,22 @@ final class SQLiteImportSession: @unchecked Sendable {
         if isBulkLoad { return try await body(db) }
         await database.enterWriteGate()
         do {
-            try db.exec("BEGIN IMMEDIATE")
+            try await db.exec("BEGIN IMMEDIATE")
             let result = try await body(db)
-            try db.exec("COMMIT")
+            try await db.exec("COMMIT")
             await database.leaveWriteGate()
             return result
         } catch {
-            try? db.exec("ROLLBACK")
+            try? await db.exec("ROLLBACK")
             await database.leaveWriteGate()
             throw error
         }
     }
 
     /// Builds the dropped indexes of `tables` again (before a statement that needs them).
-    func rebuildIndexes(of tables: [String]) throws {
+    func rebuildIndexes(of tables: [String]) async throws {
         for table in tables {
-            for (_, sql) in dropped.removeValue(forKey: table) ?? [] { try db.exec(sql) }
+            for (_, sql) in dropped.removeValue(forKey: table) ?? [] { try await db.exec(sql) }
         }
     }
 
@@ -107,8 +107,8 @@ final class SQLiteImportSession: @unchecked Sendable {
         guard open else { return }
         if isBulkLoad {
             do {
-                try rebuildIndexes(of: Self.tables)
-                try db.exec("COMMIT")
+                try await rebuildIndexes(of: Self.tables)
+                try await db.exec("COMMIT")
             } catch {
                 await abort()
                 throw error
@@ -124,7 +124,7 @@ final class SQLiteImportSession: @unchecked Sendable {
         guard open else { return }
         open = false
         if isBulkLoad {
-            try? db.exec("ROLLBACK")
+            try? await db.exec("ROLLBACK")
             await database.leaveWriteGate()
         }
         db.close()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SQLKit
@@ -47,7 +48,9 @@ struct SQLiteBulkError: Error, CustomStringConvertible {
 /// waiting (at most ``SQLiteBulkConnection/queuedWrites`` at a time), so SQLite writes one batch
 /// while the importer prepares the next on another core; a failed upsert is thrown by the next
 /// call that waits (a read, `exec`, such as the `COMMIT`), and upserts queued before that are
-/// skipped. Waiting for a free slot blocks the calling thread for at most one batch's write.
+/// skipped. Callers await the queue instead of blocking their thread: an import inside the server
+/// (`BEGIN IMMEDIATE` waiting for another process's lock, an index build) keeps no thread of the
+/// server's concurrency pool.
 final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     let logger: Logger
     let eventLoop: any EventLoop
@@ -56,7 +59,9 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
 
     static let queuedWrites = 4
     private let queue = DispatchQueue(label: "tonight.sqlite-bulk")
-    private let writeSlots = DispatchSemaphore(value: SQLiteBulkConnection.queuedWrites)
+    /// Free places in the write queue, and upserts waiting for one.
+    private let writeSlots = NIOLockedValueBox(
+        (free: SQLiteBulkConnection.queuedWrites, waiting: [CheckedContinuation<Void, Never>]()))
     /// The first failure of a queued upsert (read and written on `queue` only).
     private var failure: (any Error)?
     private var handle: OpaquePointer?
@@ -88,7 +93,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
                 "PRAGMA synchronous = NORMAL",
                 "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32768",
             ] {
-                try exec(statement)
+                try execNow(statement)
             }
         } catch {
             close()
@@ -96,54 +101,40 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    // Nothing can be queued any more (queued work holds the connection), and the last holder may be
+    // the queue's own last closure: closing through the queue would wait for itself.
+    deinit { closeNow() }
 
-    /// Finalises every statement and closes the connection (again is harmless).
+    /// Finalises every statement and closes the connection, after everything queued (again is
+    /// harmless).
     func close() {
-        queue.sync {
-            for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
-            prepared = [:]
-            if let handle { sqlite_nio_sqlite3_close_v2(handle) }
-            handle = nil
-        }
+        queue.sync { closeNow() }
+    }
+
+    private func closeNow() {
+        for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement) }
+        prepared = [:]
+        if let handle { sqlite_nio_sqlite3_close_v2(handle) }
+        handle = nil
     }
 
     /// Runs statements that bind nothing and return nothing (`BEGIN`, DDL, pragmas).
-    func exec(_ sql: String) throws {
-        try serially {
-            try check(sqlite_nio_sqlite3_exec(handle, sql, nil, nil, nil))
-        }
+    func exec(_ sql: String) async throws {
+        try await serially { try self.execNow(sql) }
     }
 
     /// The rows of a query that binds `values`, each as column name → value.
-    func rows(_ sql: String, _ values: [SQLiteData] = []) throws -> [BulkRow] {
-        try serially {
-            var statement: OpaquePointer?
-            try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil))
-            defer { sqlite_nio_sqlite3_finalize(statement) }
-            for (index, value) in values.enumerated() {
-                try check(bind(value, at: Int32(index + 1), of: statement))
-            }
-            let count = sqlite_nio_sqlite3_column_count(statement)
-            let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) }
-            var rows: [BulkRow] = []
-            while true {
-                let status = sqlite_nio_sqlite3_step(statement)
-                if status == SQLITE_DONE { break }
-                guard status == SQLITE_ROW else { try check(status); break }
-                rows.append(BulkRow(columns: names, values: (0..<count).map { column(at: $0, of: statement) }))
-            }
-            return rows
-        }
+    func rows(_ sql: String, _ values: [SQLiteData] = []) async throws -> [BulkRow] {
+        try await serially { try self.rowsNow(sql, values) }
     }
 
     /// Queues `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the
-    /// key) of each row, through one prepared statement.
-    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) {
+    /// key) of each row, through one prepared statement; waits only while the queue is full.
+    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) async {
         guard !rows.isEmpty else { return }
-        writeSlots.wait()
+        await takeWriteSlot()
         queue.async { [self] in
-            defer { writeSlots.signal() }
+            defer { releaseWriteSlot() }
             guard failure == nil else { return }
             do {
                 try write(table, columns: columns, rows: rows, key: key)
@@ -153,16 +144,79 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the queue after everything queued before it, throwing a queued upsert's failure.
-    private func serially<T>(_ body: () throws -> T) throws -> T {
-        try queue.sync {
-            if let failure {
-                // Reported once: the caller can still roll back.
-                self.failure = nil
-                throw failure
-            }
-            return try body()
+    private func takeWriteSlot() async {
+        let free = writeSlots.withLockedValue { slots in
+            guard slots.free > 0 else { return false }
+            slots.free -= 1
+            return true
         }
+        guard !free else { return }
+        await withCheckedContinuation { continuation in
+            // A slot may have come free meanwhile: take it, or wait in line for the next.
+            let taken = writeSlots.withLockedValue { slots in
+                guard slots.free > 0 else {
+                    slots.waiting.append(continuation)
+                    return false
+                }
+                slots.free -= 1
+                return true
+            }
+            if taken { continuation.resume() }
+        }
+    }
+
+    /// Hands the slot to the next waiting upsert, or frees it.
+    private func releaseWriteSlot() {
+        let next = writeSlots.withLockedValue { slots in
+            guard !slots.waiting.isEmpty else {
+                slots.free += 1
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return slots.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+
+    /// Runs `body` on the queue after everything queued before it, throwing a queued upsert's
+    /// failure instead (reported once: the caller can still roll back).
+    private func serially<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(with: Result { try onQueue(body) })
+            }
+        }
+    }
+
+    /// `body`, or the failure of a queued upsert; called on the queue.
+    private func onQueue<T>(_ body: () throws -> T) throws -> T {
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+        return try body()
+    }
+
+    private func execNow(_ sql: String) throws {
+        try check(sqlite_nio_sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    private func rowsNow(_ sql: String, _ values: [SQLiteData]) throws -> [BulkRow] {
+        var statement: OpaquePointer?
+        try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil))
+        defer { sqlite_nio_sqlite3_finalize(statement) }
+        for (index, value) in values.enumerated() {
+            try check(bind(value, at: Int32(index + 1), of: statement))
+        }
+        let count = sqlite_nio_sqlite3_column_count(statement)
+        let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) }
+        var rows: [BulkRow] = []
+        while true {
+            let status = sqlite_nio_sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { try check(status); break }
+            rows.append(BulkRow(columns: names, values: (0..<count).map { column(at: $0, of: statement) }))
+        }
+        return rows
     }
 
     private func write(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) throws {
@@ -267,13 +321,20 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         -> EventLoopFuture<Void>
     {
         let (sql, binds) = serialize(query)
+        let promise = eventLoop.makePromise(of: Void.self)
         do {
             let encoder = SQLiteDataEncoder()
-            for row in try rows(sql, binds.map { try encoder.encode($0) }) { onRow(row) }
-            return eventLoop.makeSucceededVoidFuture()
+            let values = try binds.map { try encoder.encode($0) }
+            queue.async { [self] in
+                promise.completeWith(
+                    Result {
+                        for row in try onQueue({ try rowsNow(sql, values) }) { onRow(row) }
+                    })
+            }
         } catch {
-            return eventLoop.makeFailedFuture(error)
+            promise.fail(error)
         }
+        return promise.futureResult
     }
 }
 
