@@ -224,6 +224,24 @@ struct ImportTests {
         }
     }
 
+    @Test("a queue of racing writers that keeps moving is never cut short, however long it is in all")
+    func movingQueue() async throws {
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 2_000 }) { services, _ in
+            // 12 writers holding the gate 400 ms each: the last waits more than twice the timeout.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await services.database.transaction { db in
+                            try await Task.sleep(for: .milliseconds(400))
+                            try await db.raw("SELECT 1").run()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     @Test("an import that fails while it gets ready lets go of the write gate")
     func failedPrepareReleasesTheGate() async throws {
         try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 200 }) { services, _ in

@@ -91,13 +91,17 @@ enum ProblemRenderer {
             return classify(httpError: error)
         case is DecodingError:
             return .badRequest("The request body is not valid for this operation.", code: "invalid_body")
-        case let error as SQLiteError where error.reason == .busy || error.reason == .locked:
-            return .databaseBusy
-        case is DatabaseBusyError:
+        case _ where isBusy(error):
             return .databaseBusy
         default:
             return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
         }
+    }
+
+    /// A write that found SQLite locked by another writer for longer than the busy timeout.
+    private static func isBusy(_ error: any Error) -> Bool {
+        if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
+        return error is DatabaseBusyError
     }
 
     private static func classify(serverError error: ServerError) -> APIError {
@@ -107,12 +111,7 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
-            if let database = error.underlyingError as? SQLiteError,
-                database.reason == .busy || database.reason == .locked
-            {
-                return .databaseBusy
-            }
-            if error.underlyingError is DatabaseBusyError { return .databaseBusy }
+            if isBusy(error.underlyingError) { return .databaseBusy }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: "invalid_characters")
             }

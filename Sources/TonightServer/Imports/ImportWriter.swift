@@ -69,10 +69,10 @@ public actor ImportWriter {
     public func prepare() async throws {
         if !dryRun, let path = database.sqlitePath {
             // OpenStreetMap files hold venues only.
+            let venuesOnly = source == ImportKind.osm.source
             session = try await SQLiteImportSession.begin(
-                database: database, path: path,
-                tables: source == ImportKind.osm.source ? ["places"] : SQLiteImportSession.tables,
-                main: source == ImportKind.osm.source ? "places" : "events", logger: logger)
+                database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
+                main: venuesOnly ? "places" : "events", logger: logger)
             for table in session?.emptyTables ?? [] { written[table] = [] }
         }
         // In a first import's one transaction, the ids are read inside it.

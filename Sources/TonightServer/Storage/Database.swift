@@ -329,7 +329,7 @@ actor WriteGate {
         nextID += 1
         return await withCheckedContinuation { continuation in
             let watch = timeout.map { timeout in
-                Task { [weak self] in _ = await self?.watch(id, timeout: timeout) }
+                Task<Void, Never> { [weak self] in await self?.watch(id, timeout: timeout) }
             }
             waiting.append(Waiter(id: id, continuation: continuation, watch: watch))
         }

@@ -144,15 +144,9 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
+    /// Takes a free place in the write queue, or waits in line for the next one.
     private func takeWriteSlot() async {
-        let free = writeSlots.withLockedValue { slots in
-            guard slots.free > 0 else { return false }
-            slots.free -= 1
-            return true
-        }
-        guard !free else { return }
         await withCheckedContinuation { continuation in
-            // A slot may have come free meanwhile: take it, or wait in line for the next.
             let taken = writeSlots.withLockedValue { slots in
                 guard slots.free > 0 else {
                     slots.waiting.append(continuation)
@@ -322,17 +316,9 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     {
         let (sql, binds) = serialize(query)
         let promise = eventLoop.makePromise(of: Void.self)
-        do {
+        promise.completeWithTask {
             let encoder = SQLiteDataEncoder()
-            let values = try binds.map { try encoder.encode($0) }
-            queue.async { [self] in
-                promise.completeWith(
-                    Result {
-                        for row in try onQueue({ try rowsNow(sql, values) }) { onRow(row) }
-                    })
-            }
-        } catch {
-            promise.fail(error)
+            for row in try await self.rows(sql, binds.map { try encoder.encode($0) }) { onRow(row) }
         }
         return promise.futureResult
     }
