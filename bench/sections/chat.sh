@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# bench/run section chat, and the chat client and helpers chatpg uses too (sourced by bench/run).
+
+chat_python() {
+  local venv="$cache/chat-venv"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import websockets, aiohttp' 2>/dev/null; then
+    venv_install "$venv" 'websockets==17.4' 'aiohttp==3.14.5' >&2
+  fi
+  echo "$venv/bin/python"
+}
+json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+chat_row() {
+  printf '%-28s %9s %9s %9s %7s %8s\n' "$1" "$(json_field "$2" per_second)" "$(json_field "$2" p50_ms)" \
+    "$(json_field "$2" p99_ms)" "$(json_field "$2" lost)" "$(json_field "$2" server_rss_mb)"
+}
+if want chat || want chatpg; then
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  py=$(chat_python)
+fi
+
+chat_load() { "$py" bench/chat_load.py "$@" --sockets "$BENCH_CHAT_SOCKETS" --pairs $((BENCH_CHAT_SOCKETS / 2)) \
+  --seconds "$BENCH_CHAT_SECONDS" --senders "$BENCH_CHAT_SENDERS"; }
+if want chat; then
+  section "chat: Tonight on SQLite, $BENCH_CHAT_SOCKETS sockets, $BENCH_CHAT_RATE messages/s"
+  BENCH_BCRYPT_COST=4 start_server "$tmp/chat-data"
+  chat_load tonight --url "$url" --pid "$server_pid" --rate "$BENCH_CHAT_RATE" | tee "$out/chat-paced.json"
+  section "chat: Tonight on SQLite, $BENCH_CHAT_SOCKETS sockets, $BENCH_CHAT_SENDERS closed-loop senders"
+  chat_load tonight --url "$url" --pid "$server_pid" | tee "$out/chat.json"
+  stop_server
+  section "chat: Python websockets relay (baseline), $BENCH_CHAT_SOCKETS sockets"
+  relay_port=$(free_port)
+  "$py" bench/relay_server.py "$relay_port" >>"$out/relay.log" 2>&1 &
+  relay_pid=$!
+  started_pids+=("$relay_pid")
+  sleep 1
+  chat_load relay --url "ws://127.0.0.1:$relay_port" --pid "$relay_pid" --rate "$BENCH_CHAT_RATE" | tee "$out/relay-paced.json"
+  chat_load relay --url "ws://127.0.0.1:$relay_port" --pid "$relay_pid" | tee "$out/relay.json"
+  kill "$relay_pid" 2>/dev/null || true
+  section "chat: server memory with $BENCH_CHAT_MEMORY_SOCKETS sockets"
+  BENCH_BCRYPT_COST=4 start_server "$tmp/chat-memory-data"
+  "$py" bench/chat_load.py tonight --url "$url" --sockets "$BENCH_CHAT_MEMORY_SOCKETS" --pairs 500 --seconds 3 \
+    --rate "$BENCH_CHAT_RATE" --pid "$server_pid" | tee "$out/chat-memory.json"
+  stop_server
+  section "chat: results"
+  {
+    echo "## live chat (${BENCH_CHAT_SECONDS}s runs; steady = $BENCH_CHAT_RATE messages/s, most = $BENCH_CHAT_SENDERS closed-loop senders)"
+    printf '%-28s %9s %9s %9s %7s %8s\n' run "msgs/s" "p50 ms" "p99 ms" lost "RSS MB"
+    chat_row "tonight steady" "$out/chat-paced.json"
+    chat_row "python relay steady" "$out/relay-paced.json"
+    chat_row "tonight most" "$out/chat.json"
+    chat_row "python relay most" "$out/relay.json"
+    chat_row "tonight $BENCH_CHAT_MEMORY_SOCKETS sockets steady" "$out/chat-memory.json"
+    printf 'ratio tonight/relay most msgs/s = %s\n' "$(ratio "$(json_field "$out/chat.json" per_second)" "$(json_field "$out/relay.json" per_second)")"
+    printf 'ratio tonight/relay steady p99 = %s\n' "$(ratio "$(json_field "$out/chat-paced.json" p99_ms)" "$(json_field "$out/relay-paced.json" p99_ms)")"
+    printf 'tonight steady p99 = %s ms (goal < 5 ms: %s)\n' "$(json_field "$out/chat-paced.json" p99_ms)" \
+      "$(verdict "$(json_field "$out/chat-paced.json" p99_ms)" "<" 5)"
+    printf 'server RSS with %s sockets = %s MB (goal < 500 MB: %s)\n\n' "$BENCH_CHAT_MEMORY_SOCKETS" \
+      "$(json_field "$out/chat-memory.json" server_rss_mb)" "$(verdict "$(json_field "$out/chat-memory.json" server_rss_mb)" "<" 500)"
+  } | tee -a "$out/summary.txt"
+  for run in chat-paced chat chat-memory; do [ "$(json_field "$out/$run.json" lost)" = 0 ] || failed=1; done
+fi

@@ -1,0 +1,86 @@
+# shellcheck shell=bash
+# bench/run section feed, and the feed import that suggest needs (sourced by bench/run).
+
+feed_data="$out/feed-data"
+if want feed || want suggest; then
+  section "feed: generate (bench/gen_feed.py, cached)"
+  feed_key="feed-a$BENCH_FEED_ARTISTS-v$BENCH_FEED_VENUES-e$BENCH_FEED_EVENTS-s$BENCH_SEED-$(script_hash bench/gen_feed.py)"
+  feed_file="$cache/$feed_key.xml"
+  affinity_file="$cache/$feed_key.affinity.txt"
+  cached "$feed_key" python3 bench/gen_feed.py "$feed_file" --artists "$BENCH_FEED_ARTISTS" \
+    --venues "$BENCH_FEED_VENUES" --events "$BENCH_FEED_EVENTS" --seed "$BENCH_SEED" --affinity "$affinity_file"
+  feed_mb=$(mb "$feed_file")
+  affinity_mb=$(mb "$affinity_file")
+  echo "feed $feed_file ($feed_mb MB), affinity $affinity_file ($affinity_mb MB)"
+
+  if want feed; then
+    section "feed: Python xml.etree.ElementTree.iterparse (parse only)"
+    timed py-iterparse python3 bench/py_iterparse.py "$feed_file"
+    py_secs=$secs py_peak=$peak_mb
+    echo "  $(cat "$out/py-iterparse.log"); wall $py_secs s, peak RSS $py_peak MB"
+  fi
+
+  section "feed: tonight import feed (fresh SQLite data dir)"
+  rm -rf "$feed_data"
+  import_file feed "$feed_file" "$feed_data" import-feed
+  feed_secs=$secs feed_peak=$peak_mb
+  if want feed; then
+    # SQLite's own share, with no parsing or mapping: the imported rows copied by the sqlite3 shell
+    # into an empty database of the same tables (same pragmas, one transaction, indexes built once
+    # after the load, as a first import does). A floor for any importer that stores into SQLite.
+    section "feed: SQLite floor (sqlite3 copies the imported rows into empty tables)"
+    floor_db="$tmp/floor.sqlite"
+    rm -f "$floor_db"*
+    floor_tables="categories artists places events event_performers"
+    for t in $floor_tables; do
+      sqlite3 "$feed_data/tonight.sqlite" "SELECT sql || ';' FROM sqlite_master WHERE type = 'table' AND name = '$t'"
+    done | sqlite3 "$floor_db"
+    # Two runs, so the part that can only start after the last row is timed on its own.
+    pragmas="PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA foreign_keys = OFF;"
+    {
+      echo "$pragmas ATTACH '$feed_data/tonight.sqlite' AS src; BEGIN;"
+      for t in $floor_tables; do echo "INSERT INTO main.$t SELECT * FROM src.$t;"; done
+      echo "COMMIT;"
+    } >"$tmp/floor-load.sql"
+    {
+      echo "$pragmas BEGIN;"
+      for t in $floor_tables; do
+        sqlite3 "$feed_data/tonight.sqlite" \
+          "SELECT sql || ';' FROM sqlite_master WHERE type = 'index' AND tbl_name = '$t' AND sql IS NOT NULL"
+      done
+      echo "COMMIT;"
+    } >"$tmp/floor-index.sql"
+    timed sqlite-floor-load sqlite3 "$floor_db" ".read $tmp/floor-load.sql"
+    floor_load_secs=$secs
+    timed sqlite-floor-index sqlite3 "$floor_db" ".read $tmp/floor-index.sql"
+    floor_index_secs=$secs
+    floor_secs=$(awk -v a="$floor_load_secs" -v b="$floor_index_secs" 'BEGIN { printf "%.2f", a + b }')
+    rm -f "$floor_db"*
+  fi
+  section "feed: tonight import affinity"
+  import_file affinity "$affinity_file" "$feed_data" import-affinity
+  aff_secs=$secs aff_peak=$peak_mb
+  db_mb=$(du -sm "$feed_data" | cut -f1)
+
+  section "feed: results"
+  {
+    echo "## feed import ($feed_mb MB feed, $BENCH_FEED_ARTISTS artists, $BENCH_FEED_VENUES venues, $BENCH_FEED_EVENTS events)"
+    printf '%-34s %9s %9s %12s\n' step "time (s)" "MB/s" "peak RSS MB"
+    if want feed; then
+      printf '%-34s %9s %9s %12s\n' "python iterparse (parse only)" "$py_secs" "$(ratio "$feed_mb" "$py_secs")" "$py_peak"
+    fi
+    printf '%-34s %9s %9s %12s\n' "tonight import feed" "$feed_secs" "$(ratio "$feed_mb" "$feed_secs")" "$feed_peak"
+    printf '%-34s %9s %9s %12s\n' "tonight import affinity ($affinity_mb MB)" "$aff_secs" \
+      "$(ratio "$affinity_mb" "$aff_secs")" "$aff_peak"
+    if want feed; then
+      r=$(ratio "$py_secs" "$feed_secs")
+      printf 'ratio python parse time / tonight import time = %s (goal ≥ 1.00: %s)\n' "$r" "$(verdict "$r" ">=" 1)"
+      printf '%-34s %9s   (ratio python / floor = %s)\n' "SQLite floor: sqlite3 copies the rows" "$floor_secs" \
+        "$(ratio "$py_secs" "$floor_secs")"
+      printf '%-34s %9s   (after the last row only; the rows must be parsed and stored in %s s for ratio 1)\n' \
+        "  of which indexes and their commit" "$floor_index_secs" \
+        "$(awk -v a="$py_secs" -v b="$floor_index_secs" 'BEGIN { printf "%.2f", a - b }')"
+    fi
+    printf 'SQLite data dir after both imports: %s MB\n\n' "$db_mb"
+  } | tee -a "$out/summary.txt"
+fi
