@@ -218,7 +218,7 @@ struct ImportTests {
             await #expect(throws: DatabaseBusyError.self) {
                 try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
             }
-            #expect(ProblemRenderer.classify(DatabaseBusyError()).code == "database_busy")
+            #expect(ProblemRenderer.classify(DatabaseBusyError()).code == .databaseBusy)
             await services.database.leaveWriteGate()
             try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
         }

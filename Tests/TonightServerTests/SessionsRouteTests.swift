@@ -21,7 +21,7 @@ func quickUsers(
             """
         ).run()
         let token = try await services.tokens.accessToken(
-            for: Principal(userID: id, sessionID: "s", role: .user, isAnonymous: false))
+            for: Principal(userID: id, loginID: "s", role: .user, isAnonymous: false))
         users.append(TestUser(id: id, token: token))
     }
     return users

@@ -29,6 +29,8 @@ import HTTPTypes
 ///   gets the first answer and changes nothing again (kept 24 hours); the same key with
 ///   another body answers 422.
 /// - Rate limits answer 429 with `Retry-After`.
+/// - Operations marked `x-tonight-page-cache: true` are public pages the server may answer to
+///   anonymous callers from its page cache (kept exact by the feed version).
 ///
 /// Live data: `GET /v1/live` upgrades to a WebSocket. Authenticate with `?token=<accessToken>`
 /// or with a first text message `{"type":"auth","token":"…"}`. The server answers

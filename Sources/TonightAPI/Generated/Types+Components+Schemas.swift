@@ -18,6 +18,119 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     public enum Schemas {
+        /// The stable codes of `Problem.code`, with the status each comes with:
+        ///
+        /// - `account_gone` (401): The account behind this token was deleted.
+        /// - `account_suspended` (403): The account is banned; its posts are hidden and it cannot sign in.
+        /// - `admins_only` (403): Only administrators may do this.
+        /// - `adults_only` (403): This needs an adult account (a birth date at least 18 years ago).
+        /// - `already_matched` (409): The two people are already matched.
+        /// - `anonymous_read_only` (403): Anonymous device tokens may only read; sign up to write.
+        /// - `bad_request` (400): The request cannot be read.
+        /// - `body_too_large` (413): The request body is larger than the server accepts.
+        /// - `conflict` (409): The request conflicts with existing data.
+        /// - `database_busy` (503): Another writer (an import, say) held the database; nothing was changed; retry after `Retry-After`.
+        /// - `event_cancelled` (409): The event or session was cancelled.
+        /// - `forbidden` (403): The caller may not do this.
+        /// - `friends_and_matches_only` (403): Only friends and matches may message each other.
+        /// - `gazetteer_empty` (503): The server knows no cities (its gazetteer is empty).
+        /// - `http_error` (400): An HTTP-level refusal without a more specific code.
+        /// - `identity_taken` (409): This sign-in provider identity belongs to another account.
+        /// - `idempotency_key_reused` (422): The `Idempotency-Key` was already used with a different request.
+        /// - `in_progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After`.
+        /// - `internal_error` (500): Something failed on the server's side.
+        /// - `invalid_body` (400): The request body does not match the operation's schema.
+        /// - `invalid_characters` (400): The request contains a NUL or another character that cannot be stored.
+        /// - `invalid_credentials` (401): Wrong username, email or password.
+        /// - `invalid_id_token` (401): The OpenID Connect ID token is invalid or expired.
+        /// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked.
+        /// - `invalid_request` (400): The request (a parameter or header) cannot be read.
+        /// - `invalid_token` (401): The access token is invalid or expired; refresh it.
+        /// - `invalid_upload` (400): The multipart upload cannot be read.
+        /// - `malformed_json` (400): The request body is not valid JSON.
+        /// - `media_link` (403): The media link lacks its signature or has expired.
+        /// - `media_too_large` (413): The uploaded file is larger than the media limit.
+        /// - `method_not_allowed` (405): This method is not allowed on this path.
+        /// - `moderators_only` (403): Only moderators and administrators may do this.
+        /// - `not_acceptable` (406): The operation cannot answer in the media type asked for.
+        /// - `not_attending` (403): Only people attending the event may do this.
+        /// - `not_author` (403): Only the author (or a moderator) may do this.
+        /// - `not_found` (404): No such resource (or it is not visible to the caller).
+        /// - `not_going` (403): Only people going to the event may do this.
+        /// - `not_organizer` (403): Only the organiser (or a moderator) may do this.
+        /// - `own_post` (403): Authors cannot vote on or flag their own posts.
+        /// - `provider_unavailable` (503): The sign-in provider's keys could not be loaded; retry later.
+        /// - `rate_limited` (429): Too many attempts; retry after `Retry-After`.
+        /// - `refresh_token_reused` (401): An old refresh token was used again; the login was revoked.
+        /// - `self` (400): The caller named themselves where someone else is needed.
+        /// - `session_full` (409): The session has no free seats.
+        /// - `sport_exists` (409): The sport is already in the catalogue.
+        /// - `taken` (409): The username or email is already in use.
+        /// - `unauthorized` (401): Sign in to do this.
+        /// - `unsupported_media` (415): The uploaded file is not a kind the server accepts.
+        /// - `unsupported_media_type` (415): The request body's content type is not accepted.
+        /// - `upgrade_required` (426): The path must be opened as a WebSocket.
+        /// - `username_unavailable` (409): The username cannot be used.
+        /// - `validation_failed` (400): Some fields are invalid; see `errors`.
+        /// - `wrong_password` (403): The current password is wrong.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ErrorCode`.
+        @frozen public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
+            case accountGone = "account_gone"
+            case accountSuspended = "account_suspended"
+            case adminsOnly = "admins_only"
+            case adultsOnly = "adults_only"
+            case alreadyMatched = "already_matched"
+            case anonymousReadOnly = "anonymous_read_only"
+            case badRequest = "bad_request"
+            case bodyTooLarge = "body_too_large"
+            case conflict = "conflict"
+            case databaseBusy = "database_busy"
+            case eventCancelled = "event_cancelled"
+            case forbidden = "forbidden"
+            case friendsAndMatchesOnly = "friends_and_matches_only"
+            case gazetteerEmpty = "gazetteer_empty"
+            case httpError = "http_error"
+            case identityTaken = "identity_taken"
+            case idempotencyKeyReused = "idempotency_key_reused"
+            case inProgress = "in_progress"
+            case internalError = "internal_error"
+            case invalidBody = "invalid_body"
+            case invalidCharacters = "invalid_characters"
+            case invalidCredentials = "invalid_credentials"
+            case invalidIdToken = "invalid_id_token"
+            case invalidRefreshToken = "invalid_refresh_token"
+            case invalidRequest = "invalid_request"
+            case invalidToken = "invalid_token"
+            case invalidUpload = "invalid_upload"
+            case malformedJson = "malformed_json"
+            case mediaLink = "media_link"
+            case mediaTooLarge = "media_too_large"
+            case methodNotAllowed = "method_not_allowed"
+            case moderatorsOnly = "moderators_only"
+            case notAcceptable = "not_acceptable"
+            case notAttending = "not_attending"
+            case notAuthor = "not_author"
+            case notFound = "not_found"
+            case notGoing = "not_going"
+            case notOrganizer = "not_organizer"
+            case ownPost = "own_post"
+            case providerUnavailable = "provider_unavailable"
+            case rateLimited = "rate_limited"
+            case refreshTokenReused = "refresh_token_reused"
+            case _self = "self"
+            case sessionFull = "session_full"
+            case sportExists = "sport_exists"
+            case taken = "taken"
+            case unauthorized = "unauthorized"
+            case unsupportedMedia = "unsupported_media"
+            case unsupportedMediaType = "unsupported_media_type"
+            case upgradeRequired = "upgrade_required"
+            case usernameUnavailable = "username_unavailable"
+            case validationFailed = "validation_failed"
+            case wrongPassword = "wrong_password"
+        }
         /// An RFC 9457 problem document.
         ///
         /// - Remark: Generated from `#/components/schemas/Problem`.
@@ -34,7 +147,7 @@ extension Components {
             public var detail: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Problem/instance`.
             public var instance: Swift.String?
-            /// A stable machine-readable code, e.g. `validation_failed`.
+            /// A stable machine-readable code, one of `ErrorCode` (e.g. `validation_failed`). It is a plain string so that a client built today still reads codes added later; switch on `ErrorCode(rawValue:)` and treat an unknown code by its status.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/code`.
             public var code: Swift.String
@@ -50,7 +163,7 @@ extension Components {
             ///   - status:
             ///   - detail:
             ///   - instance:
-            ///   - code: A stable machine-readable code, e.g. `validation_failed`.
+            ///   - code: A stable machine-readable code, one of `ErrorCode` (e.g. `validation_failed`). It is a plain string so that a client built today still reads codes added later; switch on `ErrorCode(rawValue:)` and treat an unknown code by its status.
             ///   - requestId:
             ///   - errors:
             public init(

@@ -1,16 +1,22 @@
 import HTTPTypes
+import Hummingbird
 import TonightAPI
 import TonightCore
 
+/// The stable codes of problem documents, generated from the `ErrorCode` schema of openapi.yaml:
+/// a code the spec does not document cannot be thrown.
+public typealias ErrorCode = Components.Schemas.ErrorCode
+
 /// An error a client caused (or a known server condition), rendered as problem+json.
 ///
-/// Domain services throw it; handlers turn it into the operation's documented response with
-/// ``ProblemOutput``, and ``ProblemMiddleware`` renders any that escape.
-public struct APIError: Error, Sendable {
+/// Services and handlers throw it; ``ProblemMiddleware`` renders it (inside the idempotency
+/// middleware, so a refused request is stored and replayed like any answer), and Hummingbird's
+/// ``HTTPResponseError`` lets anything else render it the same way.
+public struct APIError: Error, Sendable, HTTPResponseError {
     /// HTTP status.
-    public var status: Int
+    public var status: HTTPResponse.Status
     /// Stable machine-readable code.
-    public var code: String
+    public var code: ErrorCode
     /// A sentence for people.
     public var detail: String
     /// Per-field problems, for validation failures.
@@ -19,7 +25,10 @@ public struct APIError: Error, Sendable {
     public var retryAfter: Int?
 
     /// Creates an error.
-    public init(status: Int, code: String, detail: String, fields: [FieldIssue] = [], retryAfter: Int? = nil) {
+    public init(
+        status: HTTPResponse.Status, code: ErrorCode, detail: String, fields: [FieldIssue] = [],
+        retryAfter: Int? = nil
+    ) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -27,62 +36,74 @@ public struct APIError: Error, Sendable {
         self.retryAfter = retryAfter
     }
 
+    /// The problem+json response (Hummingbird's ``HTTPResponseError``).
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        ProblemRenderer.response(for: self, requestID: RequestInfo.current?.requestID ?? Identifier.make())
+    }
+
     /// 400 with field errors.
     public static func validation(_ fields: [FieldIssue]) -> APIError {
         APIError(
-            status: 400, code: "validation_failed",
+            status: 400, code: .validationFailed,
             detail: fields.count == 1 ? fields[0].message : "Some fields are invalid.", fields: fields)
     }
 
     /// 400 for a request that cannot be read.
-    public static func badRequest(_ detail: String, code: String = "bad_request") -> APIError {
+    public static func badRequest(_ detail: String, code: ErrorCode = .badRequest) -> APIError {
         APIError(status: 400, code: code, detail: detail)
     }
 
     /// 401: missing or invalid credentials.
-    public static func unauthorized(_ detail: String = "Sign in to do this.", code: String = "unauthorized")
+    public static func unauthorized(_ detail: String = "Sign in to do this.", code: ErrorCode = .unauthorized)
         -> APIError
     {
         APIError(status: 401, code: code, detail: detail)
     }
 
     /// 403: the caller may not do this.
-    public static func forbidden(_ detail: String, code: String = "forbidden") -> APIError {
+    public static func forbidden(_ detail: String, code: ErrorCode = .forbidden) -> APIError {
         APIError(status: 403, code: code, detail: detail)
     }
 
     /// 403 for anonymous devices on write routes.
     public static let anonymousReadOnly = APIError(
-        status: 403, code: "anonymous_read_only",
+        status: 403, code: .anonymousReadOnly,
         detail: "Anonymous devices can only read. Sign up to do this.")
+
+    /// 401: the account behind a valid token was deleted since the token was issued.
+    public static let accountGone = APIError.unauthorized("This account no longer exists.", code: .accountGone)
 
     /// 404.
     public static func notFound(_ detail: String) -> APIError {
-        APIError(status: 404, code: "not_found", detail: detail)
+        APIError(status: 404, code: .notFound, detail: detail)
     }
 
     /// 409.
-    public static func conflict(_ detail: String, code: String = "conflict", fields: [FieldIssue] = []) -> APIError {
+    public static func conflict(_ detail: String, code: ErrorCode = .conflict, fields: [FieldIssue] = []) -> APIError {
         APIError(status: 409, code: code, detail: detail, fields: fields)
     }
 
     /// 503 with Retry-After: another process (a first import, say) held SQLite's write lock for
     /// longer than `DATABASE_BUSY_TIMEOUT_MS`. Nothing was written; the same request can be sent again.
     public static let databaseBusy = APIError(
-        status: 503, code: "database_busy",
+        status: 503, code: .databaseBusy,
         detail: "The database is busy with another writer (an import, say). Nothing was changed; try again shortly.",
         retryAfter: 2)
+
+    /// 500: something failed on our side (the cause is logged, never sent).
+    public static let internalError = APIError(
+        status: .internalServerError, code: .internalError, detail: "Something went wrong on our side.")
 
     /// 429 with Retry-After.
     public static func rateLimited(retryAfter: Int) -> APIError {
         APIError(
-            status: 429, code: "rate_limited", detail: "Too many attempts. Try again in \(retryAfter) seconds.",
+            status: 429, code: .rateLimited, detail: "Too many attempts. Try again in \(retryAfter) seconds.",
             retryAfter: retryAfter)
     }
 
     /// The standard reason phrase of the status, used as the problem's title.
     public var title: String {
-        switch status {
+        switch status.code {
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"
@@ -104,11 +125,11 @@ public struct APIError: Error, Sendable {
     /// The problem document.
     public func problem(requestID: String? = RequestInfo.current?.requestID) -> Components.Schemas.Problem {
         Components.Schemas.Problem(
-            _type: "https://tonight.dev/problems/\(code)",
+            _type: "https://tonight.dev/problems/\(code.rawValue)",
             title: title,
-            status: status,
+            status: Int(status.code),
             detail: detail,
-            code: code,
+            code: code.rawValue,
             requestId: requestID,
             errors: fields.isEmpty
                 ? nil : fields.map { .init(field: $0.field, code: $0.code, message: $0.message) }

@@ -15,13 +15,13 @@ struct AuthMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            throw APIError.unauthorized("Use an Authorization: Bearer <token> header.", code: "invalid_token")
+            throw APIError.unauthorized("Use an Authorization: Bearer <token> header.", code: .invalidToken)
         }
         guard let principal = await tokens.verify(String(header.dropFirst(7))) else {
-            throw APIError.unauthorized("The access token is invalid or expired.", code: "invalid_token")
+            throw APIError.unauthorized("The access token is invalid or expired.", code: .invalidToken)
         }
         guard !bans.contains(principal.userID) else {
-            throw APIError.unauthorized("This account is suspended.", code: "account_suspended")
+            throw APIError.unauthorized("This account is suspended.", code: .accountSuspended)
         }
         info.principal = principal
         info.logger[metadataKey: "user_id"] = .string(principal.userID)

@@ -19,7 +19,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
         let limit = streamingLimit ?? self.limit
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError(
-                status: 413, code: "body_too_large", detail: "The request body is larger than \(limit) bytes.")
+                status: 413, code: .bodyTooLarge, detail: "The request body is larger than \(limit) bytes.")
         }
         if streamingLimit != nil { return try await next(request, context) }
         var request = request

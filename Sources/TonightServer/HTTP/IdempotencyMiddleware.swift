@@ -36,7 +36,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         if try await !repository.reserve(scope: scope, key: key, requestHash: hash, now: now) {
             guard let existing = try await repository.find(scope: scope, key: key) else {
                 throw APIError.conflict(
-                    "This Idempotency-Key is being used right now; retry shortly.", code: "in_progress")
+                    "This Idempotency-Key is being used right now; retry shortly.", code: .inProgress)
             }
             if existing.createdAt < now - Int64(ttl) * 1000 {
                 try await repository.release(scope: scope, key: key)
@@ -44,12 +44,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
             }
             guard existing.requestHash == hash else {
                 throw APIError(
-                    status: 422, code: "idempotency_key_reused",
+                    status: 422, code: .idempotencyKeyReused,
                     detail: "This Idempotency-Key was already used with a different request.")
             }
             guard let status = existing.status else {
                 var error = APIError.conflict(
-                    "A request with this Idempotency-Key is still in progress.", code: "in_progress")
+                    "A request with this Idempotency-Key is still in progress.", code: .inProgress)
                 error.retryAfter = 1
                 throw error
             }

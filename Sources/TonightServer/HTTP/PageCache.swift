@@ -78,18 +78,20 @@ final class PageCache: Sendable {
     /// The path of artist suggestions.
     static let suggestPath = "/v1/artists/suggest"
 
-    /// Whether a path is one of the cached public reads.
+    /// Whether a path is one of the cached public reads: the operations marked
+    /// `x-tonight-page-cache: true` in openapi.yaml (``CacheablePages``).
     static func isCached(_ path: some StringProtocol) -> Bool {
-        path == suggestPath || isFeed(path)
+        cacheable.contains { $0.matches(path) }
     }
 
-    /// Whether a path is one of the feed pages.
+    /// Whether a path is one of the feed pages (every cached read but the artist suggestions, which
+    /// follow the suggester's index generation instead of the feed version).
     static func isFeed(_ path: some StringProtocol) -> Bool {
-        if path == "/v1/feeds/trending" { return true }
-        guard path.hasSuffix("/posts") || path.hasSuffix("/comments") else { return false }
-        return path.hasPrefix("/v1/places/") || path.hasPrefix("/v1/cities/") || path.hasPrefix("/v1/tags/")
-            || path.hasPrefix("/v1/users/") || path.hasPrefix("/v1/posts/")
+        path != suggestPath && isCached(path)
     }
+
+    /// ``CacheablePages/templates``, split once into segments.
+    private static let cacheable = CacheablePages.templates.map(PathTemplate.init)
 
     /// The cache key of a request target (path and query as sent). Feed pages with signed media
     /// URLs are kept per hour (the signatures change every hour).
@@ -176,4 +178,31 @@ final class AnswerLifetime: Sendable {
 
     /// When the answer stops being true, if the handler allowed keeping it.
     var deadline: Int64? { until.withLock { $0 } }
+}
+
+/// A spec path template such as `/v1/places/{placeId}/posts`: a `{name}` segment matches any one
+/// non-empty segment, the others match themselves.
+struct PathTemplate: Sendable {
+    private let segments: [Substring?]
+
+    init(_ template: String) {
+        segments = template.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.hasPrefix("{") && $0.hasSuffix("}") ? nil : $0
+        }
+    }
+
+    /// Whether `path` (without its query) fits the template.
+    func matches(_ path: some StringProtocol) -> Bool {
+        var index = 0
+        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard index < segments.count else { return false }
+            if let literal = segments[index] {
+                guard part == literal else { return false }
+            } else if part.isEmpty {
+                return false
+            }
+            index += 1
+        }
+        return index == segments.count
+    }
 }

@@ -5,16 +5,16 @@ public struct Principal: Sendable, Equatable {
     /// The user (or anonymous device) id.
     public var userID: String
     /// The login this access token belongs to.
-    public var sessionID: String
+    public var loginID: String
     /// The role at the time the token was issued.
     public var role: Role
     /// Anonymous devices may only read.
     public var isAnonymous: Bool
 
     /// Creates a principal.
-    public init(userID: String, sessionID: String, role: Role, isAnonymous: Bool) {
+    public init(userID: String, loginID: String, role: Role, isAnonymous: Bool) {
         self.userID = userID
-        self.sessionID = sessionID
+        self.loginID = loginID
         self.role = role
         self.isAnonymous = isAnonymous
     }
@@ -85,7 +85,7 @@ extension RequestInfo {
     static func requireAdmin() throws -> Principal {
         let principal = try requireMember()
         guard principal.role >= .admin else {
-            throw APIError.forbidden("Only admins can do this.", code: "admins_only")
+            throw APIError.forbidden("Only admins can do this.", code: .adminsOnly)
         }
         return principal
     }
@@ -94,7 +94,7 @@ extension RequestInfo {
     static func requireModerator() throws -> Principal {
         let principal = try requireMember()
         guard principal.role >= .moderator else {
-            throw APIError.forbidden("Only moderators and admins can do this.", code: "moderators_only")
+            throw APIError.forbidden("Only moderators and admins can do this.", code: .moderatorsOnly)
         }
         return principal
     }

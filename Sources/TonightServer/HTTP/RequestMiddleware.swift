@@ -54,6 +54,25 @@ struct RequestMiddleware: RouterMiddleware {
     }
 }
 
+/// Renders whatever a handler throws (``APIError``, ``FieldIssue``, the OpenAPI runtime's decoding
+/// errors) as problem+json. It sits inside ``IdempotencyMiddleware``, so a refused request is an
+/// answer like any other: stored with its key and replayed (except the kinds that middleware never
+/// keeps). Handlers therefore return only the success responses the spec documents.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch {
+            return ProblemRenderer.response(
+                for: error, requestID: RequestInfo.current?.requestID ?? Identifier.make(), logger: context.logger)
+        }
+    }
+}
+
 /// Turns errors into problem+json responses.
 enum ProblemRenderer {
     static let encoder: JSONEncoder = {
@@ -65,7 +84,7 @@ enum ProblemRenderer {
     /// The problem response for `error`. Unknown errors are logged and answered as a bare 500.
     static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
         let apiError = classify(error)
-        if apiError.status >= 500 {
+        if apiError.status.code >= 500 {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
         }
         return response(for: apiError, requestID: requestID)
@@ -77,7 +96,7 @@ enum ProblemRenderer {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(
-            status: .init(code: error.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     /// Maps framework and runtime errors to client-facing problems.
@@ -85,16 +104,18 @@ enum ProblemRenderer {
         switch error {
         case let error as APIError:
             return error
+        case let issue as FieldIssue:
+            return .validation([issue])
         case let error as ServerError:
             return classify(serverError: error)
         case let error as HTTPError:
             return classify(httpError: error)
         case is DecodingError:
-            return .badRequest("The request body is not valid for this operation.", code: "invalid_body")
+            return .badRequest("The request body is not valid for this operation.", code: .invalidBody)
         case _ where isBusy(error):
             return .databaseBusy
         default:
-            return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
+            return .internalError
         }
     }
 
@@ -106,6 +127,7 @@ enum ProblemRenderer {
 
     private static func classify(serverError error: ServerError) -> APIError {
         if let inner = error.underlyingError as? APIError { return inner }
+        if let issue = error.underlyingError as? FieldIssue { return .validation([issue]) }
         if let inner = error.underlyingError as? HTTPError { return classify(httpError: inner) }
         let cause = error.causeDescription
         // The handler itself failed with something other than an APIError: our fault, not the
@@ -113,25 +135,26 @@ enum ProblemRenderer {
         if cause.hasPrefix("User handler threw") {
             if isBusy(error.underlyingError) { return .databaseBusy }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
-                return .badRequest("The request contains a NUL or other invalid character.", code: "invalid_characters")
+                return .badRequest("The request contains a NUL or other invalid character.", code: .invalidCharacters)
             }
-            return APIError(status: 500, code: "internal_error", detail: "Something went wrong on our side.")
+            return .internalError
         }
         if cause.contains("Content-Type") || cause.contains("content type") {
             return APIError(
-                status: 415, code: "unsupported_media_type",
+                status: .unsupportedMediaType, code: .unsupportedMediaType,
                 detail: "Send the body as application/json (\(cause)).")
         }
         if cause.contains("Accept") {
-            return APIError(status: 406, code: "not_acceptable", detail: "This operation answers application/json.")
+            return APIError(
+                status: .notAcceptable, code: .notAcceptable, detail: "This operation answers application/json.")
         }
         if case DecodingError.dataCorrupted(let context) = error.underlyingError, context.codingPath.isEmpty {
-            return .badRequest("The request body is not valid JSON.", code: "malformed_json")
+            return .badRequest("The request body is not valid JSON.", code: .malformedJson)
         }
         if let described = describe(error.underlyingError) {
-            return .badRequest("The request body is invalid: \(described)", code: "invalid_body")
+            return .badRequest("The request body is invalid: \(described)", code: .invalidBody)
         }
-        return .badRequest("The request could not be read: \(cause).", code: "invalid_request")
+        return .badRequest("The request could not be read: \(cause).", code: .invalidRequest)
     }
 
     /// PostgreSQL refuses text with a NUL byte (`22021`) or that cannot be encoded (`22P05`);
@@ -145,15 +168,16 @@ enum ProblemRenderer {
     private static func classify(httpError error: HTTPError) -> APIError {
         switch error.status {
         case .contentTooLarge:
-            return APIError(status: 413, code: "body_too_large", detail: "The request body is too large.")
+            return APIError(status: .contentTooLarge, code: .bodyTooLarge, detail: "The request body is too large.")
         case .notFound:
             return .notFound("There is nothing at this address.")
         case .methodNotAllowed:
-            return APIError(status: 405, code: "method_not_allowed", detail: "This method is not allowed here.")
-        default:
             return APIError(
-                status: Int(error.status.code), code: "http_\(error.status.code)",
-                detail: error.body ?? error.status.reasonPhrase)
+                status: .methodNotAllowed, code: .methodNotAllowed, detail: "This method is not allowed here.")
+        case .badRequest:
+            return .badRequest(error.body ?? error.status.reasonPhrase)
+        default:
+            return APIError(status: error.status, code: .httpError, detail: error.body ?? error.status.reasonPhrase)
         }
     }
 

@@ -25,10 +25,10 @@ struct LiveRoutes {
             shouldUpgrade: { request, _ in
                 guard request.headers[.upgrade]?.lowercased() == "websocket" else {
                     throw APIError(
-                        status: 426, code: "upgrade_required", detail: "Open /v1/live as a WebSocket.")
+                        status: 426, code: .upgradeRequired, detail: "Open /v1/live as a WebSocket.")
                 }
                 if let token = request.uri.queryParameters["token"], await tokens.verify(String(token)) == nil {
-                    throw APIError.unauthorized("The access token is invalid or expired.", code: "invalid_token")
+                    throw APIError.unauthorized("The access token is invalid or expired.", code: .invalidToken)
                 }
                 return .upgrade([:])
             },

@@ -29,7 +29,7 @@ struct MediaRoutes: Sendable {
         }
         let query = request.uri.queryParameters
         guard urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
-            throw APIError.forbidden("This media link is missing its signature or has expired.", code: "media_link")
+            throw APIError.forbidden("This media link is missing its signature or has expired.", code: .mediaLink)
         }
         guard let path = blobs.localFile(key: key) else {
             guard let url = blobs.directURL(key: key, seconds: urls.ttl) else {

@@ -1,0 +1,56 @@
+import Foundation
+import Prometheus
+import TonightAPI
+
+/// The API: one handler struct per feature (each holding only the services it uses), built once
+/// from ``AppServices``. The generated `Generated/APIHandlers+Routes.swift` implements the
+/// OpenAPI protocol by forwarding each operation to the struct that declares it.
+struct APIHandlers: Sendable {
+    let auth: AuthHandlers
+    let me: MeHandlers
+    let users: UsersHandlers
+    let analytics: AnalyticsHandlers
+    let artists: ArtistsHandlers
+    let chat: ChatHandlers
+    let events: EventsHandlers
+    let feeds: FeedsHandlers
+    let moderation: ModerationHandlers
+    let devices: DevicesHandlers
+    let notifications: NotificationsHandlers
+    let geo: GeoHandlers
+    let places: PlacesHandlers
+    let posts: PostsHandlers
+    let promotions: PromotionsHandlers
+    let recommendations: RecommendationsHandlers
+    let calendar: CalendarHandlers
+    let sessions: SessionsHandlers
+    let invitations: InvitationsHandlers
+    let social: SocialHandlers
+    let wall: WallHandlers
+    let system: SystemHandlers
+
+    init(services s: AppServices, metrics: PrometheusCollectorRegistry, openAPIDocument: String) {
+        auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
+        me = MeHandlers(accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people)
+        users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, postService: s.posts)
+        analytics = AnalyticsHandlers(analytics: s.analytics)
+        artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)
+        chat = ChatHandlers(users: s.users, social: s.social, notifier: s.notifier, chat: s.chat, fanout: s.fanout, notifications: s.notifications, people: s.people)
+        events = EventsHandlers(users: s.users, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions, eventService: s.eventService)
+        feeds = FeedsHandlers(config: s.config, places: s.places, postService: s.posts, social: s.social, users: s.users, people: s.people, reader: s.postReader, adPlacer: s.adPlacer)
+        moderation = ModerationHandlers(users: s.users, notifier: s.notifier, postService: s.posts, bans: s.bans, logins: s.logins, database: s.database, config: s.config, reader: s.postReader)
+        devices = DevicesHandlers(devices: s.devices)
+        notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)
+        geo = GeoHandlers(geo: s.geo)
+        places = PlacesHandlers(geo: s.geo, places: s.places, events: s.events)
+        posts = PostsHandlers(places: s.places, events: s.events, social: s.social, notifier: s.notifier, postService: s.posts, songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader)
+        promotions = PromotionsHandlers(config: s.config, places: s.places, postService: s.posts, promotions: s.promotions, adPlacer: s.adPlacer)
+        recommendations = RecommendationsHandlers(users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions, config: s.config, eventService: s.eventService, people: s.people)
+        calendar = CalendarHandlers(users: s.users, geo: s.geo, events: s.events, sessions: s.sessions, eventService: s.eventService, people: s.people)
+        sessions = SessionsHandlers(users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, notifier: s.notifier, sessions: s.sessions, eventService: s.eventService, people: s.people)
+        invitations = InvitationsHandlers(users: s.users, events: s.events, social: s.social, notifier: s.notifier, invitations: s.invitations, people: s.people, eventService: s.eventService)
+        social = SocialHandlers(users: s.users, social: s.social, notifier: s.notifier, people: s.people)
+        wall = WallHandlers(users: s.users, wall: s.wall, notifier: s.notifier, notifications: s.notifications, people: s.people, eventService: s.eventService)
+        system = SystemHandlers(database: s.database, config: s.config, metrics: metrics, openAPIDocument: openAPIDocument)
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import ServiceLifecycle
+import TonightAPI
+import TonightCore
+
+/// Everything the application is made of, built once from ``AppConfig`` and passed in through
+/// initialisers. Tests build it to reach services the HTTP API does not expose.
+public struct AppServices: Sendable {
+    public let config: AppConfig
+    public let logger: Logger
+    public let database: Database
+    public let tokens: TokenService
+    public let live: LiveHub
+    public let jobs: JobQueue
+    let hasher: PasswordHasher
+    let users: any UserRepository
+    let logins: any LoginRepository
+    let idempotency: any IdempotencyRepository
+    let accounts: AccountService
+    let geo: GeoService
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
+    let suggester: ArtistSuggester
+    let cities: any CityRepository
+    let social: any SocialRepository
+    let wall: any WallRepository
+    let notifications: any NotificationRepository
+    let notifier: Notifier
+    let oidc: OIDCVerifier
+    let devices: any DeviceRepository
+    let push: PushService
+    let invitations: any InvitationRepository
+    let chat: any ChatRepository
+    /// Live delivery to sockets on every instance.
+    let fanout: any LiveFanout
+    let presence: PresenceService
+    let posts: PostService
+    /// Processes uploads (ffmpeg when installed).
+    let media: MediaJob
+    /// Deletes expired posts, orphan blobs and leftover files.
+    let sweeper: PostSweeper
+    /// Banned users.
+    let bans: BanList
+    /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
+    let sessions: any SessionRepository
+    /// Anonymous feed pages and artist suggestions kept in memory (SQLite only).
+    let pages: PageCache?
+    /// Song search (Spotify when configured, else songs already used on posts).
+    let songSearch: SongSearch
+    let promotions: any PromotionRepository
+    let analytics: any AnalyticsRepository
+    /// People as a caller may see them.
+    let people: People
+    /// Posts as a viewer may see them.
+    let postReader: PostReader
+    /// Event look-ups, edits and pages shared by several features.
+    let eventService: EventService
+    /// Ads placed on feed pages.
+    let adPlacer: AdPlacer
+
+    /// Opens the database (running pending migrations), loads or creates the signing key, and
+    /// wires the services.
+    public static func make(config: AppConfig, logger: Logger? = nil) async throws -> AppServices {
+        var logger = logger ?? Logger(label: "tonight")
+        logger.logLevel = config.logLevel
+        try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+        let sqlitePath = URL(fileURLWithPath: config.dataDirectory).appendingPathComponent("tonight.sqlite").path
+        let database = try Database.open(
+            url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize,
+            busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds, logger: logger)
+        do {
+            try await MigrationRunner(database: database, logger: logger).run()
+            return try await wire(config: config, logger: logger, database: database)
+        } catch {
+            // Whatever failed after opening (migrations, the key, the gazetteer), close the pool.
+            try? await database.shutdown()
+            throw error
+        }
+    }
+
+    /// The services over an open, migrated database.
+    private static func wire(config: AppConfig, logger: Logger, database: Database) async throws -> AppServices {
+        let key = try TokenService.loadKey(configured: config.jwtKey, dataDirectory: config.dataDirectory)
+        let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
+        let hasher = PasswordHasher(cost: config.bcryptCost)
+        let users = SQLUserRepository(db: database.sql)
+        let named = try await users.backfillNameKeys()
+        if named > 0 { logger.info("user search: indexed \(named) display names") }
+        let logins = SQLLoginRepository(database: database)
+        let accounts = AccountService(
+            users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens,
+            hasher: hasher, limiter: RateLimiter(), config: config)
+        let cities = SQLCityRepository(db: database.sql)
+        let notifications = SQLNotificationRepository(db: database.sql)
+        let live = LiveHub()
+        let fanout: any LiveFanout =
+            database.kind == .postgres
+            ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
+            : LocalFanout(hub: live)
+        let devices = SQLDeviceRepository(db: database.sql)
+        let jobs = JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind))
+        let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
+        logger.info(
+            apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
+        let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
+        let bans = BanList(db: database.sql, logger: logger)
+        try await bans.reload()
+        let postRepository = SQLPostRepository(db: database.sql, database: database)
+        let posts = PostService(
+            posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
+            urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL),
+            votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier),
+            views: ViewCounter(repository: postRepository, logger: logger),
+            storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,
+            retentionDays: config.mediaRetentionDays, logger: logger)
+        logger.info("media: \(config.mediaStorage == "s3" ? "S3 bucket \(config.s3Bucket)" : "local folder")")
+        let tools = MediaTools.locate(
+            ffmpeg: config.ffmpegPath.isEmpty ? nil : config.ffmpegPath,
+            ffprobe: config.ffprobePath.isEmpty ? nil : config.ffprobePath)
+        logger.info(
+            tools.map { "media processing: ffmpeg at \($0.ffmpeg)" }
+                ?? "media processing: ffmpeg not found; posts are served as uploaded, without posters or tempo")
+        let media = MediaJob(
+            service: posts,
+            processor: MediaProcessor(
+                tools: tools,
+                limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
+            workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
+        let suggestions = SuggestionGeneration()
+        let social = SQLSocialRepository(db: database.sql, database: database)
+        let places = SQLPlaceRepository(db: database.sql)
+        let events = SQLEventRepository(db: database.sql, database: database)
+        let catalog = SQLCatalogRepository(db: database.sql, database: database)
+        let sessions = SQLSessionRepository(db: database.sql, database: database)
+        let promotions = SQLPromotionRepository(db: database.sql, database: database)
+        return AppServices(
+            config: config, logger: logger, database: database, tokens: tokens, live: live,
+            jobs: jobs, hasher: hasher,
+            users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
+            accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
+            places: places, events: events, catalog: catalog,
+            suggester: ArtistSuggester(db: database.sql, generation: suggestions), cities: cities,
+            social: social,
+            wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
+            notifier: notifier,
+            oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
+            push: PushService(
+                client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
+                logger: logger),
+            invitations: SQLInvitationRepository(db: database.sql, database: database),
+            chat: SQLChatRepository(db: database.sql, database: database), fanout: fanout,
+            presence: PresenceService(db: database.sql, hub: live, logger: logger), posts: posts,
+            media: media,
+            sweeper: PostSweeper(
+                service: posts, uploadDirectory: config.uploadDirectory,
+                workDirectory: config.dataDirectory + "/tmp/media-work",
+                interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
+            bans: bans, sessions: sessions,
+            pages: database.kind == .sqlite
+                ? PageCache(
+                    signsMedia: posts.urls.signs, suggestions: suggestions,
+                    trust: .milliseconds(config.feedCacheTrustMilliseconds)) : nil,
+            songSearch: SongSearch(
+                spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
+                posts: posts.posts, logger: logger),
+            promotions: promotions, analytics: SQLAnalyticsRepository(db: database.sql, database: database),
+            people: People(users: users, social: social), postReader: PostReader(posts: posts, social: social, bans: bans),
+            eventService: EventService(events: events, places: places, catalog: catalog, sessions: sessions),
+            adPlacer: AdPlacer(promotions: promotions))
+    }
+
+    /// The job handlers by kind.
+    public var jobHandlers: [String: JobHandler] {
+        [PushJob.kind: push.run, PostService.processJob: media.run]
+    }
+
+    /// The daily report of the last `days` days (the CLI's `admin report`).
+    public func report(days: Int) async throws -> [ReportRow] {
+        try await analytics.report(
+            since: Clock.millis() - Int64(max(1, days)) * 86_400_000)
+    }
+
+    /// Creates an account with a role (the CLI's `admin create-user`).
+    public func createUser(username: String, email: String, password: String, role: Role) async throws -> String {
+        try await accounts.createUser(username: username, email: email, password: password, role: role).id
+    }
+}
+
+extension AppServices {
+    /// The "Tonight" digest service over these services.
+    func digest(interval: Duration) -> TonightDigest {
+        TonightDigest(
+            database: database, users: users, geo: geo,
+            events: EventRecommender(events: events, places: places, catalog: catalog),
+            sessions: SessionRecommender(sessions: sessions, weights: config.sessionWeights), places: places,
+            notifier: notifier, hour: config.digestHour, interval: interval, logger: logger)
+    }
+
+    /// The session reminder service over these services.
+    func reminder(interval: Duration = .seconds(30)) -> SessionReminder {
+        SessionReminder(
+            database: database, notifier: notifier, lead: .seconds(config.sessionReminderMinutes * 60),
+            interval: interval, logger: logger)
+    }
+}

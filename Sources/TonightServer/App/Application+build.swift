@@ -1,0 +1,169 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import ServiceLifecycle
+import TonightAPI
+import TonightCore
+
+/// Builds the Tonight application: HTTP API, `/v1/live` WebSocket, job worker and housekeeping.
+///
+/// - Parameters:
+///   - config: The settings.
+///   - services: Prebuilt services (tests pass theirs); built from `config` when `nil`.
+///   - jobHandlers: Handlers by job kind for the worker.
+public func buildApplication(
+    _ config: AppConfig, services: AppServices? = nil, jobHandlers: [String: JobHandler] = [:]
+) async throws -> some ApplicationProtocol {
+    let built: AppServices
+    if let services { built = services } else { built = try await AppServices.make(config: config) }
+    let services = built
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestMiddleware(trustProxy: config.trustProxy))
+    router.add(middleware: MetricsMiddleware())
+    router.add(
+        middleware: BodyLimitMiddleware(
+            limit: config.bodyLimit,
+            // The multipart envelope around the file: fields and headers, at most 64 kB.
+            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
+    let pages = services.pages
+    if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
+    router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
+    router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
+    // Inside the idempotency middleware: refusals are answers that a retry gets replayed.
+    router.add(middleware: ProblemMiddleware())
+
+    let handlers = APIHandlers(
+        services: services, metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
+    try handlers.registerHandlers(
+        on: router,
+        configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]))
+    LiveRoutes(
+        hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
+        fanout: services.fanout
+    ).register(on: router)
+    WebRoutes(
+        directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL
+    ).register(on: router)
+    MediaRoutes(
+        blobs: services.posts.blobs, urls: services.posts.urls,
+        memory: config.mediaMemoryMB > 0
+            ? MediaMemoryCache(capacity: config.mediaMemoryMB << 20, largestFile: min(64, config.mediaMemoryMB) << 20)
+            : nil
+    ).register(on: router)
+
+    var serviceList: [any Service] = [
+        DatabaseCloser(database: services.database),
+        Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
+        services.presence,
+        services.posts.views,
+        services.bans,
+    ]
+    if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
+    serviceList.append(ArtistSuggester.Watch(suggester: services.suggester, logger: services.logger))
+    if config.jobsEnabled {
+        serviceList.append(services.sweeper)
+        serviceList.append(
+            EventChangeNotifier(
+                database: services.database, notifier: services.notifier,
+                interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
+        if config.sessionReminderMinutes > 0 {
+            serviceList.append(services.reminder(interval: .milliseconds(max(10, config.jobPollMilliseconds) * 30)))
+        }
+        if (0...DigestSchedule.lastHour).contains(config.digestHour) {
+            serviceList.append(services.digest(interval: .seconds(300)))
+        }
+        // Media processing has a worker of its own, so a long transcode never holds up push
+        // notifications and reminders queued behind it.
+        let handlers = services.jobHandlers.merging(jobHandlers) { $1 }
+        let poll = Duration.milliseconds(max(10, config.jobPollMilliseconds))
+        serviceList.append(
+            JobWorker(
+                queue: services.jobs, handlers: handlers, pollInterval: poll, batchSize: 1,
+                lockDuration: 900, kinds: .only([PostService.processJob]), logger: services.logger))
+        serviceList.append(
+            JobWorker(
+                queue: services.jobs, handlers: handlers, pollInterval: poll, kinds: .except([PostService.processJob]),
+                logger: services.logger))
+    }
+    let logger = services.logger
+    return Application(
+        router: router,
+        server: server(router: router, idleTimeout: .seconds(Int64(max(1, config.idleTimeout))), pages: pages),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
+        services: serviceList,
+        onServerRunning: { channel in
+            logger.info("Tonight is listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+        },
+        logger: logger
+    )
+}
+
+/// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
+/// are closed after `idleTimeout`. With `pages`, cached feed pages and suggestions are answered on
+/// the event loop (``CachedPageHandler``).
+func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: PageCache?) -> HTTPServerBuilder {
+    let webSocketResponder = router.buildResponder()
+    return HTTPServerBuilder { responder in
+        FirstRequestDeadline(
+            base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: .init(
+                    http1: .init(
+                        additionalChannelHandlers: [CachedPageHandler(cache: pages, idleTimeout: idleTimeout)],
+                        idleTimeout: nil))),
+            timeout: idleTimeout)
+    }
+}
+
+/// Closes the database pool when the application stops.
+struct DatabaseCloser: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.shutdown()
+    }
+}
+
+/// Runs a service's loop until graceful shutdown. The cancellation that ends it is a clean stop,
+/// not an error (otherwise `tonight serve` would exit with `CancellationError` on every SIGTERM).
+func runUntilShutdown(_ loop: @escaping @Sendable () async throws -> Void) async throws {
+    do {
+        try await cancelWhenGracefulShutdown(loop)
+    } catch is CancellationError {}
+}
+
+/// Runs `round` every `interval` until graceful shutdown; a failed round is logged as `failure`
+/// and the next one comes as usual.
+func runEvery(
+    _ interval: Duration, logger: Logger, failure: String, _ round: @escaping @Sendable () async throws -> Void
+) async throws {
+    try await runUntilShutdown {
+        while !Task.isCancelled {
+            do {
+                try await round()
+            } catch {
+                logger.warning("\(failure)", metadata: ["error": "\(error)"])
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// Periodic clean-up: forgets idempotency keys past their lifetime.
+struct Housekeeping: Service {
+    let idempotency: any IdempotencyRepository
+    let ttl: Int
+    let logger: Logger
+
+    func run() async throws {
+        try await runEvery(.seconds(600), logger: logger, failure: "housekeeping failed") {
+            try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import TonightAPI
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct AuthHandlers: Sendable {
+    let accounts: AccountService
+    let oidc: OIDCVerifier
+
+    func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {
+        let body = input.body.json
+        let info = RequestInfo.current
+        let tokens = try await accounts.signUp(
+            username: body.username, email: body.email, password: body.password, displayName: body.displayName,
+            caller: info?.principal, clientAddress: info?.clientAddress ?? "unknown", userAgent: info?.userAgent)
+        return .created(.init(body: .json(try .init(tokens))))
+    }
+
+    func signInWithOIDC(_ input: Operations.SignInWithOIDC.Input) async throws -> Operations.SignInWithOIDC.Output {
+        let body = input.body.json
+        let info = RequestInfo.current
+        let identity: OIDCIdentity
+        do {
+            identity = try await oidc.verify(idToken: body.idToken, nonce: body.nonce)
+        } catch let error as OIDCError {
+            throw Self.problem(error)
+        }
+        let (tokens, created) = try await accounts.signIn(
+            with: identity, caller: info?.principal, userAgent: info?.userAgent)
+        let answer = try Components.Schemas.AuthTokens(tokens)
+        return created ? .created(.init(body: .json(answer))) : .ok(.init(body: .json(answer)))
+    }
+
+    /// Why an ID token was refused, as a 401 (or a 503 when the provider's keys are unreachable).
+    static func problem(_ error: OIDCError) -> APIError {
+        let reason: String
+        switch error {
+        case .malformed: reason = "It is not a well-formed ID token."
+        case .unknownIssuer: reason = "Its issuer is not a sign-in provider of this server."
+        case .unsupportedAlgorithm: reason = "It is signed with an algorithm this server does not accept."
+        case .unknownKey: reason = "It is signed with a key the provider does not publish."
+        case .badSignature: reason = "Its signature does not verify."
+        case .wrongAudience: reason = "It was issued for another app."
+        case .expired: reason = "It has expired."
+        case .notYetValid: reason = "It is not valid yet."
+        case .nonceMismatch: reason = "Its nonce does not match."
+        case .keysUnavailable:
+            return APIError(
+                status: 503, code: .providerUnavailable, detail: "The sign-in provider's keys could not be loaded.")
+        }
+        return APIError.unauthorized("The ID token was refused: \(reason)", code: .invalidIdToken)
+    }
+
+    func logIn(_ input: Operations.LogIn.Input) async throws -> Operations.LogIn.Output {
+        let body = input.body.json
+        let info = RequestInfo.current
+        let tokens = try await accounts.logIn(
+            login: body.username, password: body.password, clientAddress: info?.clientAddress ?? "unknown",
+            userAgent: info?.userAgent)
+        return .ok(.init(body: .json(try .init(tokens))))
+    }
+
+    func signInAnonymously(_ input: Operations.SignInAnonymously.Input) async throws
+        -> Operations.SignInAnonymously.Output
+    {
+        let info = RequestInfo.current
+        let tokens = try await accounts.createAnonymous(
+            clientAddress: info?.clientAddress ?? "unknown", userAgent: info?.userAgent)
+        return .created(.init(body: .json(try .init(tokens))))
+    }
+
+    func refreshTokens(_ input: Operations.RefreshTokens.Input) async throws -> Operations.RefreshTokens.Output {
+        let body = input.body.json
+        let tokens = try await accounts.refresh(token: body.refreshToken)
+        return .ok(.init(body: .json(try .init(tokens))))
+    }
+
+    func logOut(_ input: Operations.LogOut.Input) async throws -> Operations.LogOut.Output {
+        try await accounts.logOut(try RequestInfo.requireCaller())
+        return .noContent(.init())
+    }
+
+    func logOutEverywhere(_ input: Operations.LogOutEverywhere.Input) async throws
+        -> Operations.LogOutEverywhere.Output
+    {
+        try await accounts.logOutEverywhere(try RequestInfo.requireCaller())
+        return .noContent(.init())
+    }
+}
+
+extension Components.Schemas.AuthTokens {
+    init(_ tokens: IssuedTokens) throws {
+        self.init(
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn,
+            user: try .init(tokens.user))
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct ChatHandlers: Sendable {
+    let users: any UserRepository
+    let social: any SocialRepository
+    let notifier: Notifier
+    let chat: any ChatRepository
+    let fanout: any LiveFanout
+    let notifications: any NotificationRepository
+    let people: People
+
+    /// The longest chat message, in characters.
+    static let maxMessageLength = 2000
+
+    func listConversations(_ input: Operations.ListConversations.Input) async throws
+        -> Operations.ListConversations.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let limit = try Paging.limit(input.query.limit)
+        let rows = try await chat.conversations(
+            of: caller.userID, before: try Paging.keyset(input.query.cursor), limit: limit + 1)
+        let page = Array(rows.prefix(limit))
+        let items = try await assemble(page, for: caller.userID)
+        let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.updatedAt, $0.id) } : nil
+        let total = try await chat.totalUnread(of: caller.userID)
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next, totalUnread: total))))
+    }
+
+    func openConversation(_ input: Operations.OpenConversation.Input) async throws
+        -> Operations.OpenConversation.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        let other = try await people.reachable(body.userId, from: caller, field: "userId")
+        let conversation: ConversationRecord
+        if let existing = try await chat.conversation(between: caller.userID, and: other.id),
+            try await canTalk(in: existing)
+        {
+            conversation = existing
+        } else if try await social.areFriends(caller.userID, other.id) {
+            conversation = try await chat.open(caller.userID, other.id, kind: "direct", now: Clock.millis())
+        } else {
+            throw Self.friendsAndMatchesOnly
+        }
+        guard let item = try await assemble([conversation], for: caller.userID).first else {
+            throw APIError.notFound("No such user.")
+        }
+        return .ok(.init(body: .json(item)))
+    }
+
+    func getConversation(_ input: Operations.GetConversation.Input) async throws -> Operations.GetConversation.Output {
+        let caller = try RequestInfo.requireMember()
+        let conversation = try await membership(input.path.conversationId, caller)
+        guard let item = try await assemble([conversation], for: caller.userID).first else {
+            throw APIError.notFound("No such conversation.")
+        }
+        return .ok(.init(body: .json(item)))
+    }
+
+    func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
+        let caller = try RequestInfo.requireMember()
+        let limit = try Paging.limit(input.query.limit)
+        var issues: [FieldIssue] = []
+        if let before = input.query.before, before < 1 {
+            issues.append(.init(field: "before", code: "out_of_range", message: "Use a sequence number from 1."))
+        }
+        if let since = input.query.since, since < 0 {
+            issues.append(.init(field: "since", code: "out_of_range", message: "Use a sequence number from 0."))
+        }
+        if !issues.isEmpty { throw APIError.validation(issues) }
+        let conversation = try await membership(input.path.conversationId, caller)
+        let rows = try await chat.messages(
+            in: conversation.id, before: input.query.before, since: input.query.since, limit: limit + 1)
+        // Sync reads forwards (the extra row is the newest); history reads backwards (the oldest).
+        let forward = input.query.since != nil
+        let page = forward ? Array(rows.prefix(limit)) : Array(rows.suffix(limit))
+        return .ok(
+            .init(body: .json(.init(items: page.map(Components.Schemas.Message.init), hasMore: rows.count > limit)))
+        )
+    }
+
+    func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        var issues: [FieldIssue] = []
+        let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty || text.count > Self.maxMessageLength || !TextRules.isClean(text, multiline: true) {
+            issues.append(
+                .init(
+                    field: "text", code: "invalid",
+                    message: "Write 1–\(Self.maxMessageLength) characters, no control characters."))
+        }
+        if let clientID = body.clientId, clientID.isEmpty || clientID.count > 100 || !TextRules.isClean(clientID) {
+            issues.append(.init(field: "clientId", code: "invalid", message: "Use 1–100 visible characters."))
+        }
+        if !issues.isEmpty { throw APIError.validation(issues) }
+        let conversation = try await membership(input.path.conversationId, caller)
+        guard try await canTalk(in: conversation) else { throw Self.friendsAndMatchesOnly }
+        let recipient = conversation.other(than: caller.userID)
+        let offline = (try await chat.presence(of: [recipient])[recipient]?.onlineUntil ?? 0) <= Clock.millis()
+        // The sender's name only matters for the notification of an offline recipient.
+        let senderName = offline ? try await people.current(caller).shownName : ""
+        let preview = String(text.prefix(80))
+        let sent = try await chat.send(
+            in: conversation.id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis()
+        ) { message in
+            // Someone with an open socket sees the message live; the others get it in the inbox (and pushed).
+            offline
+                ? [
+                    .init(
+                        userID: recipient, kind: .message, text: "\(senderName): \(preview)",
+                        actorID: caller.userID,
+                        conversationID: message.conversationID)
+                ] : []
+        }
+        let message = Components.Schemas.Message(sent.message)
+        if sent.created {
+            await fanout.send(
+                try LiveMessage.event(LiveMessage.EventType.message, ["message": message]),
+                to: [conversation.userA, conversation.userB])
+            await notifier.publish(sent.notifications)
+            return .created(.init(body: .json(message)))
+        }
+        return .ok(.init(body: .json(message)))
+    }
+
+    func markConversationRead(_ input: Operations.MarkConversationRead.Input) async throws
+        -> Operations.MarkConversationRead.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        guard body.seq >= 0 else {
+            throw APIError.validation([.init(field: "seq", code: "out_of_range", message: "Use 0 or more.")])
+        }
+        let conversation = try await membership(input.path.conversationId, caller)
+        guard let updated = try await chat.markRead(conversation.id, user: caller.userID, upTo: body.seq) else {
+            throw APIError.notFound("No such conversation.")
+        }
+        let readSeq = updated.read(of: caller.userID)
+        if readSeq > conversation.read(of: caller.userID) {
+            let receipt = ReadReceipt(conversationId: conversation.id, userId: caller.userID, seq: readSeq)
+            await fanout.send(
+                try LiveMessage.event(LiveMessage.EventType.read, receipt),
+                to: [conversation.other(than: caller.userID)])
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        conversationId: conversation.id, readSeq: readSeq,
+                        unreadCount: updated.unread(for: caller.userID),
+                        totalUnread: try await chat.totalUnread(of: caller.userID)))))
+    }
+
+    static let friendsAndMatchesOnly = APIError.forbidden(
+        "You can message friends and matches only.", code: .friendsAndMatchesOnly)
+
+    /// The conversation if the caller is in it (otherwise 404: others' chats do not exist for them).
+    func membership(_ id: String, _ caller: Principal) async throws -> ConversationRecord {
+        guard let conversation = try await chat.conversation(id: id), conversation.includes(caller.userID) else {
+            throw APIError.notFound("No such conversation.")
+        }
+        return conversation
+    }
+
+    /// Whether the two members may still write: a match conversation exists only with its match;
+    /// a direct one needs the friendship.
+    func canTalk(in conversation: ConversationRecord) async throws -> Bool {
+        if conversation.matchID != nil { return true }
+        return try await social.areFriends(conversation.userA, conversation.userB)
+    }
+
+    private func assemble(_ conversations: [ConversationRecord], for user: String) async throws
+        -> [Components.Schemas.Conversation]
+    {
+        let others = conversations.map { $0.other(than: user) }
+        let people = try await users.find(ids: others)
+        let last = try await chat.lastMessages(of: conversations)
+        let presence = try await chat.presence(of: others)
+        let now = Clock.millis()
+        return conversations.compactMap { conversation in
+            let otherID = conversation.other(than: user)
+            guard let other = people[otherID] else { return nil }
+            let seen = presence[otherID]
+            return .init(
+                id: conversation.id, kind: .init(rawValue: conversation.kind) ?? .direct, user: .init(other),
+                matchId: conversation.matchID, lastMessage: last[conversation.id].map(Components.Schemas.Message.init),
+                lastSeq: conversation.lastSeq, unreadCount: conversation.unread(for: user),
+                readSeq: conversation.read(of: user), otherReadSeq: conversation.read(of: otherID),
+                presence: .init(online: (seen?.onlineUntil ?? 0) > now, lastSeen: seen?.lastSeen.map(Clock.date)),
+                createdAt: Clock.date(conversation.createdAt), updatedAt: Clock.date(conversation.updatedAt))
+        }
+    }
+}
+
+/// The `read` live event's data.
+struct ReadReceipt: Codable, Sendable {
+    var conversationId: String
+    var userId: String
+    var seq: Int64
+}
+
+extension Components.Schemas.Message {
+    init(_ message: MessageRecord) {
+        self.init(
+            id: message.id, conversationId: message.conversationID, seq: message.seq, senderId: message.senderID,
+            text: message.text, clientId: message.clientID, createdAt: Clock.date(message.createdAt))
+    }
+}

@@ -1,0 +1,277 @@
+import SQLKit
+import TonightCore
+
+/// A row of `conversations`.
+struct ConversationRecord: Sendable, Equatable {
+    var id: String
+    var kind: String
+    var userA: String
+    var userB: String
+    var matchID: String?
+    var lastSeq: Int64
+    var readA: Int64
+    var readB: Int64
+    var createdAt: Int64
+    var updatedAt: Int64
+
+    func includes(_ user: String) -> Bool { user == userA || user == userB }
+    func other(than user: String) -> String { user == userA ? userB : userA }
+    /// `user`'s read position.
+    func read(of user: String) -> Int64 { user == userA ? readA : readB }
+    /// How many messages `user` has not read.
+    func unread(for user: String) -> Int { Int(max(0, lastSeq - read(of: user))) }
+}
+
+/// A row of `messages`.
+struct MessageRecord: Sendable, Equatable {
+    var conversationID: String
+    var seq: Int64
+    var id: String
+    var senderID: String
+    var clientID: String?
+    var text: String
+    var createdAt: Int64
+}
+
+/// Conversations and messages.
+protocol ChatRepository: Sendable {
+    func conversation(id: String) async throws -> ConversationRecord?
+    /// The pair's conversation, made (of `kind`) if there is none.
+    func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord
+    /// `user`'s conversations by latest activity, before a keyset position.
+    func conversations(of user: String, before: (Int64, String)?, limit: Int) async throws -> [ConversationRecord]
+    /// The last message of each conversation, by conversation id.
+    func lastMessages(of conversations: [ConversationRecord]) async throws -> [String: MessageRecord]
+    func totalUnread(of user: String) async throws -> Int
+    /// Stores a message as the conversation's next one; with a `clientID` already used by the
+    /// sender there, returns that message instead (`created` false).
+    func send(
+        in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
+        notice: @escaping @Sendable (MessageRecord) -> [NotificationDraft]
+    ) async throws -> (message: MessageRecord, created: Bool, notifications: [NotificationRecord])
+    /// Messages after `since` (oldest first), or the newest before `before`, ascending.
+    func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws -> [MessageRecord]
+    /// The pair's conversation, if any.
+    func conversation(between a: String, and b: String) async throws -> ConversationRecord?
+    /// Online state and last-seen time of users, by id.
+    func presence(of users: [String]) async throws -> [String: (onlineUntil: Int64, lastSeen: Int64?)]
+    /// Moves `user`'s read position forward to `seq` (never back, never past the last message).
+    func markRead(_ conversationID: String, user: String, upTo seq: Int64) async throws -> ConversationRecord?
+}
+
+/// ``ChatRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLChatRepository: ChatRepository {
+    let db: any SQLDatabase
+    let database: Database
+
+    static let columns = "id, kind, user_a, user_b, match_id, last_seq, read_a, read_b, created_at, updated_at"
+    private static let messageColumns = "conversation_id, seq, id, sender_id, client_id, text, created_at"
+
+    func conversation(id: String) async throws -> ConversationRecord? {
+        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM conversations WHERE id = \(bind: id)").first()
+            .map(Self.decode)
+    }
+
+    func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord {
+        try await Self.open(a, b, kind: kind, matchID: nil, now: now, on: db)
+    }
+
+    /// The pair's conversation on `db` (inside the caller's transaction), made if missing; a
+    /// match conversation belongs to its match.
+    static func open(_ a: String, _ b: String, kind: String, matchID: String?, now: Int64, on db: any SQLDatabase)
+        async throws -> ConversationRecord
+    {
+        let pair = WallRules.pair(a, b)
+        try await db.raw(
+            """
+            INSERT INTO conversations (id, kind, user_a, user_b, match_id, created_at, updated_at)
+            VALUES (\(bind: Identifier.make()), \(bind: kind), \(bind: pair.first), \(bind: pair.second),
+                \(bind: matchID), \(bind: now), \(bind: now))
+            ON CONFLICT (user_a, user_b) DO UPDATE SET
+                match_id = COALESCE(excluded.match_id, conversations.match_id),
+                kind = CASE WHEN excluded.match_id IS NULL THEN conversations.kind ELSE excluded.kind END
+            """
+        ).run()
+        guard
+            let row = try await db.raw(
+                """
+                SELECT \(unsafeRaw: columns) FROM conversations
+                WHERE user_a = \(bind: pair.first) AND user_b = \(bind: pair.second)
+                """
+            ).first()
+        else { throw APIError(status: 500, code: .internalError, detail: "The conversation vanished.") }
+        return try decode(row)
+    }
+
+    func conversation(between a: String, and b: String) async throws -> ConversationRecord? {
+        let pair = WallRules.pair(a, b)
+        return try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM conversations
+            WHERE user_a = \(bind: pair.first) AND user_b = \(bind: pair.second)
+            """
+        ).first().map(Self.decode)
+    }
+
+    func presence(of users: [String]) async throws -> [String: (onlineUntil: Int64, lastSeen: Int64?)] {
+        guard !users.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT id, online_until, last_seen_at FROM users WHERE id IN (\(binds: Array(Set(users))))"
+        ).all()
+        var result: [String: (onlineUntil: Int64, lastSeen: Int64?)] = [:]
+        for row in rows {
+            result[try row.decode(column: "id", as: String.self)] = (
+                try row.decode(column: "online_until", as: Int64.self),
+                try row.decode(column: "last_seen_at", as: Int64?.self)
+            )
+        }
+        return result
+    }
+
+    func conversations(of user: String, before: (Int64, String)?, limit: Int) async throws -> [ConversationRecord] {
+        var sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.columns) FROM conversations WHERE (user_a = \(bind: user) OR user_b = \(bind: user))"
+        if let before { sql = sql + " AND " + Keyset.before(before, "updated_at", "id") }
+        sql = sql + " ORDER BY updated_at DESC, id DESC LIMIT \(unsafeRaw: String(limit))"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func lastMessages(of conversations: [ConversationRecord]) async throws -> [String: MessageRecord] {
+        let keyed = conversations.filter { $0.lastSeq > 0 }
+        guard !keyed.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.messageColumns.split(separator: ",").map { "m." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id AND m.seq = c.last_seq
+            WHERE c.id IN (\(binds: keyed.map(\.id)))
+            """
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decodeMessage).map { ($0.conversationID, $0) })
+    }
+
+    func totalUnread(of user: String) async throws -> Int {
+        let row = try await db.raw(
+            """
+            SELECT CAST(COALESCE(SUM(CASE WHEN user_a = \(bind: user) THEN last_seq - read_a ELSE last_seq - read_b END), 0)
+                AS BIGINT) AS n
+            FROM conversations WHERE user_a = \(bind: user) OR user_b = \(bind: user)
+            """
+        ).first()
+        return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    func send(
+        in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
+        notice: @escaping @Sendable (MessageRecord) -> [NotificationDraft]
+    ) async throws -> (message: MessageRecord, created: Bool, notifications: [NotificationRecord]) {
+        if let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID) {
+            return (earlier, false, [])
+        }
+        let id = Identifier.make()
+        let numbered: SQLQueryString =
+            database.kind == .postgres
+            ? """
+            WITH c AS (
+                UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: now),
+                    read_a = CASE WHEN user_a = \(bind: sender) THEN last_seq + 1 ELSE read_a END,
+                    read_b = CASE WHEN user_b = \(bind: sender) THEN last_seq + 1 ELSE read_b END
+                WHERE id = \(bind: conversationID) RETURNING id, last_seq)
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT c.id, c.last_seq, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now) FROM c
+            RETURNING seq
+            """
+            // SQLite: the trigger `messages_number` moves the conversation's counters.
+            : """
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT id, last_seq + 1, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now)
+            FROM conversations WHERE id = \(bind: conversationID)
+            RETURNING seq
+            """
+        do {
+            // One statement numbers and stores the message: the conversation row is the lock, so
+            // numbering is gap-free and in commit order.
+            guard let row = try await database.write({ db in try await db.raw(numbered).first() }) else {
+                throw APIError.notFound("No such conversation.")
+            }
+            let message = MessageRecord(
+                conversationID: conversationID, seq: try row.decode(column: "seq", as: Int64.self), id: id,
+                senderID: sender, clientID: clientID, text: text, createdAt: now)
+            let drafts = notice(message)
+            let written =
+                drafts.isEmpty
+                ? []
+                : try await database.transaction { db in
+                    try await SQLNotificationRepository.write(drafts, now: now, on: db)
+                }
+            return (message, true, written)
+        } catch  where Database.isUniqueViolation(error) {
+            // The same client id raced with itself: the other attempt stored it.
+            guard let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID)
+            else { throw error }
+            return (earlier, false, [])
+        }
+    }
+
+    func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws
+        -> [MessageRecord]
+    {
+        var sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.messageColumns) FROM messages WHERE conversation_id = \(bind: conversationID)"
+        if let since {
+            sql = sql + " AND seq > \(bind: since)"
+            if let before { sql = sql + " AND seq < \(bind: before)" }
+            sql = sql + " ORDER BY seq LIMIT \(unsafeRaw: String(limit))"
+            return try await db.raw(sql).all().map(Self.decodeMessage)
+        }
+        if let before { sql = sql + " AND seq < \(bind: before)" }
+        sql = sql + " ORDER BY seq DESC LIMIT \(unsafeRaw: String(limit))"
+        return try await db.raw(sql).all().map(Self.decodeMessage).reversed()
+    }
+
+    func markRead(_ conversationID: String, user: String, upTo seq: Int64) async throws -> ConversationRecord? {
+        try await db.raw(
+            """
+            UPDATE conversations SET
+                read_a = CASE WHEN user_a = \(bind: user) AND \(bind: seq) > read_a
+                    THEN CASE WHEN \(bind: seq) < last_seq THEN \(bind: seq) ELSE last_seq END ELSE read_a END,
+                read_b = CASE WHEN user_b = \(bind: user) AND \(bind: seq) > read_b
+                    THEN CASE WHEN \(bind: seq) < last_seq THEN \(bind: seq) ELSE last_seq END ELSE read_b END
+            WHERE id = \(bind: conversationID) RETURNING \(unsafeRaw: Self.columns)
+            """
+        ).first().map(Self.decode)
+    }
+
+    private func message(_ conversationID: String, sender: String, clientID: String) async throws -> MessageRecord? {
+        try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.messageColumns) FROM messages
+            WHERE conversation_id = \(bind: conversationID) AND sender_id = \(bind: sender) AND client_id = \(bind: clientID)
+            """
+        ).first().map(Self.decodeMessage)
+    }
+
+    static func decode(_ row: any SQLRow) throws -> ConversationRecord {
+        ConversationRecord(
+            id: try row.decode(column: "id", as: String.self),
+            kind: try row.decode(column: "kind", as: String.self),
+            userA: try row.decode(column: "user_a", as: String.self),
+            userB: try row.decode(column: "user_b", as: String.self),
+            matchID: try row.decode(column: "match_id", as: String?.self),
+            lastSeq: try row.decode(column: "last_seq", as: Int64.self),
+            readA: try row.decode(column: "read_a", as: Int64.self),
+            readB: try row.decode(column: "read_b", as: Int64.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+
+    static func decodeMessage(_ row: any SQLRow) throws -> MessageRecord {
+        MessageRecord(
+            conversationID: try row.decode(column: "conversation_id", as: String.self),
+            seq: try row.decode(column: "seq", as: Int64.self),
+            id: try row.decode(column: "id", as: String.self),
+            senderID: try row.decode(column: "sender_id", as: String.self),
+            clientID: try row.decode(column: "client_id", as: String?.self),
+            text: try row.decode(column: "text", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self))
+    }
+}

@@ -1,0 +1,520 @@
+import Foundation
+import SQLKit
+import TonightCore
+
+/// A row of `events`.
+struct EventRecord: Sendable, Equatable {
+    var id: String
+    var kind: String
+    var name: String
+    var description: String?
+    var placeID: String
+    var startAt: Int64
+    var endAt: Int64?
+    var localDate: String
+    /// `HH:MM:SS`, nil when not announced.
+    var localTime: String?
+    var timeZone: String
+    var status: String
+    var categoryID: String?
+    var minPrice: Double?
+    var maxPrice: Double?
+    var currency: String?
+    var ticketURL: String?
+    var onSaleAt: Int64?
+    var organizerID: String?
+    var goingCount: Int64 = 0
+    var interestedCount: Int64 = 0
+    var followingCount: Int64 = 0
+    var source: String?
+    var sourceID: String?
+    var createdAt: Int64
+    var updatedAt: Int64
+    /// Sessions only: sport slug, skill level and capacity (`goingCount` is the occupied count).
+    var sport: String? = nil
+    var skill: String? = nil
+    var capacity: Int? = nil
+
+    /// A new scheduled event of `kind` by `organizerID`, before its edit fills in name, place and time.
+    static func draft(kind: String, organizerID: String, now: Int64) -> EventRecord {
+        EventRecord(
+            id: Identifier.make(), kind: kind, name: "", placeID: "", startAt: 0, localDate: "", timeZone: "UTC",
+            status: EventStatus.scheduled.rawValue, organizerID: organizerID, createdAt: now, updatedAt: now)
+    }
+}
+
+/// A recorded change of an event's place, start or status.
+struct EventChangeRecord: Sendable, Equatable {
+    var id: String
+    var eventID: String
+    var field: String
+    var oldValue: String?
+    var newValue: String?
+    var origin: String
+    var changedAt: Int64
+}
+
+/// The SQL side of an event search: everything that narrows rows before exact checks in Swift.
+struct EventQuery: Sendable {
+    /// Events starting in `[from, to)`, or running at `from` (ended after it).
+    var from: Int64
+    var to: Int64?
+    var near: GeoPoint?
+    var radius: Double = 2000
+    var cityKey: String?
+    var categoryIDs: [String]?
+    var artistIDs: [String]?
+    var text: String?
+    var maxPrice: Double?
+    var status: String?
+    var kind: String?
+    /// Session filters: sport slugs, skill level, a free spot, a friend of this user playing.
+    var sports: [String]?
+    var skill: String?
+    var openOnly = false
+    var friendsOf: String?
+    /// Leaves out events this user attends, follows or dismissed (recommendations).
+    var newTo: String?
+    var bbox: BoundingBox?
+    /// Local dates `[first, last]` (inclusive, `YYYY-MM-DD`).
+    var localDates: (first: String, last: String)?
+    /// Local start times in any of these `[from, to)` ranges (`HH:MM`).
+    var localTimes: [(from: String, to: String)]?
+    /// Keyset position `(start_at, id)` to continue after.
+    var after: (startAt: Int64, id: String)?
+    var limit: Int = 100
+
+    /// Reads rows broad enough for `when` in every time zone (and a day earlier, for events whose
+    /// time is not announced); callers check each event exactly with ``EventWindows/contains``.
+    mutating func within(_ when: When, now: Date) {
+        let broad = EventWindows.broad(when, now: now)
+        from = Clock.millis(broad.start) - EventWindows.slack
+        to = Clock.millis(broad.end)
+    }
+}
+
+/// Storage of events, performers, attendance and change records.
+protocol EventRepository: Sendable {
+    func insert(_ event: EventRecord, performers: [String]) async throws
+    /// Inserts a session with its creator as its first player, in one transaction.
+    func insertSession(_ event: EventRecord, creator: String) async throws
+    func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws
+    func find(id: String) async throws -> EventRecord?
+    /// The events with these ids that exist, by id (one query).
+    func find(ids: [String]) async throws -> [String: EventRecord]
+    /// Events matching `query`, ordered by `(start_at, id)`.
+    func search(_ query: EventQuery) async throws -> [EventRecord]
+    /// Performer ids of each event, in billing order.
+    func performers(of eventIDs: [String]) async throws -> [String: [String]]
+    func changes(of eventID: String) async throws -> [EventChangeRecord]
+    /// The caller's attendance status for each of `eventIDs` that has one.
+    func attendance(of userID: String, in eventIDs: [String]) async throws -> [String: String]
+    /// Sets the caller's status and the event's counters in one transaction; returns the counters.
+    /// Going to a full session throws a conflict (`session_full`) and changes nothing.
+    func setAttendance(eventID: String, userID: String, status: String?, now: Int64) async throws -> EventRecord?
+    /// Events the user attends (by status) or organises, ordered by start.
+    func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
+        async throws -> [EventRecord]
+    /// Which of `users` are going to `eventID` (one query).
+    func going(in eventID: String, among users: [String]) async throws -> Set<String>
+    /// Who attends `eventID`, without anyone blocked either way by `viewer`.
+    func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
+        async throws -> [(userID: String, status: String, since: Int64)]
+}
+
+/// ``EventRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SQLEventRepository: EventRepository {
+    let db: any SQLDatabase
+    let database: Database
+
+    static let columns = [
+        "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time", "time_zone",
+        "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at", "organizer_id",
+        "going_count", "interested_count", "following_count", "source", "source_id", "created_at", "updated_at",
+        "sport", "skill", "capacity",
+    ]
+    static let selectList = columns.map { "e." + $0 }.joined(separator: ", ")
+
+    func insert(_ event: EventRecord, performers: [String]) async throws {
+        try await database.transaction { db in
+            try await Self.insert(event, on: db)
+            try await Self.replacePerformers(event.id, performers, on: db)
+        }
+    }
+
+    func insertSession(_ event: EventRecord, creator: String) async throws {
+        try await database.transaction { db in
+            var stored = event
+            stored.goingCount = 1
+            try await Self.insert(stored, on: db)
+            try await db.raw(
+                """
+                INSERT INTO attendance (event_id, user_id, status, created_at, updated_at)
+                VALUES (\(bind: event.id), \(bind: creator), 'going', \(bind: event.createdAt), \(bind: event.createdAt))
+                """
+            ).run()
+            try await Self.refreshPlayers(of: [event.id], on: db, kind: database.kind)
+        }
+    }
+
+    /// Rewrites the `players` list (`id,gender,birthDate;…`) of these sessions from attendance.
+    static func refreshPlayers(of eventIDs: [String], on db: any SQLDatabase, kind: DatabaseKind) async throws {
+        guard !eventIDs.isEmpty else { return }
+        let entry = "u.id || ',' || COALESCE(u.gender, '') || ',' || COALESCE(u.birth_date, '')"
+        let list = kind == .postgres ? "string_agg(\(entry), ';')" : "group_concat(\(entry), ';')"
+        try await db.raw(
+            """
+            UPDATE events SET players = (
+                SELECT \(unsafeRaw: list) FROM attendance a JOIN users u ON u.id = a.user_id
+                WHERE a.event_id = events.id AND a.status = 'going')
+            WHERE id IN (\(binds: eventIDs)) AND kind = 'session'
+            """
+        ).run()
+    }
+
+    static func insert(_ event: EventRecord, on db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO events (\(unsafeRaw: Self.columns.joined(separator: ", ")), name_folded) VALUES (
+                \(bind: event.id), \(bind: event.kind), \(bind: event.name), \(bind: event.description),
+                \(bind: event.placeID), \(bind: event.startAt), \(bind: event.endAt), \(bind: event.localDate),
+                \(bind: event.localTime), \(bind: event.timeZone), \(bind: event.status), \(bind: event.categoryID),
+                \(bind: event.minPrice), \(bind: event.maxPrice), \(bind: event.currency), \(bind: event.ticketURL),
+                \(bind: event.onSaleAt), \(bind: event.organizerID), \(bind: event.goingCount),
+                \(bind: event.interestedCount), \(bind: event.followingCount), \(bind: event.source),
+                \(bind: event.sourceID), \(bind: event.createdAt), \(bind: event.updatedAt),
+                \(bind: event.sport), \(bind: event.skill), \(bind: event.capacity),
+                \(bind: SearchText.fold(event.name)))
+            """
+        ).run()
+    }
+
+    func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws {
+        try await database.transaction { db in
+            try await db.raw(
+                """
+                UPDATE events SET name = \(bind: event.name), name_folded = \(bind: SearchText.fold(event.name)),
+                    description = \(bind: event.description), place_id = \(bind: event.placeID),
+                    start_at = \(bind: event.startAt), end_at = \(bind: event.endAt), local_date = \(bind: event.localDate),
+                    local_time = \(bind: event.localTime), time_zone = \(bind: event.timeZone),
+                    status = \(bind: event.status), category_id = \(bind: event.categoryID),
+                    min_price = \(bind: event.minPrice), max_price = \(bind: event.maxPrice),
+                    currency = \(bind: event.currency), ticket_url = \(bind: event.ticketURL),
+                    onsale_at = \(bind: event.onSaleAt), updated_at = \(bind: event.updatedAt),
+                    sport = \(bind: event.sport), skill = \(bind: event.skill), capacity = \(bind: event.capacity),
+                    reminded_at = CASE WHEN start_at = \(bind: event.startAt) THEN reminded_at END
+                WHERE id = \(bind: event.id)
+                """
+            ).run()
+            if let performers { try await Self.replacePerformers(event.id, performers, on: db) }
+            for change in changes { try await Self.insert(change, on: db) }
+        }
+    }
+
+    static func insert(_ change: EventChangeRecord, on db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO event_changes (id, event_id, field, old_value, new_value, origin, changed_at)
+            VALUES (\(bind: change.id), \(bind: change.eventID), \(bind: change.field), \(bind: change.oldValue),
+                \(bind: change.newValue), \(bind: change.origin), \(bind: change.changedAt))
+            """
+        ).run()
+    }
+
+    static func replacePerformers(_ eventID: String, _ performers: [String], on db: any SQLDatabase) async throws {
+        try await db.raw("DELETE FROM event_performers WHERE event_id = \(bind: eventID)").run()
+        var seen = Set<String>()
+        for (position, artist) in performers.enumerated() where seen.insert(artist).inserted {
+            try await db.raw(
+                """
+                INSERT INTO event_performers (event_id, artist_id, position)
+                VALUES (\(bind: eventID), \(bind: artist), \(bind: position))
+                """
+            ).run()
+        }
+    }
+
+    func find(id: String) async throws -> EventRecord? {
+        try await db.raw("SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id = \(bind: id)").first()
+            .map(Self.decode)
+    }
+
+    func find(ids: [String]) async throws -> [String: EventRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id IN (\(binds: Array(Set(ids))))"
+        ).all()
+        return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
+    }
+
+    func search(_ query: EventQuery) async throws -> [EventRecord] {
+        var conditions: [SQLQueryString] = [
+            "(e.start_at >= \(bind: query.from) OR (e.end_at IS NOT NULL AND e.start_at < \(bind: query.from) AND e.end_at > \(bind: query.from)))"
+        ]
+        if let to = query.to { conditions.append("e.start_at < \(bind: to)") }
+        if let near = query.near {
+            conditions.append(SQLPlaceRepository.nearCondition(near, radius: query.radius, table: "p"))
+        }
+        if let city = query.cityKey { conditions.append("p.city_key = \(bind: city)") }
+        if let categories = query.categoryIDs { conditions.append("e.category_id IN (\(binds: categories))") }
+        if let artists = query.artistIDs {
+            conditions.append("e.id IN (SELECT event_id FROM event_performers WHERE artist_id IN (\(binds: artists)))")
+        }
+        if let text = query.text, !text.isEmpty {
+            let like = "%" + SQLText.likeEscaped(text) + "%"
+            conditions.append(
+                """
+                (e.name_folded LIKE \(bind: like) ESCAPE '\\' OR p.name_folded LIKE \(bind: like) ESCAPE '\\'
+                 OR e.id IN (SELECT ep.event_id FROM event_performers ep JOIN artists a ON a.id = ep.artist_id
+                             WHERE a.name_folded LIKE \(bind: like) ESCAPE '\\'))
+                """)
+        }
+        if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
+        if let status = query.status { conditions.append("e.status = \(bind: status)") }
+        if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
+        conditions += Self.filterConditions(query)
+        if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
+            + conditions.joined(separator: " AND ") + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    /// The session, personal and map filters of `query` as SQL conditions on `e` (events) and `p` (places).
+    static func filterConditions(_ query: EventQuery) -> [SQLQueryString] {
+        var conditions: [SQLQueryString] = []
+        if let sports = query.sports, !sports.isEmpty { conditions.append("e.sport IN (\(binds: sports))") }
+        if let skill = query.skill { conditions.append("e.skill = \(bind: skill)") }
+        if query.openOnly { conditions.append("e.going_count < e.capacity") }
+        if let user = query.friendsOf {
+            conditions.append(
+                """
+                e.id IN (SELECT a.event_id FROM attendance a JOIN friends f ON f.friend_id = a.user_id
+                         WHERE f.user_id = \(bind: user) AND a.status = 'going')
+                """)
+        }
+        if let user = query.newTo {
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM attendance m WHERE m.event_id = e.id AND m.user_id = \(bind: user))")
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: user))")
+        }
+        if let box = query.bbox { conditions.append(SQLPlaceRepository.boxCondition(box, table: "p")) }
+        if let dates = query.localDates {
+            conditions.append("e.local_date BETWEEN \(bind: dates.first) AND \(bind: dates.last)")
+        }
+        if let ranges = query.localTimes, !ranges.isEmpty {
+            conditions.append(
+                "("
+                    + ranges.map {
+                        "(e.local_time >= \(bind: $0.from) AND e.local_time < \(bind: $0.to))" as SQLQueryString
+                    }
+                    .joined(separator: " OR ") + ")")
+        }
+        return conditions
+    }
+
+    func performers(of eventIDs: [String]) async throws -> [String: [String]] {
+        guard !eventIDs.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            """
+            SELECT event_id, artist_id FROM event_performers WHERE event_id IN (\(binds: eventIDs))
+            ORDER BY event_id, position
+            """
+        ).all()
+        var result: [String: [String]] = [:]
+        for row in rows {
+            result[try row.decode(column: "event_id", as: String.self), default: []]
+                .append(try row.decode(column: "artist_id", as: String.self))
+        }
+        return result
+    }
+
+    func changes(of eventID: String) async throws -> [EventChangeRecord] {
+        try await db.raw(
+            """
+            SELECT id, event_id, field, old_value, new_value, origin, changed_at FROM event_changes
+            WHERE event_id = \(bind: eventID) ORDER BY changed_at, id
+            """
+        ).all().map { row in
+            EventChangeRecord(
+                id: try row.decode(column: "id", as: String.self),
+                eventID: try row.decode(column: "event_id", as: String.self),
+                field: try row.decode(column: "field", as: String.self),
+                oldValue: try row.decode(column: "old_value", as: String?.self),
+                newValue: try row.decode(column: "new_value", as: String?.self),
+                origin: try row.decode(column: "origin", as: String.self),
+                changedAt: try row.decode(column: "changed_at", as: Int64.self))
+        }
+    }
+
+    func attendance(of userID: String, in eventIDs: [String]) async throws -> [String: String] {
+        guard !eventIDs.isEmpty else { return [:] }
+        let rows = try await db.raw(
+            "SELECT event_id, status FROM attendance WHERE user_id = \(bind: userID) AND event_id IN (\(binds: eventIDs))"
+        ).all()
+        var result: [String: String] = [:]
+        for row in rows {
+            result[try row.decode(column: "event_id", as: String.self)] = try row.decode(
+                column: "status", as: String.self)
+        }
+        return result
+    }
+
+    /// The counter column of a status (a fixed set, never user text).
+    static func counter(_ status: String) -> String {
+        switch status {
+        case "going": "going_count"
+        case "interested": "interested_count"
+        default: "following_count"
+        }
+    }
+
+    func setAttendance(eventID: String, userID: String, status: String?, now: Int64) async throws -> EventRecord? {
+        try await database.transaction { db in
+            // Lock the event row first so concurrent changes to its counters queue up.
+            let lock: SQLQueryString =
+                database.kind == .postgres
+                ? "SELECT kind FROM events WHERE id = \(bind: eventID) FOR UPDATE"
+                : "SELECT kind FROM events WHERE id = \(bind: eventID)"
+            guard let kind = try await db.raw(lock).first()?.decode(column: "kind", as: String.self) else {
+                return nil
+            }
+            let previous = try await db.raw(
+                "SELECT status FROM attendance WHERE event_id = \(bind: eventID) AND user_id = \(bind: userID)"
+            ).first().map { try $0.decode(column: "status", as: String.self) }
+            if previous != status {
+                if let previous {
+                    try await db.raw(
+                        "UPDATE events SET \(unsafeRaw: Self.counter(previous)) = \(unsafeRaw: Self.counter(previous)) - 1 WHERE id = \(bind: eventID)"
+                    ).run()
+                }
+                if let status {
+                    // A session's capacity is checked by the increment itself: the row is locked, so
+                    // of racers for the last seat exactly one passes the condition.
+                    let limit = status == "going" ? "capacity IS NULL OR going_count < capacity" : "1 = 1"
+                    let counted = try await db.raw(
+                        """
+                        UPDATE events SET \(unsafeRaw: Self.counter(status)) = \(unsafeRaw: Self.counter(status)) + 1
+                        WHERE id = \(bind: eventID) AND (\(unsafeRaw: limit)) RETURNING id
+                        """
+                    ).first()
+                    guard counted != nil else {
+                        throw APIError.conflict(
+                            "This session is full: every spot is taken. Follow it to hear if one frees up.",
+                            code: .sessionFull)
+                    }
+                    if previous == nil {
+                        try await db.raw(
+                            """
+                            INSERT INTO attendance (event_id, user_id, status, created_at, updated_at)
+                            VALUES (\(bind: eventID), \(bind: userID), \(bind: status), \(bind: now), \(bind: now))
+                            """
+                        ).run()
+                    } else {
+                        try await db.raw(
+                            """
+                            UPDATE attendance SET status = \(bind: status), updated_at = \(bind: now)
+                            WHERE event_id = \(bind: eventID) AND user_id = \(bind: userID)
+                            """
+                        ).run()
+                    }
+                } else {
+                    try await db.raw(
+                        "DELETE FROM attendance WHERE event_id = \(bind: eventID) AND user_id = \(bind: userID)"
+                    ).run()
+                }
+                if kind == "session" && (previous == "going" || status == "going") {
+                    try await Self.refreshPlayers(of: [eventID], on: db, kind: database.kind)
+                }
+            }
+            return try await db.raw("SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE e.id = \(bind: eventID)")
+                .first().map(Self.decode)
+        }
+    }
+
+    func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
+        async throws -> [EventRecord]
+    {
+        var conditions: [SQLQueryString] = []
+        if let status {
+            conditions.append(
+                "e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID) AND status = \(bind: status))"
+            )
+        } else {
+            conditions.append(
+                "(e.organizer_id = \(bind: userID) OR e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID)))"
+            )
+        }
+        if let from { conditions.append("e.start_at >= \(bind: from)") }
+        if let until { conditions.append("e.start_at < \(bind: until)") }
+        if let after { conditions.append(Keyset.after(after, "e.start_at", "e.id")) }
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.selectList) FROM events e WHERE " + conditions.joined(separator: " AND ")
+            + " ORDER BY e.start_at, e.id LIMIT \(literal: limit)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    func going(in eventID: String, among users: [String]) async throws -> Set<String> {
+        guard !users.isEmpty else { return [] }
+        let rows = try await db.raw(
+            """
+            SELECT user_id FROM attendance
+            WHERE event_id = \(bind: eventID) AND status = 'going' AND user_id IN (\(binds: users))
+            """
+        ).all()
+        return Set(try rows.map { try $0.decode(column: "user_id", as: String.self) })
+    }
+
+    func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
+        async throws -> [(userID: String, status: String, since: Int64)]
+    {
+        var conditions: [SQLQueryString] = [
+            "event_id = \(bind: eventID)", SQLSocialRepository.notBlocked(viewer, other: "user_id"),
+        ]
+        if let status { conditions.append("status = \(bind: status)") }
+        if let after { conditions.append(Keyset.after(after, "created_at", "user_id")) }
+        let sql: SQLQueryString =
+            "SELECT user_id, status, created_at FROM attendance WHERE " + conditions.joined(separator: " AND ")
+            + " ORDER BY created_at, user_id LIMIT \(literal: limit)"
+        return try await db.raw(sql).all().map { row in
+            (
+                try row.decode(column: "user_id", as: String.self), try row.decode(column: "status", as: String.self),
+                try row.decode(column: "created_at", as: Int64.self)
+            )
+        }
+    }
+
+    /// Rows after a keyset position `(number, id)` in `ORDER BY number, id`.
+    static func decode(_ row: any SQLRow) throws -> EventRecord {
+        EventRecord(
+            id: try row.decode(column: "id", as: String.self),
+            kind: try row.decode(column: "kind", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            description: try row.decode(column: "description", as: String?.self),
+            placeID: try row.decode(column: "place_id", as: String.self),
+            startAt: try row.decode(column: "start_at", as: Int64.self),
+            endAt: try row.decode(column: "end_at", as: Int64?.self),
+            localDate: try row.decode(column: "local_date", as: String.self),
+            localTime: try row.decode(column: "local_time", as: String?.self),
+            timeZone: try row.decode(column: "time_zone", as: String.self),
+            status: try row.decode(column: "status", as: String.self),
+            categoryID: try row.decode(column: "category_id", as: String?.self),
+            minPrice: try row.decode(column: "min_price", as: Double?.self),
+            maxPrice: try row.decode(column: "max_price", as: Double?.self),
+            currency: try row.decode(column: "currency", as: String?.self),
+            ticketURL: try row.decode(column: "ticket_url", as: String?.self),
+            onSaleAt: try row.decode(column: "onsale_at", as: Int64?.self),
+            organizerID: try row.decode(column: "organizer_id", as: String?.self),
+            goingCount: try row.decode(column: "going_count", as: Int64.self),
+            interestedCount: try row.decode(column: "interested_count", as: Int64.self),
+            followingCount: try row.decode(column: "following_count", as: Int64.self),
+            source: try row.decode(column: "source", as: String?.self),
+            sourceID: try row.decode(column: "source_id", as: String?.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self),
+            sport: try row.decode(column: "sport", as: String?.self),
+            skill: try row.decode(column: "skill", as: String?.self),
+            capacity: try row.decode(column: "capacity", as: Int?.self))
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct EventsHandlers: Sendable {
+    let users: any UserRepository
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
+    let sessions: any SessionRepository
+    let eventService: EventService
+
+    func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
+        let q = input.query
+        let limit = try Paging.limit(q.limit)
+        let now = Date()
+        var issues: [FieldIssue] = []
+        var query = EventQuery(from: Clock.millis(now))
+        (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
+        query.cityKey = q.city
+        var when: When?
+        if let text = q.when {
+            switch When.parse(text) {
+            case .success(let parsed): when = parsed
+            case .failure(let issue): issues.append(issue)
+            }
+        }
+        if let price = q.maxPrice {
+            if price.isFinite && price >= 0 {
+                query.maxPrice = price
+            } else {
+                issues.append(.init(field: "maxPrice", code: "out_of_range", message: "Use a price of 0 or more."))
+            }
+        }
+        var words: [Substring] = []
+        if let text = q.q {
+            if TextRules.isClean(text) {
+                words = SearchText.words(text)
+                if !words.isEmpty { query.text = words.joined(separator: " ") }
+            } else {
+                issues.append(.init(field: "q", code: "invalid", message: "No control characters."))
+            }
+        }
+        let sort = q.sort ?? .start
+        if sort == .distance && query.near == nil {
+            issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
+        }
+        if sort == .relevance && words.isEmpty {
+            issues.append(.init(field: "sort", code: "needs_q", message: "Sorting by relevance needs q."))
+        }
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        if let category = q.category {
+            query.categoryIDs = CategoryTree.descendants(of: category, in: try await catalog.categories())
+        }
+        if let artist = q.artist { query.artistIDs = [artist] }
+        query.status = q.status?.rawValue
+        query.kind = q.kind?.rawValue
+        // SQL reads a day more than asked (an event whose time is not announced starts at its
+        // local midnight); the exact check then runs in each event's own time zone.
+        query.from = Clock.millis(now) - EventWindows.slack
+        if let when { query.within(when, now: now) }
+        let keep: (EventRecord) -> Bool = { record in
+            guard let when else { return EventWindows.isUpcoming(record, now: now) }
+            return EventWindows.contains(record, when: when, now: now)
+        }
+        let caller = RequestInfo.current?.principal?.userID
+        if sort == .start {
+            query.after = try Paging.keyset(q.cursor).map { (startAt: $0.0, id: $0.1) }
+            let (records, next) = try await eventService.keysetPage(query, limit: limit, keep: keep)
+            let items = try await eventService.assembler.assemble(records, callerID: caller, distanceFrom: query.near, now: now)
+            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        }
+        let offset = try Paging.offset(q.cursor)
+        query.limit = 2000
+        var ranked = try await events.search(query).filter(keep)
+        let placesByID = try await places.find(ids: ranked.map(\.placeID))
+        if sort == .distance, let center = query.near {
+            let distance = { (e: EventRecord) in
+                placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity
+            }
+            ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
+        } else {
+            let performers = try await events.performers(of: ranked.map(\.id))
+            let artists = try await catalog.artists(ids: performers.values.flatMap { $0 })
+            let score = { (e: EventRecord) -> Int in
+                EventRelevance.score(
+                    words: words, name: e.name, placeName: placesByID[e.placeID]?.name ?? "",
+                    performers: (performers[e.id] ?? []).compactMap { artists[$0]?.name })
+            }
+            let scores = Dictionary(ranked.map { ($0.id, score($0)) }, uniquingKeysWith: { a, _ in a })
+            ranked.sort { (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id) }
+        }
+        let page = Paging.page(ranked, offset: offset, limit: limit)
+        let items = try await eventService.assembler.assemble(page.items, callerID: caller, distanceFrom: query.near, now: now)
+        return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
+    }
+
+    func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output {
+        let event = try await eventService.find(input.path.eventId)
+        let caller = RequestInfo.current?.principal?.userID
+        guard let item = try await eventService.assembler.assemble([event], callerID: caller, withChanges: true).first else {
+            throw APIError.notFound("No such event.")
+        }
+        return .ok(.init(body: .json(item)))
+    }
+
+    func createEvent(_ input: Operations.CreateEvent.Input) async throws -> Operations.CreateEvent.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        var event = EventRecord.draft(kind: "party", organizerID: caller.userID, now: Clock.millis())
+        let patch = Components.Schemas.EventPatch(
+            name: body.name, description: body.description, placeId: body.placeId, localDate: body.localDate,
+            localTime: body.localTime, durationMinutes: body.durationMinutes, categoryId: body.categoryId,
+            minPrice: body.minPrice, maxPrice: body.maxPrice, currency: body.currency, ticketURL: body.ticketURL)
+        try await EventEdit(places: places, catalog: catalog).apply(patch, to: &event, creating: true)
+        try await events.insert(event, performers: [])
+        let item = try await eventService.assembler.assemble([event], callerID: caller.userID, withChanges: true)
+        return .created(.init(body: .json(item[0])))
+    }
+
+    func updateEvent(_ input: Operations.UpdateEvent.Input) async throws -> Operations.UpdateEvent.Output {
+        let caller = try RequestInfo.requireMember()
+        let patch = input.body.json
+        var event = try await eventService.find(input.path.eventId)
+        try EventService.requireOrganizer(caller, of: event)
+        let old = event
+        try await EventEdit(places: places, catalog: catalog).apply(patch, to: &event, creating: false)
+        return .ok(.init(body: .json(try await eventService.saveEdit(event, from: old, by: caller))))
+    }
+
+    func cancelEvent(_ input: Operations.CancelEvent.Input) async throws -> Operations.CancelEvent.Output {
+        let caller = try RequestInfo.requireMember()
+        var event = try await eventService.find(input.path.eventId)
+        try EventService.requireOrganizer(caller, of: event)
+        if event.status != EventStatus.cancelled.rawValue {
+            let old = event
+            event.status = EventStatus.cancelled.rawValue
+            return .ok(.init(body: .json(try await eventService.saveEdit(event, from: old, by: caller))))
+        }
+        let item = try await eventService.assembler.assemble([event], callerID: caller.userID, withChanges: true)
+        return .ok(.init(body: .json(item[0])))
+    }
+
+    func listAttendees(_ input: Operations.ListAttendees.Input) async throws -> Operations.ListAttendees.Output {
+        let caller = try RequestInfo.requireMember()
+        let limit = try Paging.limit(input.query.limit)
+        let after = try Paging.keyset(input.query.cursor)
+        let event = try await eventService.find(input.path.eventId)
+        try EventService.requireOrganizer(caller, of: event)
+        let rows = try await events.attendees(
+            of: event.id, status: input.query.status?.rawValue, viewer: caller.userID, after: after,
+            limit: limit + 1)
+        let page = Array(rows.prefix(limit))
+        let people = try await users.find(ids: page.map(\.userID))
+        let items: [Components.Schemas.Attendee] = page.compactMap { row in
+            people[row.userID].map {
+                .init(
+                    user: .init($0), status: .init(rawValue: row.status) ?? .following,
+                    since: Clock.date(row.since))
+            }
+        }
+        let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.since, $0.userID) } : nil
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+    }
+
+    func setAttendance(_ input: Operations.SetAttendance.Input) async throws -> Operations.SetAttendance.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        let event = try await eventService.find(input.path.eventId)
+        if event.status == EventStatus.cancelled.rawValue && body.status != .following {
+            throw APIError.conflict("This event is cancelled; you can only follow it.", code: .eventCancelled)
+        }
+        guard
+            let updated = try await events.setAttendance(
+                eventID: event.id, userID: caller.userID, status: body.status.rawValue, now: Clock.millis())
+        else { throw APIError.notFound("No such event.") }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        eventId: event.id, status: body.status,
+                        counts: .init(
+                            going: Int(updated.goingCount), interested: Int(updated.interestedCount),
+                            following: Int(updated.followingCount))))))
+    }
+
+    func deleteAttendance(_ input: Operations.DeleteAttendance.Input) async throws
+        -> Operations.DeleteAttendance.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        guard
+            try await events.setAttendance(
+                eventID: input.path.eventId, userID: caller.userID, status: nil, now: Clock.millis()) != nil
+        else { throw APIError.notFound("No such event.") }
+        return .noContent(.init())
+    }
+
+    func listMyEvents(_ input: Operations.ListMyEvents.Input) async throws -> Operations.ListMyEvents.Output {
+        let caller = try RequestInfo.requireCaller()
+        let limit = try Paging.limit(input.query.limit)
+        let after = try Paging.keyset(input.query.cursor)
+        let now = Clock.millis()
+        let past = input.query.past == true
+        let records = try await events.events(
+            of: caller.userID, status: input.query.status?.rawValue, from: past ? nil : now,
+            until: past ? now : nil, after: after, limit: limit + 1)
+        let page = Array(records.prefix(limit))
+        let items = try await eventService.assembler.assemble(page, callerID: caller.userID)
+        let next = records.count > limit ? page.last.map { Paging.keysetCursor($0.startAt, $0.id) } : nil
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+    }
+
+    func listCategories(_ input: Operations.ListCategories.Input) async throws -> Operations.ListCategories.Output {
+        .ok(.init(body: .json(.init(items: CategoryTree.nested(try await catalog.categories())))))
+    }
+
+}

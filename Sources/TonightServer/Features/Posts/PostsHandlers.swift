@@ -1,0 +1,310 @@
+import Foundation
+import OpenAPIRuntime
+import TonightAPI
+import TonightCore
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct PostsHandlers: Sendable {
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let social: any SocialRepository
+    let notifier: Notifier
+    let postService: PostService
+    let songSearch: SongSearch
+    let bans: BanList
+    let config: AppConfig
+    let reader: PostReader
+
+    func createPost(_ input: Operations.CreatePost.Input) async throws -> Operations.CreatePost.Output {
+        let caller = try RequestInfo.requireMember()
+        guard case .multipartForm(let form) = input.body else {
+            throw APIError.badRequest("Send multipart/form-data.")
+        }
+        let upload = try UploadFile(directory: config.uploadDirectory, limit: config.mediaMaxBytes)
+        defer { upload.discard() }
+        var fields: [String: String] = [:]
+        var container: MediaContainer?
+        do {
+            for try await part in form {
+                switch part {
+                case .media(let media):
+                    guard container == nil else { throw APIError.badRequest("Send one media file.") }
+                    for try await chunk in media.payload.body {
+                        do { try await upload.append(chunk) } catch let problem as UploadFile.Problem {
+                            throw problem
+                        } catch { throw OwnFailure(error: error) }
+                    }
+                    container = try upload.finish()
+                case .placeId(let p): fields["placeId"] = try await Self.text(p.payload.body, "placeId")
+                case .city(let p): fields["city"] = try await Self.text(p.payload.body, "city")
+                case .eventId(let p): fields["eventId"] = try await Self.text(p.payload.body, "eventId")
+                case .caption(let p): fields["caption"] = try await Self.text(p.payload.body, "caption")
+                case .tags(let p): fields["tags"] = try await Self.text(p.payload.body, "tags")
+                case .songTitle(let p): fields["songTitle"] = try await Self.text(p.payload.body, "songTitle")
+                case .songArtist(let p): fields["songArtist"] = try await Self.text(p.payload.body, "songArtist")
+                case .songUri(let p): fields["songUri"] = try await Self.text(p.payload.body, "songUri")
+                case .undocumented: continue
+                }
+            }
+        } catch let problem as UploadFile.Problem {
+            throw Self.uploadError(problem)
+        } catch let failure as OwnFailure {
+            throw failure.error
+        } catch let error as APIError {
+            throw error
+        } catch {
+            // The multipart body itself is malformed (or lacks the media part).
+            throw APIError.badRequest("The upload could not be read: \(error)", code: .invalidUpload)
+        }
+        guard let container else {
+            throw APIError.validation([.init(field: "media", code: "required", message: "Attach a video or image.")]
+            )
+        }
+        let post = try await validatedPost(fields)
+        let record = try await postService.create(
+            post, author: caller.userID, file: upload.path, container: container)
+        return .created(.init(body: .json(try await reader.assemble([record], viewer: caller.userID)[0])))
+    }
+
+    func getPost(_ input: Operations.GetPost.Input) async throws -> Operations.GetPost.Output {
+        let viewer = RequestInfo.current?.principal
+        let post = try await reader.visible(input.path.postId, viewer: viewer)
+        return .ok(.init(body: .json(try await reader.assemble([post], viewer: viewer?.userID)[0])))
+    }
+
+    func deletePost(_ input: Operations.DeletePost.Input) async throws -> Operations.DeletePost.Output {
+        let caller = try RequestInfo.requireMember()
+        let post = try await reader.visible(input.path.postId, viewer: caller)
+        guard post.authorID == caller.userID || caller.role >= .moderator else {
+            throw APIError.forbidden("Only its author or a moderator can delete a post.", code: .notAuthor)
+        }
+        try await postService.delete(post)
+        return .noContent(.init())
+    }
+
+    func votePost(_ input: Operations.VotePost.Input) async throws -> Operations.VotePost.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        guard (-1...1).contains(body.value) else {
+            throw APIError.validation([.init(field: "value", code: "out_of_range", message: "Vote -1, 0 or 1.")])
+        }
+        let state = try await vote(
+            .init(postID: input.path.postId, userID: caller.userID, action: .vote(body.value)))
+        return .ok(.init(body: .json(state)))
+    }
+
+    func flagPost(_ input: Operations.FlagPost.Input) async throws -> Operations.FlagPost.Output {
+        let caller = try RequestInfo.requireMember()
+        let state = try await vote(.init(postID: input.path.postId, userID: caller.userID, action: .flag(true)))
+        return .ok(.init(body: .json(state)))
+    }
+
+    func unflagPost(_ input: Operations.UnflagPost.Input) async throws -> Operations.UnflagPost.Output {
+        let caller = try RequestInfo.requireMember()
+        let state = try await vote(.init(postID: input.path.postId, userID: caller.userID, action: .flag(false)))
+        return .ok(.init(body: .json(state)))
+    }
+
+    func listComments(_ input: Operations.ListComments.Input) async throws -> Operations.ListComments.Output {
+        let viewer = RequestInfo.current?.principal
+        let post = try await reader.visible(input.path.postId, viewer: viewer)
+        let limit = try Paging.limit(input.query.limit)
+        let rows = try await postService.posts.comments(
+            postID: post.id, viewer: viewer?.userID, after: try Paging.keyset(input.query.cursor), limit: limit + 1)
+        let page = Array(rows.prefix(limit))
+        let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.createdAt, $0.id) } : nil
+        return .ok(.init(body: .json(.init(items: page.map(Components.Schemas.Comment.init), nextCursor: next))))
+    }
+
+    func createComment(_ input: Operations.CreateComment.Input) async throws -> Operations.CreateComment.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        let text = try PostRules.comment(body.text).get()
+        let post = try await reader.visible(input.path.postId, viewer: caller)
+        let comment = CommentRecord(
+            id: Identifier.make(), postID: post.id, authorID: caller.userID, text: text, createdAt: Clock.millis())
+        let notice = post.authorID.flatMap { author in
+            author == caller.userID
+                ? nil
+                : NotificationDraft(
+                    userID: author, kind: .postComment, text: "New comment on your post: \(text.prefix(80))",
+                    actorID: caller.userID, postID: post.id)
+        }
+        await notifier.publish(try await postService.posts.addComment(comment, notice: notice))
+        guard let stored = try await postService.posts.comment(id: comment.id) else {
+            throw APIError.notFound("No such post.")
+        }
+        return .created(.init(body: .json(.init(stored))))
+    }
+
+    func deleteComment(_ input: Operations.DeleteComment.Input) async throws -> Operations.DeleteComment.Output {
+        let caller = try RequestInfo.requireMember()
+        guard let comment = try await postService.posts.comment(id: input.path.commentId),
+            comment.postID == input.path.postId, let post = try await postService.posts.find(id: comment.postID)
+        else { throw APIError.notFound("No such comment.") }
+        guard comment.authorID == caller.userID || post.authorID == caller.userID || caller.role >= .moderator
+        else {
+            throw APIError.forbidden(
+                "Only its author, the post's author or a moderator can delete a comment.", code: .notAuthor)
+        }
+        _ = try await postService.posts.deleteComment(id: comment.id, postID: post.id)
+        return .noContent(.init())
+    }
+
+    func bookmarkPost(_ input: Operations.BookmarkPost.Input) async throws -> Operations.BookmarkPost.Output {
+        let caller = try RequestInfo.requireMember()
+        let post = try await reader.visible(input.path.postId, viewer: caller)
+        try await postService.posts.bookmark(user: caller.userID, post: post.id, now: Clock.millis())
+        return .noContent(.init())
+    }
+
+    func unbookmarkPost(_ input: Operations.UnbookmarkPost.Input) async throws -> Operations.UnbookmarkPost.Output {
+        let caller = try RequestInfo.requireMember()
+        try await postService.posts.unbookmark(user: caller.userID, post: input.path.postId)
+        return .noContent(.init())
+    }
+
+    func recordViews(_ input: Operations.RecordViews.Input) async throws -> Operations.RecordViews.Output {
+        let body = input.body.json
+        guard body.postIds.count <= 100 else {
+            throw APIError.validation([.init(field: "postIds", code: "too_many", message: "Send at most 100 ids.")])
+        }
+        await postService.views.count(Array(Set(body.postIds.filter { TextRules.isClean($0) })))
+        return .noContent(.init())
+    }
+
+    // MARK: - Helpers
+
+    /// Applies a vote change (grouped with concurrent ones; the group checks posts and blocks for
+    /// all its votes at once) and answers its state.
+    private func vote(_ change: VoteChange) async throws -> Components.Schemas.VoteState {
+        switch try await postService.votes.submit(change) {
+        case .applied(let value, let flagged, let up, let down):
+            return .init(postId: change.postID, value: value, flagged: flagged, up: up, down: down)
+        case .notFound, .blocked:
+            throw APIError.notFound("No such post.")
+        case .ownPost:
+            throw APIError.forbidden("Authors cannot vote on or flag their own posts.", code: .ownPost)
+        }
+    }
+
+    /// The text of a small multipart field (at most 4 KB).
+    static func text(_ body: HTTPBody, _ field: String) async throws -> String {
+        do {
+            return try await String(collecting: body, upTo: 4096)
+        } catch {
+            throw APIError.validation([.init(field: field, code: "too_long", message: "This field is too long.")])
+        }
+    }
+
+    static func uploadError(_ problem: UploadFile.Problem) -> APIError {
+        switch problem {
+        case .tooLarge(let limit):
+            APIError(
+                status: 413, code: .mediaTooLarge,
+                detail: "The file is larger than \(limit / 1_048_576) MB.")
+        case .unsupported:
+            APIError(
+                status: 415, code: .unsupportedMedia,
+                detail: "This is not a supported file. Upload an MP4, MOV or WebM video, or a JPEG, PNG or HEIC image.")
+        case .empty:
+            APIError.validation([.init(field: "media", code: "empty", message: "The file is empty.")])
+        }
+    }
+
+    /// The upload's fields, validated; the place gives the city when there is one.
+    private func validatedPost(_ fields: [String: String]) async throws -> NewPost {
+        var issues: [FieldIssue] = []
+        func check<T>(_ result: Result<T, FieldIssue>) -> T? {
+            switch result {
+            case .success(let value): return value
+            case .failure(let issue):
+                issues.append(issue)
+                return nil
+            }
+        }
+        let caption = check(PostRules.caption(fields["caption"])) ?? ""
+        let tags = check(PostRules.tags(caption: caption, explicit: fields["tags"])) ?? []
+        func optional(_ name: String, limit: Int = 200) -> String? {
+            guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+                return nil
+            }
+            guard value.count <= limit, TextRules.isClean(value) else {
+                issues.append(.init(field: name, code: "invalid", message: "Use up to \(limit) plain characters."))
+                return nil
+            }
+            return value
+        }
+        let songTitle = optional("songTitle")
+        let songArtist = optional("songArtist")
+        let songURI = optional("songUri", limit: 100)
+        if let songURI, !PostRules.isSpotifyTrackURI(songURI) {
+            issues.append(
+                .init(
+                    field: "songUri", code: "invalid",
+                    message: "Use a Spotify track URI: spotify:track: and 22 letters and digits."))
+        }
+        if (songURI != nil || songArtist != nil) && songTitle == nil {
+            issues.append(.init(field: "songTitle", code: "required", message: "Give the song's title."))
+        }
+        var cityKey = optional("city")
+        if let key = cityKey, !AreaKey.isCity(key) {
+            issues.append(.init(field: "city", code: "invalid", message: "Use a city key: city$region$country."))
+            cityKey = nil
+        }
+        let placeID = optional("placeId", limit: 100)
+        let eventID = optional("eventId", limit: 100)
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        if let placeID {
+            guard let place = try await places.find(id: placeID) else {
+                throw APIError.validation([.init(field: "placeId", code: "not_found", message: "No such place.")])
+            }
+            cityKey = place.cityKey ?? cityKey
+        }
+        if let eventID {
+            guard let event = try await events.find(id: eventID) else {
+                throw APIError.validation([.init(field: "eventId", code: "not_found", message: "No such event.")])
+            }
+            if placeID == nil, cityKey == nil, let place = try await places.find(id: event.placeID) {
+                cityKey = place.cityKey
+            }
+        }
+        guard let cityKey else {
+            throw APIError.validation([
+                .init(field: "city", code: "required", message: "Give a place, or the city key for a pregame post.")
+            ])
+        }
+        return NewPost(
+            placeID: placeID, cityKey: cityKey, eventID: eventID, caption: caption, tags: tags, songTitle: songTitle,
+            songArtist: songArtist, songURI: songURI)
+    }
+}
+
+/// A failure of the server's own (writing the upload to disk), told apart from a malformed body.
+private struct OwnFailure: Error {
+    var error: any Error
+}
+
+extension Components.Schemas.Comment {
+    /// A comment; its author's username always shows (the show-name setting is about posts).
+    init(_ c: CommentRecord) {
+        self.init(
+            id: c.id, postId: c.postID,
+            author: .init(
+                id: c.authorID, username: c.authorUsername, displayName: c.authorDisplayName, avatarUrl: c.authorAvatar),
+            text: c.text, createdAt: Clock.date(c.createdAt))
+    }
+}
+
+extension PostsHandlers {
+    func searchSongs(_ input: Operations.SearchSongs.Input) async throws -> Operations.SearchSongs.Output {
+        let query = try Paging.searchText(input.query.q, hint: "Type part of a title or artist.")
+        let (songs, source) = try await songSearch.search(query, limit: try Paging.limit(input.query.limit))
+        let items = songs.map { song in
+            Components.Schemas.SongResult(
+                title: song.title, artist: song.artist, uri: song.uri, url: song.uri.flatMap(PostRules.spotifyURL),
+                artworkUrl: song.artworkURL, previewUrl: song.previewURL)
+        }
+        return .ok(.init(body: .json(.init(items: items, source: source == "spotify" ? .spotify : .tonight))))
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct RecommendationsHandlers: Sendable {
+    let users: any UserRepository
+    let geo: GeoService
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
+    let sessions: any SessionRepository
+    let config: AppConfig
+    let eventService: EventService
+    let people: People
+
+    func putMyPreferences(_ input: Operations.PutMyPreferences.Input) async throws
+        -> Operations.PutMyPreferences.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        guard var user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        let issues = PreferencesRules.issues(body, sports: Set(try await eventService.assembler.sports().keys))
+        guard issues.isEmpty else {
+            // The field paths read from the preferences document itself here.
+            throw APIError.validation(
+                issues.map {
+                    .init(
+                        field: String($0.field.dropFirst("preferences.".count)), code: $0.code, message: $0.message)
+                })
+        }
+        user.preferences = PreferencesRules.merge(body, into: "{}")
+        user.updatedAt = Clock.millis()
+        try await users.updateProfile(user)
+        return .ok(.init(body: .json(PreferencesRules.decode(user.preferences))))
+    }
+
+    func recommendSessions(_ input: Operations.RecommendSessions.Input) async throws
+        -> Operations.RecommendSessions.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let limit = try Paging.limit(input.query.limit)
+        guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        let center = try recommendationCenter(input.query.near, user: user)
+        let ranked = try await SessionRecommender(sessions: sessions, weights: config.sessionWeights).recommend(
+            user: user, preferences: PreferencesRules.decode(user.preferences), center: center, limit: limit,
+            now: Date())
+        let ids = ranked.map(\.candidate.id)
+        let records = try await events.find(ids: ids)
+        let assembled = try await eventService.assembler.assemble(
+            ids.compactMap { records[$0] }, callerID: user.id, distanceFrom: center)
+        let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let friendsIn = try await sessions.friendsGoing(
+            of: user.id, in: ranked.filter { $0.candidate.friends > 0 }.map(\.candidate.id))
+        let names = try await users.find(ids: friendsIn.values.flatMap { $0 })
+        let items: [Components.Schemas.SessionRecommendation] = ranked.compactMap { entry in
+            guard let event = byID[entry.candidate.id] else { return nil }
+            let friendNames = (friendsIn[entry.candidate.id] ?? []).compactMap { names[$0] }.map {
+                $0.displayName ?? $0.username ?? "A friend"
+            }
+            return .init(
+                event: event, score: (entry.score * 100).rounded() / 100,
+                reasons: SessionRanking.reasons(
+                    entry, sportName: event.session?.sport.name ?? entry.candidate.sport, friendNames: friendNames,
+                    weights: config.sessionWeights))
+        }
+        return .ok(.init(body: .json(.init(items: items))))
+    }
+
+    func dismissRecommendation(_ input: Operations.DismissRecommendation.Input) async throws
+        -> Operations.DismissRecommendation.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        let event = try await eventService.find(body.eventId)
+        let place = try await places.find(id: event.placeID)
+        let dismissal = SessionDismissal(
+            reason: body.reason.flatMap { DismissalReason(rawValue: $0.rawValue) }, sport: event.sport,
+            localHour: event.localTime.flatMap { Int($0.prefix(2)) }, location: place?.location)
+        try await sessions.dismiss(
+            userID: caller.userID, eventID: event.id, dismissal: dismissal, now: Clock.millis())
+        return .noContent(.init())
+    }
+}
+
+extension RecommendationsHandlers {
+    var recommender: EventRecommender { EventRecommender(events: events, places: places, catalog: catalog) }
+
+    func recommendEvents(_ input: Operations.RecommendEvents.Input) async throws -> Operations.RecommendEvents.Output {
+        let caller = try RequestInfo.requireMember()
+        let limit = try Paging.limit(input.query.limit)
+        guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        let center = try recommendationCenter(input.query.near, user: user)
+        let preferences = PreferencesRules.decode(user.preferences)
+        let now = Date()
+        let ask = {
+            try await recommender.cards(
+                userID: user.id, center: center, radius: Double(preferences.radiusMeters ?? 25_000),
+                budget: preferences.budget, favoriteCategories: preferences.favoriteCategories ?? [], limit: limit,
+                now: now)
+        }
+        var (cards, coldStart) = try await ask()
+        var refreshed = false
+        if cards.isEmpty && input.query.refresh == true {
+            // Nothing left: dismissed events (not sessions) come back.
+            let dismissed = try await sessions.dismissals(of: user.id).map(\.eventID)
+            let kinds = try await events.find(ids: dismissed)
+            let eventIDs = dismissed.filter { kinds[$0].map { $0.kind != "session" } ?? true }
+            if !eventIDs.isEmpty {
+                try await sessions.forgetDismissals(of: user.id, eventIDs: eventIDs)
+                (cards, coldStart) = try await ask()
+                refreshed = true
+            }
+        }
+        let assembled = try await eventService.assembler.assemble(cards.map(\.event), callerID: user.id, distanceFrom: center)
+        let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let items: [Components.Schemas.EventRecommendation] = cards.compactMap { card in
+            guard let event = byID[card.event.id] else { return nil }
+            return .init(
+                event: event, score: (card.score * 1000).rounded() / 1000,
+                similarTo: card.similarTo.map { .init(id: $0.id, name: $0.name, imageURL: $0.imageURL) },
+                reason: card.similarTo.map { "Similar to \($0.name)" } ?? "Popular tonight nearby")
+        }
+        return .ok(.init(body: .json(.init(items: items, coldStart: coldStart, refreshed: refreshed))))
+    }
+
+    /// `near` if given, else the centre of the user's home city; a field error without either.
+    func recommendationCenter(_ near: String?, user: UserRecord) throws -> GeoPoint {
+        var issues: [FieldIssue] = []
+        let (point, _) = Paging.near(near, radius: nil, issues: &issues)
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        guard let center = point ?? geo.homeCity(user.homeCity)?.location else {
+            throw APIError.validation([
+                .init(field: "near", code: "required", message: "Give near=lat,lon or set a home city.")
+            ])
+        }
+        return center
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import TonightAPI
+import TonightCore
+
+/// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
+struct SessionsHandlers: Sendable {
+    let users: any UserRepository
+    let geo: GeoService
+    let places: any PlaceRepository
+    let events: any EventRepository
+    let catalog: any CatalogRepository
+    let notifier: Notifier
+    let sessions: any SessionRepository
+    let eventService: EventService
+    let people: People
+
+    func listSports(_ input: Operations.ListSports.Input) async throws -> Operations.ListSports.Output {
+        let all = try await eventService.assembler.sports().values.sorted { ($0.name, $0.slug) < ($1.name, $1.slug) }
+        return .ok(.init(body: .json(.init(items: all.map(Components.Schemas.Sport.init)))))
+    }
+
+    func createSport(_ input: Operations.CreateSport.Input) async throws -> Operations.CreateSport.Output {
+        _ = try RequestInfo.requireAdmin()
+        let body = input.body.json
+        var issues: [FieldIssue] = []
+        let slug = body.slug
+        if !SportCatalog.isValidSlug(slug) {
+            issues.append(.init(field: "slug", code: "invalid", message: "Use 2–40 of a–z, 0–9 and -."))
+        }
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if name.isEmpty || name.count > 60 || !TextRules.isClean(name) {
+            issues.append(.init(field: "name", code: "invalid", message: "Use 1–60 characters."))
+        }
+        let icon = body.icon ?? "sportscourt"
+        if icon.isEmpty || icon.count > 60
+            || !icon.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") })
+        {
+            issues.append(.init(field: "icon", code: "invalid", message: "Use an icon name like figure.run."))
+        }
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        let sport = Sport(slug: slug, name: name, icon: icon)
+        guard SportCatalog.bySlug[slug] == nil, try await sessions.insertSport(sport, now: Clock.millis()) else {
+            throw APIError.conflict("A sport with this slug exists.", code: .sportExists)
+        }
+        return .created(.init(body: .json(.init(sport))))
+    }
+
+    func createSession(_ input: Operations.CreateSession.Input) async throws -> Operations.CreateSession.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        var event = EventRecord.draft(kind: "session", organizerID: caller.userID, now: Clock.millis())
+        let patch = Components.Schemas.SessionPatch(
+            sport: body.sport, skill: body.skill, name: body.name, notes: body.notes, placeId: body.placeId,
+            spot: body.spot, localDate: body.localDate, localTime: body.localTime,
+            durationMinutes: body.durationMinutes, capacity: body.capacity)
+        let newSpot = try await sessionEdit().apply(patch, to: &event, creating: true)
+        if let newSpot { event.placeID = try await storeSpot(newSpot).id }
+        try await events.insertSession(event, creator: caller.userID)
+        event.goingCount = 1
+        let item = try await eventService.assembler.assemble([event], callerID: caller.userID, withChanges: true)
+        return .created(.init(body: .json(item[0])))
+    }
+
+    func updateSession(_ input: Operations.UpdateSession.Input) async throws -> Operations.UpdateSession.Output {
+        let caller = try RequestInfo.requireMember()
+        let patch = input.body.json
+        var event = try await findSession(input.path.eventId)
+        try EventService.requireOrganizer(caller, of: event)
+        let old = event
+        let newSpot = try await sessionEdit().apply(patch, to: &event, creating: false)
+        if let newSpot { event.placeID = try await storeSpot(newSpot).id }
+        return .ok(.init(body: .json(try await eventService.saveEdit(event, from: old, by: caller))))
+    }
+
+    func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
+        let caller = try RequestInfo.requireMember()
+        let event = try await findSession(input.path.eventId)
+        try EventService.requireOrganizer(caller, of: event)
+        let when = EventChangeText.when(
+            Clock.date(event.startAt), timeZone: TimeZone(identifier: event.timeZone) ?? .gmt)
+        let notice = NotificationDraft(
+            userID: "", kind: .sessionDeleted, text: "“\(event.name)” on \(when) was deleted by its organiser",
+            actorID: caller.userID)
+        let written = try await sessions.delete(eventID: event.id, telling: notice, now: Clock.millis())
+        await notifier.publish(written)
+        return .noContent(.init())
+    }
+
+    func listSessionPlayers(_ input: Operations.ListSessionPlayers.Input) async throws
+        -> Operations.ListSessionPlayers.Output
+    {
+        let caller = try RequestInfo.requireCaller()
+        let event = try await findSession(input.path.eventId)
+        let ids = try await sessions.players(of: event.id, viewer: caller.userID)
+        let people = try await users.find(ids: ids)
+        return .ok(
+            .init(
+                body: .json(.init(items: ids.compactMap { people[$0].map(Components.Schemas.PublicProfile.init) })))
+        )
+    }
+
+    func searchSessions(_ input: Operations.SearchSessions.Input) async throws -> Operations.SearchSessions.Output {
+        let q = input.query
+        let limit = try Paging.limit(q.limit)
+        let now = Date()
+        var issues: [FieldIssue] = []
+        var query = EventQuery(from: Clock.millis(now))
+        query.kind = "session"
+        (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
+        query.cityKey = q.city
+        if let text = q.sport {
+            let slugs = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if slugs.isEmpty || slugs.count > 20 || !slugs.allSatisfy(SportCatalog.isValidSlug) {
+                issues.append(
+                    .init(field: "sport", code: "invalid", message: "Give 1–20 sport slugs separated by commas."))
+            } else {
+                query.sports = slugs
+            }
+        }
+        query.skill = q.skill?.rawValue
+        if let box = q.bbox {
+            switch BoundingBox.parse(box) {
+            case .success(let parsed): query.bbox = parsed
+            case .failure(let issue): issues.append(issue)
+            }
+        }
+        let first = q.from.map { (CalendarDate($0), "from") }
+        let last = q.to.map { (CalendarDate($0), "to") }
+        for case (nil, let field)? in [first, last] {
+            issues.append(.init(field: field, code: "invalid", message: "Use YYYY-MM-DD."))
+        }
+        if let a = first?.0, let b = last?.0, b < a {
+            issues.append(.init(field: "to", code: "before_from", message: "to is before from."))
+        }
+        if first != nil || last != nil {
+            query.localDates = (first?.0?.description ?? "0000-01-01", last?.0?.description ?? "9999-12-31")
+        }
+        query.localTimes = q.timeOfDay.map(Self.localTimes)
+        query.openOnly = q.openOnly == true
+        if q.withFriends == true { query.friendsOf = try RequestInfo.requireCaller().userID }
+        let sort = q.sort ?? .start
+        if sort == .distance && query.near == nil {
+            issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
+        }
+        guard issues.isEmpty else { throw APIError.validation(issues) }
+        let caller = RequestInfo.current?.principal?.userID
+        let started = { (e: EventRecord) in e.startAt >= Clock.millis(now) }
+        // SQL narrows by grid cells; the exact distance is checked here.
+        let keep = { (batch: [EventRecord]) async throws -> [EventRecord] in
+            let upcoming = batch.filter(started)
+            guard let center = query.near else { return upcoming }
+            let placesByID = try await places.find(ids: upcoming.map(\.placeID))
+            return upcoming.filter {
+                (placesByID[$0.placeID]?.location.distance(to: center) ?? .infinity) <= query.radius
+            }
+        }
+        if sort == .start {
+            query.after = try Paging.keyset(q.cursor).map { (startAt: $0.0, id: $0.1) }
+            let (records, next) = try await eventService.keysetPage(query, limit: limit, keepBatch: keep)
+            let items = try await eventService.assembler.assemble(records, callerID: caller, distanceFrom: query.near, now: now)
+            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        }
+        let offset = try Paging.offset(q.cursor)
+        query.limit = 2000
+        var ranked = try await keep(try await events.search(query))
+        let placesByID = try await places.find(ids: ranked.map(\.placeID))
+        if let center = query.near {
+            let distance = { (e: EventRecord) in
+                placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity
+            }
+            ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
+        }
+        let page = Paging.page(ranked, offset: offset, limit: limit)
+        let items = try await eventService.assembler.assemble(page.items, callerID: caller, distanceFrom: query.near, now: now)
+        return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
+    }
+
+    /// Local start times of a part of the day, as `[from, to)` ranges of `HH:MM`.
+    static func localTimes(_ part: Components.Schemas.TimeOfDay) -> [(from: String, to: String)] {
+        switch part {
+        case .morning: [("05:00", "12:00")]
+        case .afternoon: [("12:00", "17:00")]
+        case .evening: [("17:00", "22:00")]
+        case .night: [("22:00", "24:00"), ("00:00", "05:00")]
+        }
+    }
+
+    func getPlayerStats(_ input: Operations.GetPlayerStats.Input) async throws -> Operations.GetPlayerStats.Output {
+        _ = try RequestInfo.requireCaller()
+        let user = try await people.profile(input.path.username)
+        let now = Clock.millis()
+        let rows = try await sessions.played(by: user.id, before: now)
+        let sports = try await eventService.assembler.sports()
+        var perSport: [String: (sessions: Int, minutes: Int64)] = [:]
+        for row in rows {
+            perSport[row.sport, default: (0, 0)].sessions += row.sessions
+            perSport[row.sport, default: (0, 0)].minutes += row.minutes
+        }
+        let items = perSport.sorted { ($1.value.sessions, $0.key) < ($0.value.sessions, $1.key) }.map {
+            Components.Schemas.SportStats(
+                sport: .init(sports[$0.key] ?? Sport(slug: $0.key, name: $0.key, icon: "sportscourt")),
+                sessions: $0.value.sessions, minutes: Int($0.value.minutes))
+        }
+        let minutes = Int(perSport.values.map(\.minutes).reduce(0, +))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        userId: user.id, sessionsPlayed: perSport.values.map(\.sessions).reduce(0, +),
+                        minutesPlayed: minutes, hoursPlayed: (Double(minutes) / 6).rounded() / 10,
+                        distinctPlaymates: try await sessions.distinctPlaymates(of: user.id, before: now),
+                        friends: try await sessions.friendCount(of: user.id), sports: items))))
+    }
+
+    func sessionEdit() async throws -> SessionEdit {
+        SessionEdit(places: places, catalog: catalog, geo: geo, sports: try await eventService.assembler.sports())
+    }
+
+    /// Stores a new spot; if another request stored the same spot first, that one is used.
+    func storeSpot(_ spot: PlaceRecord) async throws -> PlaceRecord {
+        do {
+            try await places.insert(spot)
+            return spot
+        } catch {
+            guard let stored = try await places.find(id: spot.id) else { throw error }
+            return stored
+        }
+    }
+
+    func findSession(_ id: String) async throws -> EventRecord {
+        guard let event = try await events.find(id: id), event.kind == "session" else {
+            throw APIError.notFound("No such session.")
+        }
+        return event
+    }
+}
