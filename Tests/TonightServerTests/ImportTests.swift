@@ -554,7 +554,7 @@ struct ImportTests {
     @Test("the suggest index picks up artists imported after it was built", arguments: Backend.available)
     func suggestRefresh(backend: Backend) async throws {
         try await withApp(backend) { services, _ in
-            let suggester = ArtistSuggester(db: services.database.sql, checkInterval: 0)
+            let suggester = ArtistSuggester(catalog: services.catalog, checkInterval: 0)
             #expect(try await suggester.search("sig", limit: 5).isEmpty)
             _ = try await Importer.run(
                 .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)

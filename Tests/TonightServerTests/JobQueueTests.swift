@@ -127,7 +127,7 @@ struct JobQueueTests {
         let queued = try await services.jobs.enqueue("ok", payload: ["a": 1])
         let crashed = try await services.jobs.enqueue("ok", payload: ["b": 2])
         // A worker claims `crashed` and dies without finishing (its lock lasts 60 s).
-        let claimed = try await SQLJobRepository(db: services.database.sql, kind: services.database.kind).claim(
+        let claimed = try await JobRepository(db: services.database.sql, kind: services.database.kind).claim(
             worker: "dead-worker", limit: 1, now: Clock.millis(), lockedUntil: Clock.millis() + 60_000, kinds: .all)
         #expect(claimed.count == 1)
         try await services.database.shutdown()

@@ -253,7 +253,7 @@ struct RecommendationsRouteTests {
                 "UPDATE events SET start_at = \(bind: now + 45 * 60_000) WHERE id = \(bind: id)"
             ).run()
             let short = SessionReminder(
-                database: first.database, notifier: first.notifier, lead: .seconds(1800), interval: .seconds(30),
+                sessions: first.sessions, notifier: first.notifier, lead: .seconds(1800), interval: .seconds(30),
                 logger: first.logger)
             #expect(try await short.runOnce(now: now) == 0)
             return (id, [ana, ben])

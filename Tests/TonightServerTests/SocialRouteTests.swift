@@ -222,7 +222,7 @@ struct SocialRouteTests {
             _ = try await client.send(
                 .put, "/v1/events/\(event)/attendance", json: ["status": "following"], token: ben.token)
             let alerts = EventChangeNotifier(
-                database: services.database, notifier: services.notifier, interval: .seconds(1),
+                events: services.events, notifier: services.notifier, interval: .seconds(1),
                 logger: services.logger)
             // Changes made before anyone follows are not news.
             #expect(try await alerts.runOnce() == 0)

@@ -57,7 +57,7 @@ struct StorageTests {
             var query = PlaceQuery()
             query.near = GeoPoint(latitude: 48.8566, longitude: 2.3522)
             query.radius = radius
-            let sql = try #require(SQLPlaceRepository.nearbySQL(query))
+            let sql = try #require(PlaceRepository.nearbySQL(query))
             let plan = try await services.database.sql.raw("EXPLAIN QUERY PLAN " + sql).all()
                 .map { try $0.decode(column: "detail", as: String.self) }
             let searches = plan.filter { $0.contains("places") }
@@ -92,7 +92,7 @@ struct StorageTests {
     @Test("users: insert, find by key, unique keys, profile update, delete", arguments: Backend.available)
     func users(backend: Backend) async throws {
         let services = try await open(backend)
-        let repository = SQLUserRepository(db: services.database.sql)
+        let repository = UserRepository(db: services.database.sql)
         var alice = user("Alice")
         try await repository.insert(alice)
         #expect(try await repository.find(id: alice.id) == alice)
@@ -123,8 +123,8 @@ struct StorageTests {
     @Test("refresh rotation is exactly-once under racing rotations", arguments: Backend.available)
     func rotationRace(backend: Backend) async throws {
         let services = try await open(backend)
-        let users = SQLUserRepository(db: services.database.sql)
-        let logins = SQLLoginRepository(database: services.database)
+        let users = UserRepository(db: services.database.sql)
+        let logins = LoginRepository(database: services.database)
         let alice = user("alice")
         try await users.insert(alice)
         let loginID = try await logins.create(
@@ -148,7 +148,7 @@ struct StorageTests {
     @Test("idempotency keys: one reservation wins, completion is stored", arguments: Backend.available)
     func idempotencyKeys(backend: Backend) async throws {
         let services = try await open(backend)
-        let repository = SQLIdempotencyRepository(db: services.database.sql)
+        let repository = IdempotencyRepository(db: services.database.sql)
         let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<30 {
                 group.addTask { try await repository.reserve(scope: "u", key: "k", requestHash: "h", now: 5) }
@@ -173,11 +173,11 @@ struct StorageTests {
         let alice = user("alice")
         await #expect(throws: Boom.self) {
             try await services.database.transaction { db in
-                try await SQLUserRepository(db: db).insert(alice)
+                try await UserRepository(db: db).insert(alice)
                 throw Boom()
             }
         }
-        #expect(try await SQLUserRepository(db: services.database.sql).find(id: alice.id) == nil)
+        #expect(try await UserRepository(db: services.database.sql).find(id: alice.id) == nil)
         try await services.database.shutdown()
     }
 }

@@ -38,7 +38,7 @@ struct APIHandlers: Sendable {
         chat = ChatHandlers(users: s.users, social: s.social, notifier: s.notifier, chat: s.chat, fanout: s.fanout, notifications: s.notifications, people: s.people)
         events = EventsHandlers(users: s.users, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions, eventService: s.eventService)
         feeds = FeedsHandlers(config: s.config, places: s.places, postService: s.posts, social: s.social, users: s.users, people: s.people, reader: s.postReader, adPlacer: s.adPlacer)
-        moderation = ModerationHandlers(users: s.users, notifier: s.notifier, postService: s.posts, bans: s.bans, logins: s.logins, database: s.database, config: s.config, reader: s.postReader)
+        moderation = ModerationHandlers(users: s.users, notifier: s.notifier, postService: s.posts, bans: s.bans, logins: s.logins, notifications: s.notifications, config: s.config, reader: s.postReader)
         devices = DevicesHandlers(devices: s.devices)
         notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)
         geo = GeoHandlers(geo: s.geo)

@@ -20,25 +20,25 @@ public struct AppServices: Sendable {
     public let live: LiveHub
     public let jobs: JobQueue
     let hasher: PasswordHasher
-    let users: any UserRepository
-    let logins: any LoginRepository
-    let idempotency: any IdempotencyRepository
+    let users: UserRepository
+    let logins: LoginRepository
+    let idempotency: IdempotencyRepository
     let accounts: AccountService
     let geo: GeoService
-    let places: any PlaceRepository
-    let events: any EventRepository
-    let catalog: any CatalogRepository
+    let places: PlaceRepository
+    let events: EventRepository
+    let catalog: CatalogRepository
     let suggester: ArtistSuggester
-    let cities: any CityRepository
-    let social: any SocialRepository
-    let wall: any WallRepository
-    let notifications: any NotificationRepository
+    let cities: CityRepository
+    let social: SocialRepository
+    let wall: WallRepository
+    let notifications: NotificationRepository
     let notifier: Notifier
     let oidc: OIDCVerifier
-    let devices: any DeviceRepository
+    let devices: DeviceRepository
     let push: PushService
-    let invitations: any InvitationRepository
-    let chat: any ChatRepository
+    let invitations: InvitationRepository
+    let chat: ChatRepository
     /// Live delivery to sockets on every instance.
     let fanout: any LiveFanout
     let presence: PresenceService
@@ -50,13 +50,13 @@ public struct AppServices: Sendable {
     /// Banned users.
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
-    let sessions: any SessionRepository
+    let sessions: SessionRepository
     /// Anonymous feed pages and artist suggestions kept in memory (SQLite only).
     let pages: PageCache?
     /// Song search (Spotify when configured, else songs already used on posts).
     let songSearch: SongSearch
-    let promotions: any PromotionRepository
-    let analytics: any AnalyticsRepository
+    let promotions: PromotionRepository
+    let analytics: AnalyticsRepository
     /// People as a caller may see them.
     let people: People
     /// Posts as a viewer may see them.
@@ -91,29 +91,29 @@ public struct AppServices: Sendable {
         let key = try TokenService.loadKey(configured: config.jwtKey, dataDirectory: config.dataDirectory)
         let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
         let hasher = PasswordHasher(cost: config.bcryptCost)
-        let users = SQLUserRepository(db: database.sql)
+        let users = UserRepository(db: database.sql)
         let named = try await users.backfillNameKeys()
         if named > 0 { logger.info("user search: indexed \(named) display names") }
-        let logins = SQLLoginRepository(database: database)
+        let logins = LoginRepository(database: database)
         let accounts = AccountService(
-            users: users, logins: logins, identities: SQLIdentityRepository(db: database.sql), tokens: tokens,
+            users: users, logins: logins, identities: IdentityRepository(db: database.sql), tokens: tokens,
             hasher: hasher, limiter: RateLimiter(), config: config)
-        let cities = SQLCityRepository(db: database.sql)
-        let notifications = SQLNotificationRepository(db: database.sql)
+        let cities = CityRepository(db: database.sql)
+        let notifications = NotificationRepository(db: database.sql, database: database)
         let live = LiveHub()
         let fanout: any LiveFanout =
             database.kind == .postgres
             ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
             : LocalFanout(hub: live)
-        let devices = SQLDeviceRepository(db: database.sql)
-        let jobs = JobQueue(repository: SQLJobRepository(db: database.sql, kind: database.kind))
+        let devices = DeviceRepository(db: database.sql)
+        let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
         let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
-        let bans = BanList(db: database.sql, logger: logger)
+        let bans = BanList(repository: BanRepository(database: database), logger: logger)
         try await bans.reload()
-        let postRepository = SQLPostRepository(db: database.sql, database: database)
+        let postRepository = PostRepository(db: database.sql, database: database)
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
             urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL),
@@ -135,29 +135,29 @@ public struct AppServices: Sendable {
                 limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         let suggestions = SuggestionGeneration()
-        let social = SQLSocialRepository(db: database.sql, database: database)
-        let places = SQLPlaceRepository(db: database.sql)
-        let events = SQLEventRepository(db: database.sql, database: database)
-        let catalog = SQLCatalogRepository(db: database.sql, database: database)
-        let sessions = SQLSessionRepository(db: database.sql, database: database)
-        let promotions = SQLPromotionRepository(db: database.sql, database: database)
+        let social = SocialRepository(db: database.sql, database: database)
+        let places = PlaceRepository(db: database.sql)
+        let events = EventRepository(db: database.sql, database: database)
+        let catalog = CatalogRepository(db: database.sql, database: database)
+        let sessions = SessionRepository(db: database.sql, database: database)
+        let promotions = PromotionRepository(db: database.sql, database: database)
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
-            users: users, logins: logins, idempotency: SQLIdempotencyRepository(db: database.sql),
+            users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: places, events: events, catalog: catalog,
-            suggester: ArtistSuggester(db: database.sql, generation: suggestions), cities: cities,
+            suggester: ArtistSuggester(catalog: catalog, generation: suggestions), cities: cities,
             social: social,
-            wall: SQLWallRepository(db: database.sql, database: database), notifications: notifications,
+            wall: WallRepository(db: database.sql, database: database), notifications: notifications,
             notifier: notifier,
             oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
             push: PushService(
                 client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
                 logger: logger),
-            invitations: SQLInvitationRepository(db: database.sql, database: database),
-            chat: SQLChatRepository(db: database.sql, database: database), fanout: fanout,
-            presence: PresenceService(db: database.sql, hub: live, logger: logger), posts: posts,
+            invitations: InvitationRepository(db: database.sql, database: database),
+            chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
+            presence: PresenceService(users: users, hub: live, logger: logger), posts: posts,
             media: media,
             sweeper: PostSweeper(
                 service: posts, uploadDirectory: config.uploadDirectory,
@@ -171,7 +171,7 @@ public struct AppServices: Sendable {
             songSearch: SongSearch(
                 spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
                 posts: posts.posts, logger: logger),
-            promotions: promotions, analytics: SQLAnalyticsRepository(db: database.sql, database: database),
+            promotions: promotions, analytics: AnalyticsRepository(db: database.sql, database: database),
             people: People(users: users, social: social), postReader: PostReader(posts: posts, social: social, bans: bans),
             eventService: EventService(events: events, places: places, catalog: catalog, sessions: sessions),
             adPlacer: AdPlacer(promotions: promotions))
@@ -198,7 +198,7 @@ extension AppServices {
     /// The "Tonight" digest service over these services.
     func digest(interval: Duration) -> TonightDigest {
         TonightDigest(
-            database: database, users: users, geo: geo,
+            users: users, digests: DigestRepository(database: database), notifications: notifications, geo: geo,
             events: EventRecommender(events: events, places: places, catalog: catalog),
             sessions: SessionRecommender(sessions: sessions, weights: config.sessionWeights), places: places,
             notifier: notifier, hour: config.digestHour, interval: interval, logger: logger)
@@ -207,7 +207,7 @@ extension AppServices {
     /// The session reminder service over these services.
     func reminder(interval: Duration = .seconds(30)) -> SessionReminder {
         SessionReminder(
-            database: database, notifier: notifier, lead: .seconds(config.sessionReminderMinutes * 60),
+            sessions: sessions, notifier: notifier, lead: .seconds(config.sessionReminderMinutes * 60),
             interval: interval, logger: logger)
     }
 }

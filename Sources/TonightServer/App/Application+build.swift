@@ -69,7 +69,7 @@ public func buildApplication(
         serviceList.append(services.sweeper)
         serviceList.append(
             EventChangeNotifier(
-                database: services.database, notifier: services.notifier,
+                events: services.events, notifier: services.notifier,
                 interval: .milliseconds(max(10, config.jobPollMilliseconds) * 10), logger: services.logger))
         if config.sessionReminderMinutes > 0 {
             serviceList.append(services.reminder(interval: .milliseconds(max(10, config.jobPollMilliseconds) * 30)))
@@ -157,7 +157,7 @@ func runEvery(
 
 /// Periodic clean-up: forgets idempotency keys past their lifetime.
 struct Housekeeping: Service {
-    let idempotency: any IdempotencyRepository
+    let idempotency: IdempotencyRepository
     let ttl: Int
     let logger: Logger
 

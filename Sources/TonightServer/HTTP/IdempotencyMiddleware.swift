@@ -12,7 +12,7 @@ import Logging
 /// signed-out callers, who must send random keys) and kept ``ttl`` seconds.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let repository: any IdempotencyRepository
+    let repository: IdempotencyRepository
     let ttl: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)

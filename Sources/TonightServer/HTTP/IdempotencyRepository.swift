@@ -11,21 +11,12 @@ struct IdempotencyRecord: Codable, Sendable {
 }
 
 /// Storage of idempotency keys: a key is first reserved (no status), then completed with the answer.
-protocol IdempotencyRepository: Sendable {
-    /// Reserves `key` for a request; `false` if the key is already there.
-    func reserve(scope: String, key: String, requestHash: String, now: Int64) async throws -> Bool
-    func find(scope: String, key: String) async throws -> IdempotencyRecord?
-    func complete(scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String)
-        async throws
-    func release(scope: String, key: String) async throws
-    /// Deletes keys created before `cutoff`.
-    func purge(before cutoff: Int64) async throws
-}
-
-/// ``IdempotencyRepository`` over SQLKit.
-struct SQLIdempotencyRepository: IdempotencyRepository {
+///
+/// Over SQLKit.
+struct IdempotencyRepository: Sendable {
     let db: any SQLDatabase
 
+    /// Reserves `key` for a request; `false` if the key is already there.
     func reserve(scope: String, key: String, requestHash: String, now: Int64) async throws -> Bool {
         try await db.raw(
             """
@@ -62,6 +53,7 @@ struct SQLIdempotencyRepository: IdempotencyRepository {
         try await db.raw("DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key)").run()
     }
 
+    /// Deletes keys created before `cutoff`.
     func purge(before cutoff: Int64) async throws {
         try await db.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: cutoff)").run()
     }

@@ -88,7 +88,6 @@ struct PageCacheMiddleware: RouterMiddleware {
     }
 
     private func currentVersion() async throws -> Int64? {
-        try await database.sql.raw("SELECT version FROM feed_version WHERE id = 1").first()?
-            .decode(column: "version", as: Int64.self)
+        try await database.feedVersion()
     }
 }

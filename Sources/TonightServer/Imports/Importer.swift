@@ -102,7 +102,7 @@ public enum Importer {
             } else {
                 let batch = cities
                 tally = try await services.database.transaction { db in
-                    try await SQLCityRepository(db: db).upsert(batch, now: Clock.millis())
+                    try await CityRepository(db: db).upsert(batch, now: Clock.millis())
                 }
             }
             summary.tallies["cities", default: ImportTally()] =
@@ -134,24 +134,10 @@ public enum Importer {
                 case .reject(let reject): summary.reject(reject)
                 }
             }
-            let db = services.database.sql
-            let names = Array(Set(entries.map { SearchText.fold($0.artistName) }))
-            var byName: [String: [String]] = [:]
-            if !names.isEmpty {
-                for row in try await db.raw(
-                    "SELECT id, name_folded FROM artists WHERE name_folded IN (\(binds: names))"
-                ).all() {
-                    byName[try row.decode(column: "name_folded", as: String.self), default: []]
-                        .append(try row.decode(column: "id", as: String.self))
-                }
-            }
-            let similarIDs = Array(Set(entries.flatMap { $0.recommendations.map { prefix + $0.artistId } }))
-            var known = Set<String>()
-            if !similarIDs.isEmpty {
-                for row in try await db.raw("SELECT id FROM artists WHERE id IN (\(binds: similarIDs))").all() {
-                    known.insert(try row.decode(column: "id", as: String.self))
-                }
-            }
+            let byName = try await services.catalog.artistIDs(
+                byFoldedName: Array(Set(entries.map { SearchText.fold($0.artistName) })))
+            let known = try await services.catalog.existingArtists(
+                Array(Set(entries.flatMap { $0.recommendations.map { prefix + $0.artistId } })))
             var pairs: [String: (String, String, Double)] = [:]
             for entry in entries {
                 guard let artists = byName[SearchText.fold(entry.artistName)] else {
@@ -171,18 +157,7 @@ public enum Importer {
                     }
                 }
             }
-            var existing: [String: Double] = [:]
-            let artistIDs = Array(Set(pairs.values.map(\.0)))
-            if !artistIDs.isEmpty {
-                for row in try await db.raw(
-                    "SELECT artist_id, similar_id, score FROM affinity WHERE artist_id IN (\(binds: artistIDs))"
-                ).all() {
-                    let key =
-                        try row.decode(column: "artist_id", as: String.self) + "\u{1F}"
-                        + row.decode(column: "similar_id", as: String.self)
-                    existing[key] = try row.decode(column: "score", as: Double.self)
-                }
-            }
+            let existing = try await services.catalog.affinityScores(from: Array(Set(pairs.values.map(\.0))))
             var rows: [[SQLValue]] = []
             for (key, pair) in pairs {
                 if let old = existing[key] {
@@ -197,12 +172,7 @@ public enum Importer {
                 rows.append([.init(pair.0), .init(pair.1), .init(pair.2)])
             }
             if !dryRun {
-                let write = rows
-                try await services.database.transaction { db in
-                    try await BulkWrite.upsert(
-                        "affinity", columns: ["artist_id", "similar_id", "score"], rows: write,
-                        key: ["artist_id", "similar_id"], on: db)
-                }
+                try await services.catalog.upsertAffinity(rows)
             }
             seen += batch.count
             progress(seen)

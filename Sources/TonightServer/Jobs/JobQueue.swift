@@ -5,7 +5,7 @@ import TonightCore
 
 /// Puts work on the durable queue. Later features (media, push, reminders) enqueue through it.
 public struct JobQueue: Sendable {
-    let repository: any JobRepository
+    let repository: JobRepository
 
     /// Enqueues a job of `kind` with a JSON payload to run at `runAt`; returns its id.
     @discardableResult
@@ -32,7 +32,7 @@ public typealias JobHandler = @Sendable (ClaimedJob) async throws -> Void
 /// Claims due jobs and runs them, retrying failures with exponential backoff until a job is dead.
 /// Several workers (in one or several processes) can run against the same database.
 public struct JobWorker: Service {
-    let repository: any JobRepository
+    let repository: JobRepository
     let handlers: [String: JobHandler]
     let policy: RetryPolicy
     let pollInterval: Duration

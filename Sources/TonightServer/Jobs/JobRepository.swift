@@ -25,19 +25,9 @@ public struct JobRecord: Codable, Sendable, Equatable {
 ///
 /// States: `queued` (waiting for `run_at`), `running` (claimed until `locked_until`; a crashed
 /// worker's jobs become claimable again after that), `dead` (gave up). Finished jobs are deleted.
-protocol JobRepository: Sendable {
-    func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws
-    /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:
-    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL, a single atomic statement on SQLite.
-    func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64, kinds: JobKinds) async throws -> [ClaimedJob]
-    func complete(id: String, worker: String) async throws
-    func retry(id: String, worker: String, runAt: Int64, error: String, now: Int64) async throws
-    func bury(id: String, worker: String, error: String, now: Int64) async throws
-    func find(id: String) async throws -> JobRecord?
-}
-
-/// ``JobRepository`` over SQLKit; the claim is the one statement that differs by dialect.
-struct SQLJobRepository: JobRepository {
+///
+/// Over SQLKit; the claim is the one statement that differs by dialect.
+struct JobRepository: Sendable {
     let db: any SQLDatabase
     let kind: DatabaseKind
 
@@ -51,6 +41,8 @@ struct SQLJobRepository: JobRepository {
         ).run()
     }
 
+    /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL, a single atomic statement on SQLite.
     func claim(worker: String, limit: Int, now: Int64, lockedUntil: Int64, kinds: JobKinds) async throws -> [ClaimedJob]
     {
         let lock = kind == .postgres ? "FOR UPDATE SKIP LOCKED" : ""

@@ -37,14 +37,14 @@ final class PostgresFanout: LiveFanout, Service {
     static let channel = "tonight_live"
     static let inlineLimit = 7000
 
-    private let database: Database
+    private let outbox: LiveOutbox
     private let hub: LiveHub
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private let listening = NIOLockedValueBox(false)
 
     init(database: Database, hub: LiveHub, url: String, logger: Logger) throws {
-        self.database = database
+        self.outbox = LiveOutbox(database: database)
         self.hub = hub
         self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
         self.logger = logger
@@ -55,15 +55,9 @@ final class PostgresFanout: LiveFanout, Service {
             let data = try JSONEncoder().encode(LiveEnvelope(users: Array(Set(userIDs)), message: message))
             var payload = String(decoding: data, as: UTF8.self)
             if data.count > Self.inlineLimit {
-                let id = Identifier.make()
-                let now = Clock.millis()
-                try await database.sql.raw(
-                    "INSERT INTO live_outbox (id, payload, created_at) VALUES (\(bind: id), \(bind: payload), \(bind: now))"
-                ).run()
-                try await database.sql.raw("DELETE FROM live_outbox WHERE created_at < \(bind: now - 60_000)").run()
-                payload = "#" + id
+                payload = "#" + (try await outbox.store(payload, now: Clock.millis()))
             }
-            try await database.sql.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
+            try await outbox.notify(Self.channel, payload)
         } catch {
             logger.warning("live fan-out failed", metadata: ["error": "\(String(reflecting: error))"])
         }
@@ -111,10 +105,7 @@ final class PostgresFanout: LiveFanout, Service {
         var text = payload
         if payload.hasPrefix("#") {
             let id = String(payload.dropFirst())
-            guard
-                let row = try? await database.sql.raw("SELECT payload FROM live_outbox WHERE id = \(bind: id)").first(),
-                let stored = try? row.decode(column: "payload", as: String.self)
-            else { return }
+            guard let stored = try? await outbox.payload(id: id) else { return }
             text = stored
         }
         guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }

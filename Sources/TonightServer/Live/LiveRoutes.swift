@@ -15,7 +15,7 @@ struct LiveRoutes {
     let hub: LiveHub
     let tokens: TokenService
     let presence: PresenceService
-    let chat: any ChatRepository
+    let chat: ChatRepository
     let fanout: any LiveFanout
     let authTimeout: Duration = .seconds(10)
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import ServiceLifecycle
 
 /// Online / last seen, across instances: a user is online while `users.online_until` is in the
@@ -8,7 +7,7 @@ import ServiceLifecycle
 /// has sockets for, and the last socket of a user on an instance closing sets it to now (another
 /// instance with a socket for that user renews it within 30 s).
 struct PresenceService: Service {
-    let db: any SQLDatabase
+    let users: UserRepository
     let hub: LiveHub
     let logger: Logger
     static let lease: Int64 = 75_000
@@ -43,12 +42,7 @@ struct PresenceService: Service {
     private func update(_ users: [String], onlineUntil: Int64, now: Int64) async {
         guard !users.isEmpty else { return }
         do {
-            try await db.raw(
-                """
-                UPDATE users SET online_until = \(bind: onlineUntil), last_seen_at = \(bind: now)
-                WHERE id IN (\(binds: users))
-                """
-            ).run()
+            try await self.users.setOnline(users, until: onlineUntil, now: now)
         } catch {
             logger.warning("presence update failed", metadata: ["error": "\(error)"])
         }

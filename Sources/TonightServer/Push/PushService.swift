@@ -18,8 +18,8 @@ struct PushJob: Codable, Sendable {
 struct PushService: Sendable {
     /// `nil` when APNs is not configured: push jobs then finish without sending.
     let client: APNsClient?
-    let devices: any DeviceRepository
-    let notifications: any NotificationRepository
+    let devices: DeviceRepository
+    let notifications: NotificationRepository
     let jobs: JobQueue
     let retry: RetryPolicy
     let logger: Logger

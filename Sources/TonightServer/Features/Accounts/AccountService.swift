@@ -12,9 +12,9 @@ struct IssuedTokens: Sendable {
 
 /// Sign-up, sign-in, tokens and password changes. Throws ``APIError`` for client mistakes.
 struct AccountService: Sendable {
-    let users: any UserRepository
-    let logins: any LoginRepository
-    let identities: any IdentityRepository
+    let users: UserRepository
+    let logins: LoginRepository
+    let identities: IdentityRepository
     let tokens: TokenService
     let hasher: PasswordHasher
     let limiter: RateLimiter

@@ -1,23 +1,19 @@
 import SQLKit
 
 /// Outside identities (OpenID Connect `provider` + `subject`) linked to accounts.
-protocol IdentityRepository: Sendable {
-    /// The account an identity is linked to.
-    func userID(provider: String, subject: String) async throws -> String?
-    /// Links an identity; throws a unique violation if it is linked already.
-    func link(provider: String, subject: String, userID: String, email: String?, now: Int64) async throws
-}
-
-/// ``IdentityRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLIdentityRepository: IdentityRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct IdentityRepository: Sendable {
     let db: any SQLDatabase
 
+    /// The account an identity is linked to.
     func userID(provider: String, subject: String) async throws -> String? {
         try await db.raw(
             "SELECT user_id FROM identities WHERE provider = \(bind: provider) AND subject = \(bind: subject)"
         ).first()?.decode(column: "user_id", as: String.self)
     }
 
+    /// Links an identity; throws a unique violation if it is linked already.
     func link(provider: String, subject: String, userID: String, email: String?, now: Int64) async throws {
         try await db.raw(
             """

@@ -12,22 +12,12 @@ struct RefreshTokenRecord: Codable, Sendable {
 }
 
 /// Storage of logins and their refresh tokens.
-protocol LoginRepository: Sendable {
-    /// Creates a login with its first refresh token; returns the login id.
-    func create(userID: String, userAgent: String?, tokenHash: String, expiresAt: Int64, now: Int64) async throws
-        -> String
-    func findToken(hash: String) async throws -> RefreshTokenRecord?
-    /// Marks the token used and adds its successor, atomically; `false` if it was already used.
-    func rotate(oldHash: String, newHash: String, loginID: String, expiresAt: Int64, now: Int64) async throws -> Bool
-    func revoke(loginID: String, now: Int64) async throws
-    /// Revokes every login of the user except `except`.
-    func revokeAll(userID: String, except: String?, now: Int64) async throws
-}
-
-/// ``LoginRepository`` over SQLKit.
-struct SQLLoginRepository: LoginRepository {
+///
+/// Over SQLKit.
+struct LoginRepository: Sendable {
     let database: Database
 
+    /// Creates a login with its first refresh token; returns the login id.
     func create(userID: String, userAgent: String?, tokenHash: String, expiresAt: Int64, now: Int64) async throws
         -> String
     {
@@ -59,6 +49,7 @@ struct SQLLoginRepository: LoginRepository {
         ).first()?.decode(model: RefreshTokenRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
     }
 
+    /// Marks the token used and adds its successor, atomically; `false` if it was already used.
     func rotate(oldHash: String, newHash: String, loginID: String, expiresAt: Int64, now: Int64) async throws -> Bool {
         try await database.transaction { db in
             let marked = try await db.raw(
@@ -86,6 +77,7 @@ struct SQLLoginRepository: LoginRepository {
         ).run()
     }
 
+    /// Revokes every login of the user except `except`.
     func revokeAll(userID: String, except: String?, now: Int64) async throws {
         try await database.sql.raw(
             """

@@ -5,8 +5,8 @@ import TonightCore
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct MeHandlers: Sendable {
     let accounts: AccountService
-    let users: any UserRepository
-    let sessions: any SessionRepository
+    let users: UserRepository
+    let sessions: SessionRepository
     let eventService: EventService
     let people: People
 

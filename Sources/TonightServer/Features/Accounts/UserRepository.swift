@@ -25,31 +25,9 @@ struct UserRecord: Codable, Sendable, Equatable {
 }
 
 /// Storage of accounts and anonymous devices.
-protocol UserRepository: Sendable {
-    func insert(_ user: UserRecord) async throws
-    func find(id: String) async throws -> UserRecord?
-    /// The users with these ids that exist, by id (one query).
-    func find(ids: [String]) async throws -> [String: UserRecord]
-    /// The account whose username key or email key is `key`.
-    func find(loginKey key: String) async throws -> UserRecord?
-    func find(usernameKey: String) async throws -> UserRecord?
-    func usernameTaken(_ key: String) async throws -> Bool
-    func emailTaken(_ key: String) async throws -> Bool
-    /// Turns an anonymous device into an account; `false` if `user.id` is not an anonymous device.
-    func upgrade(_ user: UserRecord) async throws -> Bool
-    func updateProfile(_ user: UserRecord) async throws
-    /// Members whose username, or a word of whose display name, starts with `query` (folded),
-    /// exact usernames first; never anonymous devices, nor users blocked by or blocking `viewer`.
-    func search(_ query: String, viewer: String?, limit: Int) async throws -> [UserRecord]
-    /// Fills `name_key` where it is missing (rows from before it existed); returns how many.
-    func backfillNameKeys() async throws -> Int
-    func setPassword(userID: String, hash: String, now: Int64) async throws
-    func setRole(userID: String, role: String, now: Int64) async throws
-    func delete(id: String) async throws
-}
-
-/// ``UserRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLUserRepository: UserRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct UserRepository: Sendable {
     let db: any SQLDatabase
 
     static let columns =
@@ -72,6 +50,8 @@ struct SQLUserRepository: UserRepository {
         ).run()
     }
 
+    /// Members whose username, or a word of whose display name, starts with `query` (folded),
+    /// exact usernames first; never anonymous devices, nor users blocked by or blocking `viewer`.
     func search(_ query: String, viewer: String?, limit: Int) async throws -> [UserRecord] {
         let username = SQLText.likeEscaped(AccountRules.usernameKey(query)) + "%"
         let folded = SQLText.likeEscaped(SearchText.fold(query))
@@ -97,6 +77,7 @@ struct SQLUserRepository: UserRepository {
         ).all().map(Self.decode)
     }
 
+    /// Fills `name_key` where it is missing (rows from before it existed); returns how many.
     func backfillNameKeys() async throws -> Int {
         var filled = 0
         while true {
@@ -117,6 +98,7 @@ struct SQLUserRepository: UserRepository {
         try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
     }
 
+    /// The users with these ids that exist, by id (one query).
     func find(ids: [String]) async throws -> [String: UserRecord] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -125,6 +107,7 @@ struct SQLUserRepository: UserRepository {
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
+    /// The account whose username key or email key is `key`.
     func find(loginKey key: String) async throws -> UserRecord? {
         try await one(
             "SELECT \(unsafeRaw: Self.columns) FROM users WHERE username_key = \(bind: key) OR email_key = \(bind: key)"
@@ -143,6 +126,7 @@ struct SQLUserRepository: UserRepository {
         try await db.raw("SELECT 1 AS one FROM users WHERE email_key = \(bind: key)").first() != nil
     }
 
+    /// Turns an anonymous device into an account; `false` if `user.id` is not an anonymous device.
     func upgrade(_ user: UserRecord) async throws -> Bool {
         let row = try await db.raw(
             """
@@ -211,5 +195,17 @@ struct SQLUserRepository: UserRepository {
             preferences: try row.decode(column: "preferences", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+    }
+}
+
+extension UserRepository {
+    /// Presence: these users count as online until `until`, and were last seen `now`.
+    func setOnline(_ ids: [String], until: Int64, now: Int64) async throws {
+        try await db.raw(
+            """
+            UPDATE users SET online_until = \(bind: until), last_seen_at = \(bind: now)
+            WHERE id IN (\(binds: ids))
+            """
+        ).run()
     }
 }

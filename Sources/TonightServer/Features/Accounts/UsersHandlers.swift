@@ -4,7 +4,7 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct UsersHandlers: Sendable {
-    let users: any UserRepository
+    let users: UserRepository
     let people: People
     let reader: PostReader
     let postService: PostService

@@ -4,7 +4,7 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct AnalyticsHandlers: Sendable {
-    let analytics: any AnalyticsRepository
+    let analytics: AnalyticsRepository
 
     func recordAnalytics(_ input: Operations.RecordAnalytics.Input) async throws -> Operations.RecordAnalytics.Output {
         let body = input.body.json

@@ -25,17 +25,9 @@ public struct ReportRow: Sendable, Equatable {
 }
 
 /// Analytics events, feedback and the daily report over them.
-protocol AnalyticsRepository: Sendable {
-    func add(_ events: [AnalyticsRecord]) async throws
-    func addFeedback(id: String, userID: String?, text: String, email: String?, appVersion: String?, now: Int64)
-        async throws
-    /// Per day since `since` (UTC days): active users (anyone with an event, a post or a vote that
-    /// day), posts and votes (by the time of each user's latest vote), per city and in all.
-    func report(since: Int64) async throws -> [ReportRow]
-}
-
-/// ``AnalyticsRepository`` over SQLKit.
-struct SQLAnalyticsRepository: AnalyticsRepository {
+///
+/// Over SQLKit.
+struct AnalyticsRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -64,6 +56,8 @@ struct SQLAnalyticsRepository: AnalyticsRepository {
         }
     }
 
+    /// Per day since `since` (UTC days): active users (anyone with an event, a post or a vote that
+    /// day), posts and votes (by the time of each user's latest vote), per city and in all.
     func report(since: Int64) async throws -> [ReportRow] {
         // (day, city, user) activity facts from the three sources; days are computed in Swift.
         let events = try await db.raw(

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import ServiceLifecycle
 import TonightCore
 
@@ -14,7 +13,7 @@ import TonightCore
 /// suggestion): any difference starts a new ``generation``, which ends every cached suggestion
 /// (see ``PageCache``).
 actor ArtistSuggester {
-    private let db: any SQLDatabase
+    private let catalog: CatalogRepository
     let checkInterval: TimeInterval
     /// Moves whenever what a suggestion shows may have changed.
     nonisolated let generation: SuggestionGeneration
@@ -24,8 +23,8 @@ actor ArtistSuggester {
     private var lastCheck = Date.distantPast
     private var refresh: Task<Void, any Error>?
 
-    init(db: any SQLDatabase, checkInterval: TimeInterval = 5, generation: SuggestionGeneration = .init()) {
-        self.db = db
+    init(catalog: CatalogRepository, checkInterval: TimeInterval = 5, generation: SuggestionGeneration = .init()) {
+        self.catalog = catalog
         self.checkInterval = checkInterval
         self.generation = generation
     }
@@ -86,32 +85,10 @@ actor ArtistSuggester {
     private func rebuildIfChanged() async throws {
         defer { refresh = nil }
         lastCheck = Date()
-        let row = try await db.raw(
-            """
-            SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u,
-                CAST(COALESCE(SUM(popularity), 0) AS BIGINT) AS p FROM artists
-            """
-        ).first()
-        let artists = try row.map {
-            "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "u", as: Int64.self)):"
-                + "\(try $0.decode(column: "p", as: Int64.self))"
-        }
-        // Only SQLite caches suggestions; there a re-inserted performer row gets a new rowid.
-        let showsRow =
-            db.dialect.name == "sqlite"
-            ? try await db.raw(
-                """
-                SELECT (SELECT COUNT(*) FROM event_performers) AS n,
-                    (SELECT COALESCE(MAX(rowid), 0) FROM event_performers) AS r,
-                    (SELECT COALESCE(MAX(rowid), 0) FROM event_changes) AS c
-                """
-            ).first() : nil
-        let shows =
-            try showsRow.map {
-                "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "r", as: Int64.self)):"
-                    + "\(try $0.decode(column: "c", as: Int64.self))"
-            } ?? ""
-        let current = (artists: artists ?? "", shows: shows)
+        let artists = try await catalog.artistsFingerprint()
+        // Only SQLite caches suggestions (see ``CatalogRepository/showsFingerprint()``).
+        let shows = catalog.database.kind == .sqlite ? try await catalog.showsFingerprint() : ""
+        let current = (artists: artists, shows: shows)
         guard fingerprint.map({ $0 != current }) ?? true || index == nil else { return }
         if current.artists != fingerprint?.artists || index == nil { try await rebuild() }
         // The generation moves after the new index is in place: a suggestion made from the old
@@ -122,17 +99,7 @@ actor ArtistSuggester {
 
     /// Reads every artist's name into a new index.
     private func rebuild() async throws {
-        let rows = try await db.raw(
-            "SELECT id, name FROM artists ORDER BY popularity DESC, favorites_count DESC, name_folded, id"
-        ).all()
-        var ids: [String] = []
-        var names: [String] = []
-        ids.reserveCapacity(rows.count)
-        names.reserveCapacity(rows.count)
-        for row in rows {
-            ids.append(try row.decode(column: "id", as: String.self))
-            names.append(try row.decode(column: "name", as: String.self))
-        }
+        let (ids, names) = try await catalog.artistNamesByPopularity()
         let built = PrefixIndex(names: names)
         self.ids = ids
         self.index = built

@@ -4,7 +4,7 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct ArtistsHandlers: Sendable {
-    let catalog: any CatalogRepository
+    let catalog: CatalogRepository
     let suggester: ArtistSuggester
     let eventService: EventService
 

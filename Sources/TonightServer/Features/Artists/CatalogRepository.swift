@@ -2,6 +2,12 @@ import Foundation
 import SQLKit
 import TonightCore
 
+/// An artist's upcoming shows: how many, and when the soonest starts (when the count next drops).
+struct UpcomingShows: Sendable, Equatable {
+    var count: Int
+    var soonest: Int64
+}
+
 /// A row of `categories`.
 struct CategoryRecord: Sendable, Equatable {
     var id: String
@@ -26,33 +32,9 @@ struct ArtistRecord: Sendable, Equatable {
 }
 
 /// Storage of categories, artists, affinity and favourite artists.
-protocol CatalogRepository: Sendable {
-    /// Every category (kept in memory for a few seconds: nearly every event and artist answer names some).
-    func categories() async throws -> [CategoryRecord]
-    /// Forgets what is kept in memory (after an import in this process).
-    func forgetCached()
-    func artist(id: String) async throws -> ArtistRecord?
-    func artists(ids: [String]) async throws -> [String: ArtistRecord]
-    func artists(inCategories: [String], offset: Int, limit: Int) async throws -> [ArtistRecord]
-    func similar(to artistID: String, limit: Int) async throws -> [(artistID: String, score: Double)]
-    /// Every affinity edge leaving these artists (one query).
-    func affinity(from artistIDs: [String]) async throws -> [AffinityEdge]
-    /// How many shows of each artist start at or after `from`, and when the soonest does.
-    func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: UpcomingShows]
-    func addFavorite(userID: String, artistID: String, now: Int64) async throws
-    func removeFavorite(userID: String, artistID: String) async throws
-    func favorites(userID: String, offset: Int, limit: Int) async throws -> [ArtistRecord]
-    func favoriteIDs(userID: String, among: [String]) async throws -> Set<String>
-}
-
-/// An artist's upcoming shows: how many, and when the soonest starts (when the count next drops).
-struct UpcomingShows: Sendable, Equatable {
-    var count: Int
-    var soonest: Int64
-}
-
-/// ``CatalogRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLCatalogRepository: CatalogRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct CatalogRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
     let cache: CategoryCache
@@ -66,6 +48,54 @@ struct SQLCatalogRepository: CatalogRepository {
     static let columns =
         "a.id, a.name, a.category_id, a.image_url, a.url, a.popularity, a.favorites_count, a.source, a.source_id, a.created_at, a.updated_at"
 
+    /// A cheap fingerprint of the artists table (count, last update, total popularity): it differs
+    /// after any import that changed artists, in this process or another.
+    func artistsFingerprint() async throws -> String {
+        let row = try await db.raw(
+            """
+            SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u,
+                CAST(COALESCE(SUM(popularity), 0) AS BIGINT) AS p FROM artists
+            """
+        ).first()
+        return try row.map {
+            "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "u", as: Int64.self)):"
+                + "\(try $0.decode(column: "p", as: Int64.self))"
+        } ?? ""
+    }
+
+    /// A fingerprint of performers and event changes (the upcoming-show counts of suggestions), on
+    /// SQLite, where a re-inserted performer row gets a new rowid.
+    func showsFingerprint() async throws -> String {
+        let row = try await db.raw(
+            """
+            SELECT (SELECT COUNT(*) FROM event_performers) AS n,
+                (SELECT COALESCE(MAX(rowid), 0) FROM event_performers) AS r,
+                (SELECT COALESCE(MAX(rowid), 0) FROM event_changes) AS c
+            """
+        ).first()
+        return try row.map {
+            "\(try $0.decode(column: "n", as: Int64.self)):\(try $0.decode(column: "r", as: Int64.self)):"
+                + "\(try $0.decode(column: "c", as: Int64.self))"
+        } ?? ""
+    }
+
+    /// Every artist's id and name, most popular first (the order of search results).
+    func artistNamesByPopularity() async throws -> (ids: [String], names: [String]) {
+        let rows = try await db.raw(
+            "SELECT id, name FROM artists ORDER BY popularity DESC, favorites_count DESC, name_folded, id"
+        ).all()
+        var ids: [String] = []
+        var names: [String] = []
+        ids.reserveCapacity(rows.count)
+        names.reserveCapacity(rows.count)
+        for row in rows {
+            ids.append(try row.decode(column: "id", as: String.self))
+            names.append(try row.decode(column: "name", as: String.self))
+        }
+        return (ids, names)
+    }
+
+    /// Every category (kept in memory for a few seconds: nearly every event and artist answer names some).
     func categories() async throws -> [CategoryRecord] {
         if let cached = cache.current() { return cached }
         let fresh = try await db.raw("SELECT id, name, parent_id FROM categories ORDER BY name, id").all().map { row in
@@ -78,6 +108,7 @@ struct SQLCatalogRepository: CatalogRepository {
         return fresh
     }
 
+    /// Forgets what is kept in memory (after an import in this process).
     func forgetCached() { cache.forget() }
 
     func artist(id: String) async throws -> ArtistRecord? {
@@ -113,6 +144,7 @@ struct SQLCatalogRepository: CatalogRepository {
         }
     }
 
+    /// Every affinity edge leaving these artists (one query).
     func affinity(from artistIDs: [String]) async throws -> [AffinityEdge] {
         guard !artistIDs.isEmpty else { return [] }
         return try await db.raw(
@@ -125,6 +157,7 @@ struct SQLCatalogRepository: CatalogRepository {
         }
     }
 
+    /// How many shows of each artist start at or after `from`, and when the soonest does.
     func upcomingCounts(_ artistIDs: [String], from: Int64) async throws -> [String: UpcomingShows] {
         guard !artistIDs.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -233,5 +266,52 @@ final class CategoryCache: @unchecked Sendable {
 
     func forget() {
         lock.withLock { value = nil }
+    }
+}
+
+/// Reads and writes of the affinity import.
+extension CatalogRepository {
+    /// The ids of the artists with each of these folded names.
+    func artistIDs(byFoldedName names: [String]) async throws -> [String: [String]] {
+        guard !names.isEmpty else { return [:] }
+        var byName: [String: [String]] = [:]
+        for row in try await db.raw("SELECT id, name_folded FROM artists WHERE name_folded IN (\(binds: names))").all() {
+            byName[try row.decode(column: "name_folded", as: String.self), default: []]
+                .append(try row.decode(column: "id", as: String.self))
+        }
+        return byName
+    }
+
+    /// Which of these artist ids exist.
+    func existingArtists(_ ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try await db.raw("SELECT id FROM artists WHERE id IN (\(binds: ids))").all().map {
+                try $0.decode(column: "id", as: String.self)
+            })
+    }
+
+    /// The stored affinity scores leaving these artists, keyed `artist + U+001F + similar`.
+    func affinityScores(from artistIDs: [String]) async throws -> [String: Double] {
+        guard !artistIDs.isEmpty else { return [:] }
+        var scores: [String: Double] = [:]
+        for row in try await db.raw(
+            "SELECT artist_id, similar_id, score FROM affinity WHERE artist_id IN (\(binds: artistIDs))"
+        ).all() {
+            let key =
+                try row.decode(column: "artist_id", as: String.self) + "\u{1F}"
+                + row.decode(column: "similar_id", as: String.self)
+            scores[key] = try row.decode(column: "score", as: Double.self)
+        }
+        return scores
+    }
+
+    /// Inserts or updates affinity rows `(artist_id, similar_id, score)` in one transaction.
+    func upsertAffinity(_ rows: [[SQLValue]]) async throws {
+        try await database.transaction { db in
+            try await BulkWrite.upsert(
+                "affinity", columns: ["artist_id", "similar_id", "score"], rows: rows,
+                key: ["artist_id", "similar_id"], on: db)
+        }
     }
 }

@@ -4,12 +4,12 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct ChatHandlers: Sendable {
-    let users: any UserRepository
-    let social: any SocialRepository
+    let users: UserRepository
+    let social: SocialRepository
     let notifier: Notifier
-    let chat: any ChatRepository
+    let chat: ChatRepository
     let fanout: any LiveFanout
-    let notifications: any NotificationRepository
+    let notifications: NotificationRepository
     let people: People
 
     /// The longest chat message, in characters.

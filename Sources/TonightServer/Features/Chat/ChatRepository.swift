@@ -34,33 +34,9 @@ struct MessageRecord: Sendable, Equatable {
 }
 
 /// Conversations and messages.
-protocol ChatRepository: Sendable {
-    func conversation(id: String) async throws -> ConversationRecord?
-    /// The pair's conversation, made (of `kind`) if there is none.
-    func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord
-    /// `user`'s conversations by latest activity, before a keyset position.
-    func conversations(of user: String, before: (Int64, String)?, limit: Int) async throws -> [ConversationRecord]
-    /// The last message of each conversation, by conversation id.
-    func lastMessages(of conversations: [ConversationRecord]) async throws -> [String: MessageRecord]
-    func totalUnread(of user: String) async throws -> Int
-    /// Stores a message as the conversation's next one; with a `clientID` already used by the
-    /// sender there, returns that message instead (`created` false).
-    func send(
-        in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
-        notice: @escaping @Sendable (MessageRecord) -> [NotificationDraft]
-    ) async throws -> (message: MessageRecord, created: Bool, notifications: [NotificationRecord])
-    /// Messages after `since` (oldest first), or the newest before `before`, ascending.
-    func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws -> [MessageRecord]
-    /// The pair's conversation, if any.
-    func conversation(between a: String, and b: String) async throws -> ConversationRecord?
-    /// Online state and last-seen time of users, by id.
-    func presence(of users: [String]) async throws -> [String: (onlineUntil: Int64, lastSeen: Int64?)]
-    /// Moves `user`'s read position forward to `seq` (never back, never past the last message).
-    func markRead(_ conversationID: String, user: String, upTo seq: Int64) async throws -> ConversationRecord?
-}
-
-/// ``ChatRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLChatRepository: ChatRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct ChatRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -72,6 +48,7 @@ struct SQLChatRepository: ChatRepository {
             .map(Self.decode)
     }
 
+    /// The pair's conversation, made (of `kind`) if there is none.
     func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord {
         try await Self.open(a, b, kind: kind, matchID: nil, now: now, on: db)
     }
@@ -103,6 +80,7 @@ struct SQLChatRepository: ChatRepository {
         return try decode(row)
     }
 
+    /// The pair's conversation, if any.
     func conversation(between a: String, and b: String) async throws -> ConversationRecord? {
         let pair = WallRules.pair(a, b)
         return try await db.raw(
@@ -113,6 +91,7 @@ struct SQLChatRepository: ChatRepository {
         ).first().map(Self.decode)
     }
 
+    /// Online state and last-seen time of users, by id.
     func presence(of users: [String]) async throws -> [String: (onlineUntil: Int64, lastSeen: Int64?)] {
         guard !users.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -128,6 +107,7 @@ struct SQLChatRepository: ChatRepository {
         return result
     }
 
+    /// `user`'s conversations by latest activity, before a keyset position.
     func conversations(of user: String, before: (Int64, String)?, limit: Int) async throws -> [ConversationRecord] {
         var sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.columns) FROM conversations WHERE (user_a = \(bind: user) OR user_b = \(bind: user))"
@@ -136,6 +116,7 @@ struct SQLChatRepository: ChatRepository {
         return try await db.raw(sql).all().map(Self.decode)
     }
 
+    /// The last message of each conversation, by conversation id.
     func lastMessages(of conversations: [ConversationRecord]) async throws -> [String: MessageRecord] {
         let keyed = conversations.filter { $0.lastSeq > 0 }
         guard !keyed.isEmpty else { return [:] }
@@ -160,6 +141,8 @@ struct SQLChatRepository: ChatRepository {
         return try row?.decode(column: "n", as: Int.self) ?? 0
     }
 
+    /// Stores a message as the conversation's next one; with a `clientID` already used by the
+    /// sender there, returns that message instead (`created` false).
     func send(
         in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
         notice: @escaping @Sendable (MessageRecord) -> [NotificationDraft]
@@ -201,7 +184,7 @@ struct SQLChatRepository: ChatRepository {
                 drafts.isEmpty
                 ? []
                 : try await database.transaction { db in
-                    try await SQLNotificationRepository.write(drafts, now: now, on: db)
+                    try await NotificationRepository.write(drafts, now: now, on: db)
                 }
             return (message, true, written)
         } catch  where Database.isUniqueViolation(error) {
@@ -212,6 +195,7 @@ struct SQLChatRepository: ChatRepository {
         }
     }
 
+    /// Messages after `since` (oldest first), or the newest before `before`, ascending.
     func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws
         -> [MessageRecord]
     {
@@ -228,6 +212,7 @@ struct SQLChatRepository: ChatRepository {
         return try await db.raw(sql).all().map(Self.decodeMessage).reversed()
     }
 
+    /// Moves `user`'s read position forward to `seq` (never back, never past the last message).
     func markRead(_ conversationID: String, user: String, upTo seq: Int64) async throws -> ConversationRecord? {
         try await db.raw(
             """

@@ -5,10 +5,10 @@ import TonightCore
 /// Turns event rows into API events: one query each for their places, performers, categories and
 /// the caller's attendance, however many events there are.
 struct EventAssembler: Sendable {
-    let events: any EventRepository
-    let places: any PlaceRepository
-    let catalog: any CatalogRepository
-    let sessions: any SessionRepository
+    let events: EventRepository
+    let places: PlaceRepository
+    let catalog: CatalogRepository
+    let sessions: SessionRepository
 
     /// Built-in and added sports by slug.
     func sports() async throws -> [String: Sport] {

@@ -4,8 +4,8 @@ import TonightCore
 
 /// Validation and application of event creation and edits; every invalid field is reported at once.
 struct EventEdit {
-    let places: any PlaceRepository
-    let catalog: any CatalogRepository
+    let places: PlaceRepository
+    let catalog: CatalogRepository
 
     /// Applies `patch`, throwing every invalid field at once (with `earlier` issues found by the
     /// caller). `knownPlace` stands in for `patch.placeId` when the place is not stored yet.

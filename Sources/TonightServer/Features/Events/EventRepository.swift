@@ -94,36 +94,9 @@ struct EventQuery: Sendable {
 }
 
 /// Storage of events, performers, attendance and change records.
-protocol EventRepository: Sendable {
-    func insert(_ event: EventRecord, performers: [String]) async throws
-    /// Inserts a session with its creator as its first player, in one transaction.
-    func insertSession(_ event: EventRecord, creator: String) async throws
-    func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws
-    func find(id: String) async throws -> EventRecord?
-    /// The events with these ids that exist, by id (one query).
-    func find(ids: [String]) async throws -> [String: EventRecord]
-    /// Events matching `query`, ordered by `(start_at, id)`.
-    func search(_ query: EventQuery) async throws -> [EventRecord]
-    /// Performer ids of each event, in billing order.
-    func performers(of eventIDs: [String]) async throws -> [String: [String]]
-    func changes(of eventID: String) async throws -> [EventChangeRecord]
-    /// The caller's attendance status for each of `eventIDs` that has one.
-    func attendance(of userID: String, in eventIDs: [String]) async throws -> [String: String]
-    /// Sets the caller's status and the event's counters in one transaction; returns the counters.
-    /// Going to a full session throws a conflict (`session_full`) and changes nothing.
-    func setAttendance(eventID: String, userID: String, status: String?, now: Int64) async throws -> EventRecord?
-    /// Events the user attends (by status) or organises, ordered by start.
-    func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
-        async throws -> [EventRecord]
-    /// Which of `users` are going to `eventID` (one query).
-    func going(in eventID: String, among users: [String]) async throws -> Set<String>
-    /// Who attends `eventID`, without anyone blocked either way by `viewer`.
-    func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
-        async throws -> [(userID: String, status: String, since: Int64)]
-}
-
-/// ``EventRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLEventRepository: EventRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct EventRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -142,6 +115,7 @@ struct SQLEventRepository: EventRepository {
         }
     }
 
+    /// Inserts a session with its creator as its first player, in one transaction.
     func insertSession(_ event: EventRecord, creator: String) async throws {
         try await database.transaction { db in
             var stored = event
@@ -239,6 +213,7 @@ struct SQLEventRepository: EventRepository {
             .map(Self.decode)
     }
 
+    /// The events with these ids that exist, by id (one query).
     func find(ids: [String]) async throws -> [String: EventRecord] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -247,13 +222,14 @@ struct SQLEventRepository: EventRepository {
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
+    /// Events matching `query`, ordered by `(start_at, id)`.
     func search(_ query: EventQuery) async throws -> [EventRecord] {
         var conditions: [SQLQueryString] = [
             "(e.start_at >= \(bind: query.from) OR (e.end_at IS NOT NULL AND e.start_at < \(bind: query.from) AND e.end_at > \(bind: query.from)))"
         ]
         if let to = query.to { conditions.append("e.start_at < \(bind: to)") }
         if let near = query.near {
-            conditions.append(SQLPlaceRepository.nearCondition(near, radius: query.radius, table: "p"))
+            conditions.append(PlaceRepository.nearCondition(near, radius: query.radius, table: "p"))
         }
         if let city = query.cityKey { conditions.append("p.city_key = \(bind: city)") }
         if let categories = query.categoryIDs { conditions.append("e.category_id IN (\(binds: categories))") }
@@ -299,7 +275,7 @@ struct SQLEventRepository: EventRepository {
             conditions.append(
                 "NOT EXISTS (SELECT 1 FROM dismissals d WHERE d.event_id = e.id AND d.user_id = \(bind: user))")
         }
-        if let box = query.bbox { conditions.append(SQLPlaceRepository.boxCondition(box, table: "p")) }
+        if let box = query.bbox { conditions.append(PlaceRepository.boxCondition(box, table: "p")) }
         if let dates = query.localDates {
             conditions.append("e.local_date BETWEEN \(bind: dates.first) AND \(bind: dates.last)")
         }
@@ -314,6 +290,7 @@ struct SQLEventRepository: EventRepository {
         return conditions
     }
 
+    /// Performer ids of each event, in billing order.
     func performers(of eventIDs: [String]) async throws -> [String: [String]] {
         guard !eventIDs.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -348,6 +325,7 @@ struct SQLEventRepository: EventRepository {
         }
     }
 
+    /// The caller's attendance status for each of `eventIDs` that has one.
     func attendance(of userID: String, in eventIDs: [String]) async throws -> [String: String] {
         guard !eventIDs.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -370,6 +348,8 @@ struct SQLEventRepository: EventRepository {
         }
     }
 
+    /// Sets the caller's status and the event's counters in one transaction; returns the counters.
+    /// Going to a full session throws a conflict (`session_full`) and changes nothing.
     func setAttendance(eventID: String, userID: String, status: String?, now: Int64) async throws -> EventRecord? {
         try await database.transaction { db in
             // Lock the event row first so concurrent changes to its counters queue up.
@@ -433,6 +413,7 @@ struct SQLEventRepository: EventRepository {
         }
     }
 
+    /// Events the user attends (by status) or organises, ordered by start.
     func events(of userID: String, status: String?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int)
         async throws -> [EventRecord]
     {
@@ -455,6 +436,7 @@ struct SQLEventRepository: EventRepository {
         return try await db.raw(sql).all().map(Self.decode)
     }
 
+    /// Which of `users` are going to `eventID` (one query).
     func going(in eventID: String, among users: [String]) async throws -> Set<String> {
         guard !users.isEmpty else { return [] }
         let rows = try await db.raw(
@@ -466,11 +448,12 @@ struct SQLEventRepository: EventRepository {
         return Set(try rows.map { try $0.decode(column: "user_id", as: String.self) })
     }
 
+    /// Who attends `eventID`, without anyone blocked either way by `viewer`.
     func attendees(of eventID: String, status: String?, viewer: String, after: (Int64, String)?, limit: Int)
         async throws -> [(userID: String, status: String, since: Int64)]
     {
         var conditions: [SQLQueryString] = [
-            "event_id = \(bind: eventID)", SQLSocialRepository.notBlocked(viewer, other: "user_id"),
+            "event_id = \(bind: eventID)", SocialRepository.notBlocked(viewer, other: "user_id"),
         ]
         if let status { conditions.append("status = \(bind: status)") }
         if let after { conditions.append(Keyset.after(after, "created_at", "user_id")) }
@@ -516,5 +499,53 @@ struct SQLEventRepository: EventRepository {
             sport: try row.decode(column: "sport", as: String?.self),
             skill: try row.decode(column: "skill", as: String?.self),
             capacity: try row.decode(column: "capacity", as: Int?.self))
+    }
+}
+
+extension EventRepository {
+    /// Claims up to `limit` change records not yet told (their `notified_at`) and writes the
+    /// notifications for everyone attending or following, in one transaction, so two instances
+    /// never both send one; the organiser is not told about their own edits. Returns how many
+    /// records it looked at and the notifications written.
+    func notifyChanges(now: Int64, limit: Int) async throws -> (seen: Int, written: [NotificationRecord]) {
+        try await database.transaction { db in
+            let rows = try await db.raw(
+                """
+                SELECT c.id, c.event_id, c.field, c.new_value, c.origin, e.name, e.time_zone, e.organizer_id,
+                    p.name AS place_name
+                FROM event_changes c JOIN events e ON e.id = c.event_id
+                LEFT JOIN places p ON c.field = 'place' AND p.id = c.new_value
+                WHERE c.notified_at IS NULL ORDER BY c.changed_at, c.id LIMIT \(unsafeRaw: String(limit))
+                """
+            ).all()
+            var drafts: [NotificationDraft] = []
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self)
+                let claimed = try await db.raw(
+                    "UPDATE event_changes SET notified_at = \(bind: now) WHERE id = \(bind: id) AND notified_at IS NULL RETURNING id"
+                ).first()
+                guard claimed != nil else { continue }
+                let eventID = try row.decode(column: "event_id", as: String.self)
+                let field = try row.decode(column: "field", as: String.self)
+                let newValue =
+                    field == "place"
+                    ? try row.decode(column: "place_name", as: String?.self)
+                    : try row.decode(column: "new_value", as: String?.self)
+                let zone = TimeZone(identifier: try row.decode(column: "time_zone", as: String.self)) ?? .gmt
+                let text = EventChangeText.describe(
+                    event: try row.decode(column: "name", as: String.self), field: field, newValue: newValue,
+                    timeZone: zone)
+                let skip =
+                    try row.decode(column: "origin", as: String.self) == "edit"
+                    ? try row.decode(column: "organizer_id", as: String?.self) : nil
+                let people = try await db.raw("SELECT user_id FROM attendance WHERE event_id = \(bind: eventID)").all()
+                for person in people {
+                    let user = try person.decode(column: "user_id", as: String.self)
+                    if user == skip { continue }
+                    drafts.append(.init(userID: user, kind: .eventChanged, text: text, eventID: eventID))
+                }
+            }
+            return (rows.count, try await NotificationRepository.write(drafts, now: now, on: db))
+        }
     }
 }

@@ -4,10 +4,10 @@ import TonightCore
 /// The event operations several features share: finding an event, who may change it, storing an
 /// edit with its change records, paging a filtered search, and the API form of events.
 struct EventService: Sendable {
-    let events: any EventRepository
-    let places: any PlaceRepository
-    let catalog: any CatalogRepository
-    let sessions: any SessionRepository
+    let events: EventRepository
+    let places: PlaceRepository
+    let catalog: CatalogRepository
+    let sessions: SessionRepository
 
     var assembler: EventAssembler {
         EventAssembler(events: events, places: places, catalog: catalog, sessions: sessions)

@@ -4,11 +4,11 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct EventsHandlers: Sendable {
-    let users: any UserRepository
-    let places: any PlaceRepository
-    let events: any EventRepository
-    let catalog: any CatalogRepository
-    let sessions: any SessionRepository
+    let users: UserRepository
+    let places: PlaceRepository
+    let events: EventRepository
+    let catalog: CatalogRepository
+    let sessions: SessionRepository
     let eventService: EventService
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {

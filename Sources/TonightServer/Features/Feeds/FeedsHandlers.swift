@@ -5,10 +5,10 @@ import TonightCore
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct FeedsHandlers: Sendable {
     let config: AppConfig
-    let places: any PlaceRepository
+    let places: PlaceRepository
     let postService: PostService
-    let social: any SocialRepository
-    let users: any UserRepository
+    let social: SocialRepository
+    let users: UserRepository
     let people: People
     let reader: PostReader
     let adPlacer: AdPlacer

@@ -1,5 +1,4 @@
 import Logging
-import SQLKit
 import ServiceLifecycle
 import Synchronization
 
@@ -8,12 +7,12 @@ import Synchronization
 /// through another instance (PostgreSQL) take effect here within that time.
 final class BanList: Service, Sendable {
     private let banned = Mutex<Set<String>>([])
-    private let db: any SQLDatabase
+    private let repository: BanRepository
     private let interval: Duration
     private let logger: Logger
 
-    init(db: any SQLDatabase, interval: Duration = .seconds(30), logger: Logger) {
-        self.db = db
+    init(repository: BanRepository, interval: Duration = .seconds(30), logger: Logger) {
+        self.repository = repository
         self.interval = interval
         self.logger = logger
     }
@@ -21,7 +20,19 @@ final class BanList: Service, Sendable {
     /// Whether `userID` is banned.
     func contains(_ userID: String) -> Bool { banned.withLock { $0.contains(userID) } }
 
-    /// Marks a user banned or not, here, at once (the row is written by the caller).
+    /// Bans a user: stored, and in force on this instance at once.
+    func ban(_ userID: String, by moderatorID: String, now: Int64) async throws {
+        try await repository.ban(userID, by: moderatorID, now: now)
+        set(userID, banned: true)
+    }
+
+    /// Lifts a user's ban: stored, and lifted on this instance at once.
+    func unban(_ userID: String) async throws {
+        try await repository.unban(userID)
+        set(userID, banned: false)
+    }
+
+    /// Marks a user banned or not, here, at once (nothing is stored).
     func set(_ userID: String, banned isBanned: Bool) {
         banned.withLock { set in
             if isBanned { set.insert(userID) } else { set.remove(userID) }
@@ -30,10 +41,8 @@ final class BanList: Service, Sendable {
 
     /// Reads the bans from the database.
     func reload() async throws {
-        let ids = try await db.raw("SELECT user_id FROM bans").all().map {
-            try $0.decode(column: "user_id", as: String.self)
-        }
-        banned.withLock { $0 = Set(ids) }
+        let ids = try await repository.all()
+        banned.withLock { $0 = ids }
     }
 
     func run() async throws {

@@ -4,12 +4,12 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct ModerationHandlers: Sendable {
-    let users: any UserRepository
+    let users: UserRepository
     let notifier: Notifier
     let postService: PostService
     let bans: BanList
-    let logins: any LoginRepository
-    let database: Database
+    let logins: LoginRepository
+    let notifications: NotificationRepository
     let config: AppConfig
     let reader: PostReader
 
@@ -59,37 +59,22 @@ struct ModerationHandlers: Sendable {
             throw APIError.forbidden("Only admins can ban moderators and admins.", code: .adminsOnly)
         }
         let now = Clock.millis()
-        try await database.write { db in
-            try await db.raw(
-                """
-                INSERT INTO bans (user_id, banned_by, created_at) VALUES (\(bind: user.id), \(bind: caller.userID), \(bind: now))
-                ON CONFLICT (user_id) DO NOTHING
-                """
-            ).run()
-        }
-        bans.set(user.id, banned: true)
+        try await bans.ban(user.id, by: caller.userID, now: now)
         try await logins.revokeAll(userID: user.id, except: nil, now: now)
         return .noContent(.init())
     }
 
     func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output {
         _ = try RequestInfo.requireModerator()
-        try await database.write { db in
-            try await db.raw("DELETE FROM bans WHERE user_id = \(bind: input.path.userId)").run()
-        }
-        bans.set(input.path.userId, banned: false)
+        try await bans.unban(input.path.userId)
         return .noContent(.init())
     }
 
     /// A `moderation` notification to the post's author, if it has one.
     private func tellAuthor(of post: PostRecord, _ text: String) async throws {
         guard let author = post.authorID else { return }
-        let written = try await database.transaction { tx in
-            try await SQLNotificationRepository.write(
-                [NotificationDraft(userID: author, kind: .moderation, text: text, postID: post.id)],
-                now: Clock.millis(),
-                on: tx)
-        }
+        let written = try await notifications.write(
+            [NotificationDraft(userID: author, kind: .moderation, text: text, postID: post.id)], now: Clock.millis())
         await notifier.publish(written)
     }
 

@@ -9,19 +9,12 @@ struct DeviceRecord: Sendable, Equatable {
 }
 
 /// Push tokens by user.
-protocol DeviceRepository: Sendable {
-    /// Registers `token` for `userID`, taking it from any previous owner.
-    func register(token: String, platform: String, userID: String, now: Int64) async throws -> DeviceRecord
-    func unregister(token: String, userID: String) async throws
-    /// Forgets a token APNs no longer accepts, whoever has it.
-    func drop(token: String) async throws
-    func devices(of userID: String) async throws -> [DeviceRecord]
-}
-
-/// ``DeviceRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLDeviceRepository: DeviceRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct DeviceRepository: Sendable {
     let db: any SQLDatabase
 
+    /// Registers `token` for `userID`, taking it from any previous owner.
     func register(token: String, platform: String, userID: String, now: Int64) async throws -> DeviceRecord {
         let row = try await db.raw(
             """
@@ -40,6 +33,7 @@ struct SQLDeviceRepository: DeviceRepository {
         try await db.raw("DELETE FROM devices WHERE token = \(bind: token) AND user_id = \(bind: userID)").run()
     }
 
+    /// Forgets a token APNs no longer accepts, whoever has it.
     func drop(token: String) async throws {
         try await db.raw("DELETE FROM devices WHERE token = \(bind: token)").run()
     }

@@ -4,7 +4,7 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct DevicesHandlers: Sendable {
-    let devices: any DeviceRepository
+    let devices: DeviceRepository
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
         let caller = try RequestInfo.requireMember()

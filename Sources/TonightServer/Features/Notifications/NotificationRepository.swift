@@ -31,26 +31,21 @@ struct NotificationDraft: Sendable {
 }
 
 /// The notification inbox and per-user notification settings.
-protocol NotificationRepository: Sendable {
-    /// The newest notifications of `userID` older than the notification `before`, newest first.
-    func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord]
-    func unreadCount(userID: String) async throws -> Int
-    func find(id: String) async throws -> NotificationRecord?
-    /// Marks one read; `false` if the user has no such notification.
-    func markRead(userID: String, id: String, now: Int64) async throws -> Bool
-    func markAllRead(userID: String, now: Int64) async throws
-    /// The stored settings document (JSON).
-    func settings(userID: String) async throws -> String?
-    func setSettings(userID: String, json: String) async throws
-}
-
-/// ``NotificationRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLNotificationRepository: NotificationRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct NotificationRepository: Sendable {
     let db: any SQLDatabase
+    let database: Database
+
+    /// Writes the notifications of `drafts` in a transaction of their own; the written ones come back.
+    func write(_ drafts: [NotificationDraft], now: Int64) async throws -> [NotificationRecord] {
+        try await database.transaction { db in try await Self.write(drafts, now: now, on: db) }
+    }
 
     private static let columns =
         "id, user_id, kind, text, actor_id, event_id, match_id, conversation_id, post_id, created_at, read_at"
 
+    /// The newest notifications of `userID` older than the notification `before`, newest first.
     func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord] {
         var conditions: [SQLQueryString] = ["user_id = \(bind: userID)"]
         if unreadOnly { conditions.append("read_at IS NULL") }
@@ -73,6 +68,7 @@ struct SQLNotificationRepository: NotificationRepository {
             .map(Self.decode)
     }
 
+    /// Marks one read; `false` if the user has no such notification.
     func markRead(userID: String, id: String, now: Int64) async throws -> Bool {
         let row = try await db.raw(
             """
@@ -89,6 +85,7 @@ struct SQLNotificationRepository: NotificationRepository {
         ).run()
     }
 
+    /// The stored settings document (JSON).
     func settings(userID: String) async throws -> String? {
         try await db.raw("SELECT notification_settings FROM users WHERE id = \(bind: userID)").first()?
             .decode(column: "notification_settings", as: String.self)

@@ -4,8 +4,8 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct NotificationsHandlers: Sendable {
-    let notifications: any NotificationRepository
-    let users: any UserRepository
+    let notifications: NotificationRepository
+    let users: UserRepository
     let people: People
 
     func listNotifications(_ input: Operations.ListNotifications.Input) async throws

@@ -9,8 +9,8 @@ import TonightCore
 /// (on any instance, through ``LiveFanout``).
 struct Notifier: Sendable {
     let fanout: any LiveFanout
-    let users: any UserRepository
-    let notifications: any NotificationRepository
+    let users: UserRepository
+    let notifications: NotificationRepository
     let logger: Logger
 
     /// Delivers `records` live. Failures are logged, never thrown: the inbox already has them.

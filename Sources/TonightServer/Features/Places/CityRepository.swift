@@ -2,14 +2,9 @@ import SQLKit
 import TonightCore
 
 /// Cities imported with `tonight import geonames`, merged into the bundled gazetteer at start-up.
-protocol CityRepository: Sendable {
-    func all() async throws -> [City]
-    /// Inserts or replaces; returns whether each city was new, changed or the same.
-    func upsert(_ cities: [City], now: Int64) async throws -> ImportTally
-}
-
-/// ``CityRepository`` over SQLKit.
-struct SQLCityRepository: CityRepository {
+///
+/// Over SQLKit.
+struct CityRepository: Sendable {
     let db: any SQLDatabase
 
     func all() async throws -> [City] {
@@ -21,6 +16,7 @@ struct SQLCityRepository: CityRepository {
         ).all().map(Self.decode)
     }
 
+    /// Inserts or replaces; returns whether each city was new, changed or the same.
     func upsert(_ cities: [City], now: Int64) async throws -> ImportTally {
         var tally = ImportTally()
         guard !cities.isEmpty else { return tally }

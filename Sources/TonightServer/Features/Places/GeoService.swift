@@ -32,7 +32,7 @@ struct GeoService: Sendable {
     /// The bundled gazetteer merged with the cities of `tonight import geonames`. It is built on
     /// a thread of its own (a third of a second): start-up goes on meanwhile, and an import parses
     /// its first records before it needs a city.
-    static func load(cities: any CityRepository, logger: Logger) async throws -> GeoService {
+    static func load(cities: CityRepository, logger: Logger) async throws -> GeoService {
         let extra = try await cities.all()
         if !extra.isEmpty { logger.info("gazetteer extended", metadata: ["cities": "\(extra.count)"]) }
         return GeoService(ready: Awaited { extra.isEmpty ? bundled : bundled.merging(extra) })

@@ -1,6 +1,12 @@
 import SQLKit
 import TonightCore
 
+/// Where a place is, for ranking by distance before its row is read.
+struct PlaceHit: Sendable, Equatable {
+    var id: String
+    var location: GeoPoint
+}
+
 /// A row of `places`.
 struct PlaceRecord: Sendable, Equatable {
     var id: String
@@ -44,25 +50,9 @@ struct PlaceQuery: Sendable {
 }
 
 /// Storage of places.
-protocol PlaceRepository: Sendable {
-    func insert(_ place: PlaceRecord) async throws
-    func update(_ place: PlaceRecord) async throws
-    func find(id: String) async throws -> PlaceRecord?
-    func find(ids: [String]) async throws -> [String: PlaceRecord]
-    /// Candidates for `query` without `near` (by name, at most `cap`).
-    func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord]
-    /// Every place within the grid cells covering `query.near`'s circle, as id and position only.
-    func nearby(_ query: PlaceQuery) async throws -> [PlaceHit]
-}
-
-/// Where a place is, for ranking by distance before its row is read.
-struct PlaceHit: Sendable, Equatable {
-    var id: String
-    var location: GeoPoint
-}
-
-/// ``PlaceRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLPlaceRepository: PlaceRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct PlaceRepository: Sendable {
     let db: any SQLDatabase
 
     static let columns =
@@ -111,6 +101,7 @@ struct SQLPlaceRepository: PlaceRepository {
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
+    /// Candidates for `query` without `near` (by name, at most `cap`).
     func candidates(_ query: PlaceQuery) async throws -> [PlaceRecord] {
         let conditions = Self.filters(query)
         let whereClause = conditions.isEmpty ? SQLQueryString("") : " WHERE " + conditions.joined(separator: " AND ")
@@ -120,6 +111,7 @@ struct SQLPlaceRepository: PlaceRepository {
         return try await db.raw(sql).all().map(Self.decode)
     }
 
+    /// Every place within the grid cells covering `query.near`'s circle, as id and position only.
     func nearby(_ query: PlaceQuery) async throws -> [PlaceHit] {
         guard let sql = Self.nearbySQL(query) else { return [] }
         return try await db.raw(sql).all().compactMap { row in

@@ -6,8 +6,8 @@ import TonightCore
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct PlacesHandlers: Sendable {
     let geo: GeoService
-    let places: any PlaceRepository
-    let events: any EventRepository
+    let places: PlaceRepository
+    let events: EventRepository
 
     func listPlaces(_ input: Operations.ListPlaces.Input) async throws -> Operations.ListPlaces.Output {
         let q = input.query

@@ -6,7 +6,7 @@ import TonightCore
 /// the viewer's own vote, flag and bookmark.
 struct PostReader: Sendable {
     let posts: PostService
-    let social: any SocialRepository
+    let social: SocialRepository
     let bans: BanList
 
     /// A post the viewer may see: ready and visible ones for everybody; its author and moderators

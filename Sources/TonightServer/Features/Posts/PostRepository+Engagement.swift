@@ -15,23 +15,8 @@ struct CommentRecord: Sendable, Equatable {
 }
 
 /// Comments, bookmarks and follows.
-protocol EngagementRepository: Sendable {
+extension PostRepository {
     /// Stores a comment, counts it on the post and notifies (`notice`), in one transaction.
-    func addComment(_ comment: CommentRecord, notice: NotificationDraft?) async throws -> [NotificationRecord]
-    func comment(id: String) async throws -> CommentRecord?
-    /// Deletes a comment and uncounts it; false when it was not there.
-    func deleteComment(id: String, postID: String) async throws -> Bool
-    /// Comments on a post, oldest first, after a keyset position; hides authors blocked either way.
-    func comments(postID: String, viewer: String?, after: (Int64, String)?, limit: Int) async throws -> [CommentRecord]
-    func bookmark(user: String, post: String, now: Int64) async throws
-    func unbookmark(user: String, post: String) async throws
-    func follow(_ follower: String, _ followee: String, now: Int64) async throws
-    func unfollow(_ follower: String, _ followee: String) async throws
-    /// How many users follow `user`, and whether `viewer` is one of them.
-    func followers(of user: String, viewer: String?) async throws -> (count: Int64, followedByViewer: Bool)
-}
-
-extension SQLPostRepository: EngagementRepository {
     func addComment(_ c: CommentRecord, notice: NotificationDraft?) async throws -> [NotificationRecord] {
         try await database.transaction { tx in
             try await tx.raw(
@@ -41,7 +26,7 @@ extension SQLPostRepository: EngagementRepository {
                 """
             ).run()
             try await tx.raw("UPDATE posts SET comment_count = comment_count + 1 WHERE id = \(bind: c.postID)").run()
-            return try await SQLNotificationRepository.write(notice.map { [$0] } ?? [], now: c.createdAt, on: tx)
+            return try await NotificationRepository.write(notice.map { [$0] } ?? [], now: c.createdAt, on: tx)
         }
     }
 
@@ -51,6 +36,7 @@ extension SQLPostRepository: EngagementRepository {
         ).first().map(Self.decodeComment)
     }
 
+    /// Deletes a comment and uncounts it; false when it was not there.
     func deleteComment(id: String, postID: String) async throws -> Bool {
         try await database.transaction { tx in
             guard
@@ -63,6 +49,7 @@ extension SQLPostRepository: EngagementRepository {
         }
     }
 
+    /// Comments on a post, oldest first, after a keyset position; hides authors blocked either way.
     func comments(postID: String, viewer: String?, after: (Int64, String)?, limit: Int) async throws -> [CommentRecord]
     {
         var filter: SQLQueryString = "c.post_id = \(bind: postID) AND c.author_id NOT IN (SELECT user_id FROM bans)"
@@ -118,6 +105,7 @@ extension SQLPostRepository: EngagementRepository {
         }
     }
 
+    /// How many users follow `user`, and whether `viewer` is one of them.
     func followers(of user: String, viewer: String?) async throws -> (count: Int64, followedByViewer: Bool) {
         let row = try await db.raw(
             """

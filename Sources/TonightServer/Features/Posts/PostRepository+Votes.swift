@@ -26,18 +26,11 @@ enum VoteOutcome: Sendable, Equatable {
 }
 
 /// Votes and flags, applied in groups: many users' changes in one transaction.
-protocol VoteRepository: Sendable {
+extension PostRepository {
     /// Applies `changes` in order in one transaction and returns an outcome for each. The
     /// per-user rows are the truth; each post's counters move by exactly the difference its rows
     /// made, under the post's row lock (PostgreSQL) or the single writer (SQLite). A post flagged
     /// by `flagThreshold` distinct users is hidden pending review.
-    func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
-        -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
-    /// Recomputes counters from the vote rows (for checks): (up, down, flags).
-    func countVotes(postID: String) async throws -> (up: Int64, down: Int64, flags: Int64)
-}
-
-extension SQLPostRepository: VoteRepository {
     func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
         -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
     {
@@ -157,7 +150,7 @@ extension SQLPostRepository: VoteRepository {
                     }
                 }
             }
-            let notifications = try await SQLNotificationRepository.write(drafts, now: now, on: tx)
+            let notifications = try await NotificationRepository.write(drafts, now: now, on: tx)
             let outcomes = zip(changes, results).map { change, result in
                 if let result { return result }
                 let row = state[Pair(post: change.postID, user: change.userID)] ?? (0, false)
@@ -168,6 +161,7 @@ extension SQLPostRepository: VoteRepository {
         }
     }
 
+    /// Recomputes counters from the vote rows (for checks): (up, down, flags).
     func countVotes(postID: String) async throws -> (up: Int64, down: Int64, flags: Int64) {
         let row = try await db.raw(
             """

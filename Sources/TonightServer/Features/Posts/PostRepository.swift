@@ -2,6 +2,13 @@ import Foundation
 import SQLKit
 import TonightCore
 
+/// What one viewer did to a post.
+struct ViewerState: Sendable, Equatable {
+    var vote: Int?
+    var flagged = false
+    var bookmarked = false
+}
+
 /// A row of `posts`, with the names a reader needs (author, place) and its tags.
 struct PostRecord: Sendable, Equatable {
     var id: String
@@ -83,50 +90,9 @@ enum FeedSource: Sendable, Equatable {
 
 /// Posts, their media state and their feeds. Votes, comments, bookmarks and follows are in the
 /// `PostRepository+…` files.
-protocol PostRepository: Sendable {
-    /// Stores a new post (with its tags) and, in the same transaction, the job that processes it.
-    func create(_ post: PostRecord, job: (kind: String, payload: String)?) async throws
-    func find(id: String) async throws -> PostRecord?
-    /// The imported post with this source id, if any.
-    func find(source: String, sourceID: String) async throws -> PostRecord?
-    /// Deletes the post; returns it (for its blobs) when it existed.
-    func delete(id: String) async throws -> PostRecord?
-    /// Marks a processing post ready with its media; false when the post is gone.
-    func markReady(id: String, media: ProcessedPost, now: Int64) async throws -> Bool
-    /// Marks a processing post failed with a reason.
-    func markFailed(id: String, reason: String, now: Int64) async throws
-    /// A page of a feed, newest first, before a keyset position; hides posts that are not ready
-    /// and visible, and authors blocked by or blocking `viewer`.
-    func feed(_ source: FeedSource, viewer: String?, before: (Int64, String)?, limit: Int) async throws
-        -> [(post: PostRecord, position: Int64)]
-    /// Ready, visible posts since `since` (optionally in one city), for ranking.
-    func recent(city: String?, since: Int64, viewer: String?, limit: Int) async throws -> [PostRecord]
-    /// The caller's votes, flags and bookmarks on these posts.
-    func viewerState(_ viewer: String, posts: [String]) async throws -> [String: ViewerState]
-    /// Adds counted views (post id → count); unknown ids are ignored.
-    func addViews(_ counts: [String: Int64]) async throws
-    /// Posts whose retention ran out, oldest first.
-    func expired(now: Int64, limit: Int) async throws -> [PostRecord]
-    /// Whether a post with this id exists (the orphan sweep asks for blobs' owners).
-    func existing(ids: [String]) async throws -> Set<String>
-    /// Songs used on posts whose title or artist contains `query` (case-insensitive for ASCII
-    /// letters), most used first.
-    func songs(matching query: String, limit: Int) async throws -> [SongHit]
-    /// Moves a post to a retention tier (`expiresAt` nil for the kept tiers).
-    func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws
-    /// Makes a hidden post visible again and clears its flags (rows and counter together).
-    func restore(id: String, now: Int64) async throws
-}
-
-/// What one viewer did to a post.
-struct ViewerState: Sendable, Equatable {
-    var vote: Int?
-    var flagged = false
-    var bookmarked = false
-}
-
-/// ``PostRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLPostRepository: PostRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct PostRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -145,6 +111,7 @@ struct SQLPostRepository: PostRepository {
         + " u.show_name_on_posts AS author_shows_name, u.avatar_url AS author_avatar, pl.name AS place_name"
     static let joins = "LEFT JOIN users u ON u.id = p.author_id LEFT JOIN places pl ON pl.id = p.place_id"
 
+    /// Stores a new post (with its tags) and, in the same transaction, the job that processes it.
     func create(_ post: PostRecord, job: (kind: String, payload: String)?) async throws {
         let kind = database.kind
         try await database.transaction { tx in
@@ -153,7 +120,7 @@ struct SQLPostRepository: PostRepository {
                 "post_tags", columns: ["tag", "post_id", "created_at"],
                 rows: post.tags.map { [$0, post.id, post.createdAt] }, key: ["tag", "post_id"], on: tx)
             if let job {
-                try await SQLJobRepository(db: tx, kind: kind).enqueue(
+                try await JobRepository(db: tx, kind: kind).enqueue(
                     id: Identifier.make(), kind: job.kind, payload: job.payload, runAt: post.createdAt,
                     maxAttempts: 5, now: post.createdAt)
             }
@@ -164,10 +131,12 @@ struct SQLPostRepository: PostRepository {
         try await load("p.id = \(bind: id)").first
     }
 
+    /// The imported post with this source id, if any.
     func find(source: String, sourceID: String) async throws -> PostRecord? {
         try await load("p.source = \(bind: source) AND p.source_id = \(bind: sourceID)").first
     }
 
+    /// Deletes the post; returns it (for its blobs) when it existed.
     func delete(id: String) async throws -> PostRecord? {
         guard let post = try await find(id: id) else { return nil }
         try await database.write { db in
@@ -176,6 +145,7 @@ struct SQLPostRepository: PostRepository {
         return post
     }
 
+    /// Marks a processing post ready with its media; false when the post is gone.
     func markReady(id: String, media: ProcessedPost, now: Int64) async throws -> Bool {
         try await database.write { db in
             try await db.raw(
@@ -191,6 +161,7 @@ struct SQLPostRepository: PostRepository {
         }
     }
 
+    /// Marks a processing post failed with a reason.
     func markFailed(id: String, reason: String, now: Int64) async throws {
         try await database.write { db in
             try await db.raw(
@@ -202,6 +173,8 @@ struct SQLPostRepository: PostRepository {
         }
     }
 
+    /// A page of a feed, newest first, before a keyset position; hides posts that are not ready
+    /// and visible, and authors blocked by or blocking `viewer`.
     func feed(_ source: FeedSource, viewer: String?, before: (Int64, String)?, limit: Int) async throws
         -> [(post: PostRecord, position: Int64)]
     {
@@ -253,6 +226,7 @@ struct SQLPostRepository: PostRepository {
         return posts
     }
 
+    /// Ready, visible posts since `since` (optionally in one city), for ranking.
     func recent(city: String?, since: Int64, viewer: String?, limit: Int) async throws -> [PostRecord] {
         var filter: SQLQueryString =
             "p.created_at >= \(bind: since) AND p.status = 'ready' AND p.moderation = 'visible'"
@@ -260,6 +234,7 @@ struct SQLPostRepository: PostRepository {
         return try await load("\(filter) AND \(Self.notBlocked(viewer))", order: "p.created_at DESC", limit: limit)
     }
 
+    /// The caller's votes, flags and bookmarks on these posts.
     func viewerState(_ viewer: String, posts: [String]) async throws -> [String: ViewerState] {
         guard !posts.isEmpty else { return [:] }
         var state: [String: ViewerState] = [:]
@@ -278,6 +253,7 @@ struct SQLPostRepository: PostRepository {
         return state
     }
 
+    /// Adds counted views (post id → count); unknown ids are ignored.
     func addViews(_ counts: [String: Int64]) async throws {
         guard !counts.isEmpty else { return }
         try await database.transaction { tx in
@@ -288,12 +264,14 @@ struct SQLPostRepository: PostRepository {
         }
     }
 
+    /// Posts whose retention ran out, oldest first.
     func expired(now: Int64, limit: Int) async throws -> [PostRecord] {
         try await load(
             "p.retention = 'media' AND p.expires_at IS NOT NULL AND p.expires_at <= \(bind: now)",
             order: "p.expires_at", limit: limit)
     }
 
+    /// Whether a post with this id exists (the orphan sweep asks for blobs' owners).
     func existing(ids: [String]) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         return Set(
@@ -301,6 +279,8 @@ struct SQLPostRepository: PostRepository {
                 .map { try $0.decode(column: "id", as: String.self) })
     }
 
+    /// Songs used on posts whose title or artist contains `query` (case-insensitive for ASCII
+    /// letters), most used first.
     func songs(matching query: String, limit: Int) async throws -> [SongHit] {
         let pattern = "%" + SQLText.likeEscaped(query.lowercased()) + "%"
         return try await db.raw(
@@ -318,6 +298,7 @@ struct SQLPostRepository: PostRepository {
         }
     }
 
+    /// Moves a post to a retention tier (`expiresAt` nil for the kept tiers).
     func setRetention(id: String, retention: String, expiresAt: Int64?, now: Int64) async throws {
         try await database.write { db in
             try await db.raw(
@@ -329,6 +310,7 @@ struct SQLPostRepository: PostRepository {
         }
     }
 
+    /// Makes a hidden post visible again and clears its flags (rows and counter together).
     func restore(id: String, now: Int64) async throws {
         let lock = database.kind == .postgres ? "FOR UPDATE" : ""
         try await database.transaction { tx in

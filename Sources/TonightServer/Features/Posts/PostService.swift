@@ -21,7 +21,7 @@ struct NewPost: Sendable {
 /// blob is deleted at once; whatever a crash leaves between the two is found by the sweep (every
 /// blob lives under `posts/<id>/`, and a blob whose post does not exist is an orphan).
 struct PostService: Sendable {
-    let posts: SQLPostRepository
+    let posts: PostRepository
     let blobs: any BlobStore
     let urls: MediaURLs
     let votes: VoteBatcher

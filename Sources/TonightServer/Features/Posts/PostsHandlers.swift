@@ -5,9 +5,9 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct PostsHandlers: Sendable {
-    let places: any PlaceRepository
-    let events: any EventRepository
-    let social: any SocialRepository
+    let places: PlaceRepository
+    let events: EventRepository
+    let social: SocialRepository
     let notifier: Notifier
     let postService: PostService
     let songSearch: SongSearch

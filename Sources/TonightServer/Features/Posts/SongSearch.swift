@@ -5,7 +5,7 @@ import TonightCore
 /// posts already use.
 struct SongSearch: Sendable {
     let spotify: SpotifyClient?
-    let posts: any PostRepository
+    let posts: PostRepository
     let logger: Logger
 
     /// Songs matching `query` and where they came from (`spotify` or `tonight`).

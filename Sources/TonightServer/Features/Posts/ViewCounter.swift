@@ -6,11 +6,11 @@ import ServiceLifecycle
 /// are lost; that is the price of cheap counting (votes, by contrast, are never lost).
 actor ViewCounter: Service {
     private var pending: [String: Int64] = [:]
-    private let repository: any PostRepository
+    private let repository: PostRepository
     private let interval: Duration
     private let logger: Logger
 
-    init(repository: any PostRepository, interval: Duration = .seconds(5), logger: Logger) {
+    init(repository: PostRepository, interval: Duration = .seconds(5), logger: Logger) {
         self.repository = repository
         self.interval = interval
         self.logger = logger

@@ -5,7 +5,7 @@ import Logging
 /// once; a thousand at the same moment cost a handful of transactions instead of a thousand.
 /// Every caller gets the outcome of its own change, after its group committed.
 actor VoteBatcher {
-    private let repository: any VoteRepository
+    private let repository: PostRepository
     private let flagThreshold: Int
     private let maxBatch: Int
     private let notifier: Notifier?
@@ -13,7 +13,7 @@ actor VoteBatcher {
     private var running = false
 
     /// Creates a batcher over `repository`.
-    init(repository: any VoteRepository, flagThreshold: Int, notifier: Notifier?, maxBatch: Int = 500) {
+    init(repository: PostRepository, flagThreshold: Int, notifier: Notifier?, maxBatch: Int = 500) {
         self.repository = repository
         self.notifier = notifier
         self.flagThreshold = flagThreshold

@@ -3,7 +3,7 @@ import TonightCore
 
 /// The advertisements placed on one page of a feed (by area, feed pattern and page).
 struct AdPlacer: Sendable {
-    let promotions: any PromotionRepository
+    let promotions: PromotionRepository
 
     /// The ads for page `page` of a venue, city or pregame feed in `cityKey`'s region.
     func ads(kind: FeedKind, name: String, cityKey: String, page: Int) async throws -> [Components.Schemas.FeedAd] {

@@ -34,24 +34,9 @@ struct PlaceLiveness: Sendable, Equatable {
 }
 
 /// Promotions, advertisements and the hub's liveness figures.
-protocol PromotionRepository: Sendable {
-    func setPromotion(_ promotion: PromotionRecord, now: Int64) async throws
-    func deletePromotion(placeID: String) async throws
-    /// Promotions of places in a city, by place id.
-    func promotions(city: String) async throws -> [String: PromotionRecord]
-    /// Recent clips and their votes per place of a city since `since`.
-    func liveness(city: String, since: Int64) async throws -> [String: PlaceLiveness]
-    func addAd(_ ad: AdRecord) async throws
-    func deleteAd(id: String) async throws
-    func ad(id: String) async throws -> AdRecord?
-    func setAdMedia(id: String, url: String) async throws
-    func ads() async throws -> [AdRecord]
-    /// The ads of one area (`region$country`).
-    func ads(area: String) async throws -> [AdRecord]
-}
-
-/// ``PromotionRepository`` over SQLKit.
-struct SQLPromotionRepository: PromotionRepository {
+///
+/// Over SQLKit.
+struct PromotionRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -74,6 +59,7 @@ struct SQLPromotionRepository: PromotionRepository {
         }
     }
 
+    /// Promotions of places in a city, by place id.
     func promotions(city: String) async throws -> [String: PromotionRecord] {
         var result: [String: PromotionRecord] = [:]
         for row in try await db.raw(
@@ -93,6 +79,7 @@ struct SQLPromotionRepository: PromotionRepository {
         return result
     }
 
+    /// Recent clips and their votes per place of a city since `since`.
     func liveness(city: String, since: Int64) async throws -> [String: PlaceLiveness] {
         var result: [String: PlaceLiveness] = [:]
         for row in try await db.raw(
@@ -156,6 +143,7 @@ struct SQLPromotionRepository: PromotionRepository {
         try await db.raw("SELECT * FROM ads ORDER BY created_at DESC, id DESC").all().map(Self.decodeAd)
     }
 
+    /// The ads of one area (`region$country`).
     func ads(area: String) async throws -> [AdRecord] {
         try await db.raw("SELECT * FROM ads WHERE area = \(bind: area) ORDER BY id").all().map(Self.decodeAd)
     }

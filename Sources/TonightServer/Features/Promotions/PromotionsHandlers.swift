@@ -5,9 +5,9 @@ import TonightCore
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct PromotionsHandlers: Sendable {
     let config: AppConfig
-    let places: any PlaceRepository
+    let places: PlaceRepository
     let postService: PostService
-    let promotions: any PromotionRepository
+    let promotions: PromotionRepository
     let adPlacer: AdPlacer
 
     func setPromotion(_ input: Operations.SetPromotion.Input) async throws -> Operations.SetPromotion.Output {

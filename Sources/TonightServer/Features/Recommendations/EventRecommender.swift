@@ -5,9 +5,9 @@ import TonightCore
 /// The explore cards of Tickets Tonight: events by artists similar to the user's favourites, or
 /// the most attended events nearby tonight when there is nothing to go on (cold start).
 struct EventRecommender: Sendable {
-    let events: any EventRepository
-    let places: any PlaceRepository
-    let catalog: any CatalogRepository
+    let events: EventRepository
+    let places: PlaceRepository
+    let catalog: CatalogRepository
 
     /// How far ahead the cards look.
     static let horizon: Int64 = 30 * 86_400_000

@@ -4,12 +4,12 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct RecommendationsHandlers: Sendable {
-    let users: any UserRepository
+    let users: UserRepository
     let geo: GeoService
-    let places: any PlaceRepository
-    let events: any EventRepository
-    let catalog: any CatalogRepository
-    let sessions: any SessionRepository
+    let places: PlaceRepository
+    let events: EventRepository
+    let catalog: CatalogRepository
+    let sessions: SessionRepository
     let config: AppConfig
     let eventService: EventService
     let people: People

@@ -4,7 +4,7 @@ import TonightCore
 /// Playmate's recommendations: filters in SQL (``SessionRepository/candidates(_:)``), the
 /// weighted formula and the dismissal penalties in ``SessionRanking``. Computed per request.
 struct SessionRecommender: Sendable {
-    let sessions: any SessionRepository
+    let sessions: SessionRepository
     let weights: SessionWeights
 
     /// How far ahead recommendations look.

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import ServiceLifecycle
 import TonightCore
 
@@ -13,12 +12,13 @@ import TonightCore
 /// several instances never both send one; a crash between claim and write skips that day.
 /// Each round walks the users with a home city in pages; fine to tens of thousands of users.
 struct TonightDigest: Service {
-    let database: Database
-    let users: any UserRepository
+    let users: UserRepository
+    let digests: DigestRepository
+    let notifications: NotificationRepository
     let geo: GeoService
     let events: EventRecommender
     let sessions: SessionRecommender
-    let places: any PlaceRepository
+    let places: PlaceRepository
     let notifier: Notifier
     /// Local hour from which digests go out (`digest.hour`, default 16).
     let hour: Int
@@ -37,42 +37,20 @@ struct TonightDigest: Service {
         var after = ""
         var sent = 0
         while true {
-            let rows = try await database.sql.raw(
-                """
-                SELECT u.id, u.home_city, u.notification_settings, d.last_date FROM users u
-                LEFT JOIN digests d ON d.user_id = u.id
-                WHERE u.home_city IS NOT NULL AND u.id > \(bind: after) ORDER BY u.id LIMIT 500
-                """
-            ).all()
+            let rows = try await digests.candidates(after: after, limit: 500)
             for row in rows {
-                let id = try row.decode(column: "id", as: String.self)
-                after = id
-                let settings = NotificationSettingsRules.decode(
-                    try row.decode(column: "notification_settings", as: String.self))
+                after = row.id
+                let settings = NotificationSettingsRules.decode(row.notificationSettings)
                 guard !settings.muted.contains(.digest),
-                    let city = geo.homeCity(try row.decode(column: "home_city", as: String?.self)),
+                    let city = geo.homeCity(row.homeCity),
                     let zone = TimeZone(identifier: city.timeZone),
                     let day = DigestSchedule.due(
-                        now: now, timeZone: zone, hour: hour,
-                        lastSent: try row.decode(column: "last_date", as: String?.self).flatMap(CalendarDate.init)),
-                    try await claim(userID: id, day: day, now: now)
+                        now: now, timeZone: zone, hour: hour, lastSent: row.lastDigest.flatMap(CalendarDate.init)),
+                    try await digests.claimDay(userID: row.id, day: day.description, now: Clock.millis(now))
                 else { continue }
-                if try await send(userID: id, center: city.location, now: now) { sent += 1 }
+                if try await send(userID: row.id, center: city.location, now: now) { sent += 1 }
             }
             if rows.count < 500 { return sent }
-        }
-    }
-
-    /// Marks `day` as the user's digest day unless it already is (or a later one).
-    private func claim(userID: String, day: CalendarDate, now: Date) async throws -> Bool {
-        try await database.write { db in
-            try await db.raw(
-                """
-                INSERT INTO digests (user_id, last_date, sent_at) VALUES (\(bind: userID), \(bind: day.description), \(bind: Clock.millis(now)))
-                ON CONFLICT (user_id) DO UPDATE SET last_date = excluded.last_date, sent_at = excluded.sent_at
-                WHERE digests.last_date < excluded.last_date RETURNING user_id
-                """
-            ).first() != nil
         }
     }
 
@@ -98,14 +76,9 @@ struct TonightDigest: Service {
         }
         let text = DigestText.compose(
             events: cards.map { line($0, withDay: false) }, sessions: picked.map { line($0, withDay: true) })
-        let written = try await database.transaction { db in
-            try await SQLNotificationRepository.write(
-                [
-                    NotificationDraft(
-                        userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)
-                ],
-                now: Clock.millis(now), on: db)
-        }
+        let written = try await notifications.write(
+            [NotificationDraft(userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)],
+            now: Clock.millis(now))
         await notifier.publish(written)
         return !written.isEmpty
     }

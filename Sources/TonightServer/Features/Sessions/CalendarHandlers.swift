@@ -5,10 +5,10 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct CalendarHandlers: Sendable {
-    let users: any UserRepository
+    let users: UserRepository
     let geo: GeoService
-    let events: any EventRepository
-    let sessions: any SessionRepository
+    let events: EventRepository
+    let sessions: SessionRepository
     let eventService: EventService
     let people: People
 

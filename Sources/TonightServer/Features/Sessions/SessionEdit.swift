@@ -7,8 +7,8 @@ import TonightCore
 /// name, notes, place, date, time and duration go through ``EventEdit`` so sessions follow the
 /// same rules as other events. Every invalid field is reported at once.
 struct SessionEdit {
-    let places: any PlaceRepository
-    let catalog: any CatalogRepository
+    let places: PlaceRepository
+    let catalog: CatalogRepository
     let geo: GeoService
     let sports: [String: Sport]
 

@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 import TonightCore
 
@@ -32,46 +33,9 @@ struct DismissalRecord: Sendable {
 
 /// Storage for sessions beyond plain events: added sports, players, history, recommendation
 /// candidates, dismissals and calendar feed tokens.
-protocol SessionRepository: Sendable {
-    func addedSports() async throws -> [Sport]
-    /// Adds a sport; false if the slug is taken.
-    func insertSport(_ sport: Sport, now: Int64) async throws -> Bool
-    /// Players (going) of a session in the order they joined, without anyone blocked either way by `viewer`.
-    func players(of eventID: String, viewer: String) async throws -> [String]
-    /// Sessions the user has played (going, started before `before`), per sport and skill.
-    func played(by userID: String, before: Int64) async throws -> [PlayedRow]
-    /// Other players who were going to the same started sessions as the user.
-    func distinctPlaymates(of userID: String, before: Int64) async throws -> Int
-    func friendCount(of userID: String) async throws -> Int
-    /// Sessions passing the recommendation filters, with their counts for the formula.
-    func candidates(_ filter: CandidateFilter) async throws -> [SessionCandidate]
-    /// Rewrites the player lists of the upcoming sessions `userID` plays in (after a change of
-    /// their gender or birth date).
-    func refreshPlayers(ofUser userID: String, from: Int64) async throws
-    /// Rewrites the player lists of these sessions (after an account is deleted).
-    func refreshPlayers(of eventIDs: [String]) async throws
-    /// Upcoming sessions `userID` plays in.
-    func upcomingSessions(of userID: String, from: Int64) async throws -> [String]
-    /// Friends of the user going to each of these sessions, in the order they joined.
-    func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]]
-    /// Remembers a dismissal (a second one of the same event replaces the first).
-    func dismiss(userID: String, eventID: String, dismissal: SessionDismissal, now: Int64) async throws
-    func dismissals(of userID: String) async throws -> [DismissalRecord]
-    /// Forgets the user's dismissals of these events (refresh brings them back).
-    func forgetDismissals(of userID: String, eventIDs: [String]) async throws
-    /// Players of sessions the user dismissed for "people".
-    func avoidedPlayers(of userID: String) async throws -> [String]
-    /// Replaces the user's calendar feed token (stored hashed).
-    func setCalendarToken(userID: String, tokenHash: String, now: Int64) async throws
-    func calendarUser(tokenHash: String) async throws -> String?
-    /// Deletes a session and, in the same transaction, sends `notice` to everyone who attended or
-    /// followed it but its actor (blocks do not matter: the session is gone for them too); returns
-    /// the notifications written.
-    func delete(eventID: String, telling notice: NotificationDraft, now: Int64) async throws -> [NotificationRecord]
-}
-
-/// ``SessionRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLSessionRepository: SessionRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct SessionRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -84,6 +48,7 @@ struct SQLSessionRepository: SessionRepository {
         }
     }
 
+    /// Adds a sport; false if the slug is taken.
     func insertSport(_ sport: Sport, now: Int64) async throws -> Bool {
         try await database.write { db in
             try await db.raw(
@@ -96,16 +61,18 @@ struct SQLSessionRepository: SessionRepository {
         }
     }
 
+    /// Players (going) of a session in the order they joined, without anyone blocked either way by `viewer`.
     func players(of eventID: String, viewer: String) async throws -> [String] {
         try await db.raw(
             """
             SELECT user_id FROM attendance WHERE event_id = \(bind: eventID) AND status = 'going'
-                AND \(SQLSocialRepository.notBlocked(viewer, other: "user_id"))
+                AND \(SocialRepository.notBlocked(viewer, other: "user_id"))
             ORDER BY created_at, user_id
             """
         ).all().map { try $0.decode(column: "user_id", as: String.self) }
     }
 
+    /// Sessions the user has played (going, started before `before`), per sport and skill.
     func played(by userID: String, before: Int64) async throws -> [PlayedRow] {
         try await db.raw(
             """
@@ -125,6 +92,7 @@ struct SQLSessionRepository: SessionRepository {
         }
     }
 
+    /// Other players who were going to the same started sessions as the user.
     func distinctPlaymates(of userID: String, before: Int64) async throws -> Int {
         try await db.raw(
             """
@@ -143,10 +111,11 @@ struct SQLSessionRepository: SessionRepository {
             .decode(column: "n", as: Int.self) ?? 0
     }
 
+    /// Sessions passing the recommendation filters, with their counts for the formula.
     func candidates(_ f: CandidateFilter) async throws -> [SessionCandidate] {
         // Places first (the grid index), then their sessions: the planner cannot know that a few
         // hundred places beat a time range of every session, so SQLite is told which index to use.
-        let hits = try await SQLPlaceRepository(db: db).nearby(
+        let hits = try await PlaceRepository(db: db).nearby(
             PlaceQuery(near: f.center, radius: f.radius, includeSpots: true))
         var locations: [String: GeoPoint] = [:]
         for hit in hits where hit.location.distance(to: f.center) <= f.radius { locations[hit.id] = hit.location }
@@ -227,6 +196,8 @@ struct SQLSessionRepository: SessionRepository {
         return result
     }
 
+    /// Rewrites the player lists of the upcoming sessions `userID` plays in (after a change of
+    /// their gender or birth date).
     func refreshPlayers(ofUser userID: String, from: Int64) async throws {
         try await database.transaction { db in
             let ids = try await db.raw(
@@ -236,16 +207,18 @@ struct SQLSessionRepository: SessionRepository {
                     AND e.start_at >= \(bind: from)
                 """
             ).all().map { try $0.decode(column: "event_id", as: String.self) }
-            try await SQLEventRepository.refreshPlayers(of: ids, on: db, kind: database.kind)
+            try await EventRepository.refreshPlayers(of: ids, on: db, kind: database.kind)
         }
     }
 
+    /// Rewrites the player lists of these sessions (after an account is deleted).
     func refreshPlayers(of eventIDs: [String]) async throws {
         try await database.transaction { db in
-            try await SQLEventRepository.refreshPlayers(of: eventIDs, on: db, kind: database.kind)
+            try await EventRepository.refreshPlayers(of: eventIDs, on: db, kind: database.kind)
         }
     }
 
+    /// Upcoming sessions `userID` plays in.
     func upcomingSessions(of userID: String, from: Int64) async throws -> [String] {
         try await db.raw(
             """
@@ -255,6 +228,7 @@ struct SQLSessionRepository: SessionRepository {
         ).all().map { try $0.decode(column: "event_id", as: String.self) }
     }
 
+    /// Friends of the user going to each of these sessions, in the order they joined.
     func friendsGoing(of userID: String, in eventIDs: [String]) async throws -> [String: [String]] {
         guard !eventIDs.isEmpty else { return [:] }
         let rows = try await db.raw(
@@ -272,6 +246,7 @@ struct SQLSessionRepository: SessionRepository {
         return result
     }
 
+    /// Remembers a dismissal (a second one of the same event replaces the first).
     func dismiss(userID: String, eventID: String, dismissal: SessionDismissal, now: Int64) async throws {
         try await database.write { db in
             try await db.raw(
@@ -305,6 +280,7 @@ struct SQLSessionRepository: SessionRepository {
         }
     }
 
+    /// Forgets the user's dismissals of these events (refresh brings them back).
     func forgetDismissals(of userID: String, eventIDs: [String]) async throws {
         guard !eventIDs.isEmpty else { return }
         try await database.write { db in
@@ -314,6 +290,7 @@ struct SQLSessionRepository: SessionRepository {
         }
     }
 
+    /// Players of sessions the user dismissed for "people".
     func avoidedPlayers(of userID: String) async throws -> [String] {
         try await db.raw(
             """
@@ -324,6 +301,7 @@ struct SQLSessionRepository: SessionRepository {
         ).all().map { try $0.decode(column: "user_id", as: String.self) }
     }
 
+    /// Replaces the user's calendar feed token (stored hashed).
     func setCalendarToken(userID: String, tokenHash: String, now: Int64) async throws {
         try await database.transaction { db in
             try await db.raw("DELETE FROM calendar_feeds WHERE user_id = \(bind: userID)").run()
@@ -341,6 +319,9 @@ struct SQLSessionRepository: SessionRepository {
             .decode(column: "user_id", as: String.self)
     }
 
+    /// Deletes a session and, in the same transaction, sends `notice` to everyone who attended or
+    /// followed it but its actor (blocks do not matter: the session is gone for them too); returns
+    /// the notifications written.
     func delete(eventID: String, telling notice: NotificationDraft, now: Int64) async throws -> [NotificationRecord] {
         try await database.transaction { db in
             // Read under the write so someone joining at this moment is told too.
@@ -353,7 +334,52 @@ struct SQLSessionRepository: SessionRepository {
                 draft.userID = user
                 return draft
             }
-            return try await SQLNotificationRepository.write(drafts, now: now, on: db)
+            return try await NotificationRepository.write(drafts, now: now, on: db)
+        }
+    }
+}
+
+extension SessionRepository {
+    /// Claims the sessions starting in `(now, horizon]` not yet reminded (their `reminded_at`, at
+    /// most `limit`) and writes a reminder for each player, in one transaction, so a reminder goes
+    /// out once whatever the number of instances. Returns how many sessions it looked at and the
+    /// notifications written.
+    func remindDue(now: Int64, horizon: Int64, limit: Int) async throws -> (seen: Int, written: [NotificationRecord]) {
+        try await database.transaction { db in
+            let rows = try await db.raw(
+                """
+                SELECT e.id, e.name, e.start_at, e.time_zone, p.name AS place_name FROM events e
+                JOIN places p ON p.id = e.place_id
+                WHERE e.kind = 'session' AND e.start_at > \(bind: now) AND e.start_at <= \(bind: horizon)
+                    AND e.reminded_at IS NULL AND e.status <> 'cancelled'
+                ORDER BY e.start_at, e.id LIMIT \(unsafeRaw: String(limit))
+                """
+            ).all()
+            var drafts: [NotificationDraft] = []
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self)
+                guard
+                    try await db.raw(
+                        "UPDATE events SET reminded_at = \(bind: now) WHERE id = \(bind: id) AND reminded_at IS NULL RETURNING id"
+                    ).first() != nil
+                else { continue }
+                let start = try row.decode(column: "start_at", as: Int64.self)
+                let zone = TimeZone(identifier: try row.decode(column: "time_zone", as: String.self)) ?? .gmt
+                let text = SessionReminderText.text(
+                    session: try row.decode(column: "name", as: String.self),
+                    place: try row.decode(column: "place_name", as: String.self), start: Clock.date(start),
+                    now: Clock.date(now), timeZone: zone)
+                let players = try await db.raw(
+                    "SELECT user_id FROM attendance WHERE event_id = \(bind: id) AND status = 'going'"
+                ).all()
+                for player in players {
+                    drafts.append(
+                        .init(
+                            userID: try player.decode(column: "user_id", as: String.self), kind: .sessionReminder,
+                            text: text, eventID: id))
+                }
+            }
+            return (rows.count, try await NotificationRepository.write(drafts, now: now, on: db))
         }
     }
 }

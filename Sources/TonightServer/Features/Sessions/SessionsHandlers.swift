@@ -4,13 +4,13 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct SessionsHandlers: Sendable {
-    let users: any UserRepository
+    let users: UserRepository
     let geo: GeoService
-    let places: any PlaceRepository
-    let events: any EventRepository
-    let catalog: any CatalogRepository
+    let places: PlaceRepository
+    let events: EventRepository
+    let catalog: CatalogRepository
     let notifier: Notifier
-    let sessions: any SessionRepository
+    let sessions: SessionRepository
     let eventService: EventService
     let people: People
 

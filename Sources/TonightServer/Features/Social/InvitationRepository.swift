@@ -12,27 +12,16 @@ struct InvitationRecord: Sendable, Equatable {
 }
 
 /// Invitations to events and sessions.
-protocol InvitationRepository: Sendable {
-    /// Invites each of `invitees` not yet invited by `from` to `eventID`, telling each one
-    /// (`notice`) in the same transaction; returns the new invitations and what was written.
-    func invite(
-        eventID: String, from: String, invitees: [String], now: Int64,
-        notice: @escaping @Sendable (InvitationRecord) -> NotificationDraft
-    ) async throws -> (created: [InvitationRecord], notifications: [NotificationRecord])
-    /// Invitations to (`incoming`) or from `userID`, newest first.
-    func list(userID: String, incoming: Bool, status: String?, before: (Int64, String)?, limit: Int) async throws
-        -> [InvitationRecord]
-    func find(id: String) async throws -> InvitationRecord?
-    func setStatus(id: String, status: String, now: Int64) async throws
-}
-
-/// ``InvitationRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLInvitationRepository: InvitationRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct InvitationRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
     private static let columns = "id, event_id, from_id, to_id, status, created_at"
 
+    /// Invites each of `invitees` not yet invited by `from` to `eventID`, telling each one
+    /// (`notice`) in the same transaction; returns the new invitations and what was written.
     func invite(
         eventID: String, from: String, invitees: [String], now: Int64,
         notice: @escaping @Sendable (InvitationRecord) -> NotificationDraft
@@ -53,10 +42,11 @@ struct SQLInvitationRepository: InvitationRepository {
                 ).first()
                 if inserted != nil { created.append(record) }
             }
-            return (created, try await SQLNotificationRepository.write(created.map(notice), now: now, on: db))
+            return (created, try await NotificationRepository.write(created.map(notice), now: now, on: db))
         }
     }
 
+    /// Invitations to (`incoming`) or from `userID`, newest first.
     func list(userID: String, incoming: Bool, status: String?, before: (Int64, String)?, limit: Int) async throws
         -> [InvitationRecord]
     {

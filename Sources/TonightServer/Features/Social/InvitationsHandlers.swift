@@ -4,11 +4,11 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct InvitationsHandlers: Sendable {
-    let users: any UserRepository
-    let events: any EventRepository
-    let social: any SocialRepository
+    let users: UserRepository
+    let events: EventRepository
+    let social: SocialRepository
     let notifier: Notifier
-    let invitations: any InvitationRepository
+    let invitations: InvitationRepository
     let people: People
     let eventService: EventService
 

@@ -4,8 +4,8 @@ import TonightCore
 /// Looks up the people a request names, as the caller may see them: itself, someone it may reach,
 /// a profile by username. A block either way reads as "no such user", so it is never revealed.
 struct People: Sendable {
-    let users: any UserRepository
-    let social: any SocialRepository
+    let users: UserRepository
+    let social: SocialRepository
 
     /// The caller's account row (401 when it was deleted since the token was issued).
     func current(_ caller: Principal) async throws -> UserRecord {

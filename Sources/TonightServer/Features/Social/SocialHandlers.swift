@@ -4,8 +4,8 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct SocialHandlers: Sendable {
-    let users: any UserRepository
-    let social: any SocialRepository
+    let users: UserRepository
+    let social: SocialRepository
     let notifier: Notifier
     let people: People
 

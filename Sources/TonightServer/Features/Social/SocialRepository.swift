@@ -17,39 +17,10 @@ struct SocialEntry: Sendable, Equatable {
 }
 
 /// Friends, friend requests and blocks.
-protocol SocialRepository: Sendable {
-    /// Sends (or completes) a friend request. When this call makes a new request (`.pending`) or
-    /// a new friendship (`.friends`), `notices` says whom to tell, written in the same
-    /// transaction. Returns the outcome and what was written.
-    func sendRequest(
-        from: String, to: String, now: Int64, notices: @escaping @Sendable (FriendOutcome) -> [NotificationDraft]
-    ) async throws -> (FriendOutcome, [NotificationRecord])
-    /// Accepts `requester`'s request to `user`; nil when there is no such request.
-    func acceptRequest(from requester: String, to user: String, now: Int64, notices: [NotificationDraft])
-        async throws -> [NotificationRecord]?
-    /// Deletes a pending request (deny by the recipient or cancel by the sender).
-    func deleteRequest(from: String, to: String) async throws
-    func removeFriend(_ user: String, _ friend: String) async throws
-    func areFriends(_ a: String, _ b: String) async throws -> Bool
-    /// Which of `others` are friends of `user` (one query).
-    func friends(of user: String, among others: [String]) async throws -> Set<String>
-    /// Friends of `user`, newest first, before a keyset position.
-    func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
-    /// Pending requests to (`incoming`) or from `user`, newest first.
-    func requests(of user: String, incoming: Bool, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
-    /// Blocks `blocked` for `blocker`, ending any friendship, request, match and conversation
-    /// between them.
-    func block(_ blocker: String, _ blocked: String, now: Int64) async throws
-    func unblock(_ blocker: String, _ blocked: String) async throws
-    /// Users `blocker` blocked, newest first.
-    func blocks(of blocker: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry]
-    /// Whether either user blocked the other.
-    func isBlocked(_ a: String, _ b: String) async throws -> Bool
-}
-
-/// ``SocialRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL. Changes between two
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL. Changes between two
 /// users take the pair's lock, so crossing requests make one friendship.
-struct SQLSocialRepository: SocialRepository {
+struct SocialRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
@@ -58,6 +29,9 @@ struct SQLSocialRepository: SocialRepository {
         return "pair:\(pair.first):\(pair.second)"
     }
 
+    /// Sends (or completes) a friend request. When this call makes a new request (`.pending`) or
+    /// a new friendship (`.friends`), `notices` says whom to tell, written in the same
+    /// transaction. Returns the outcome and what was written.
     func sendRequest(
         from: String, to: String, now: Int64, notices: @escaping @Sendable (FriendOutcome) -> [NotificationDraft]
     ) async throws -> (FriendOutcome, [NotificationRecord]) {
@@ -69,7 +43,7 @@ struct SQLSocialRepository: SocialRepository {
             ).first()
             if crossing != nil {
                 try await Self.befriend(from, to, now: now, on: db)
-                return (.friends, try await SQLNotificationRepository.write(notices(.friends), now: now, on: db))
+                return (.friends, try await NotificationRepository.write(notices(.friends), now: now, on: db))
             }
             let inserted = try await db.raw(
                 """
@@ -78,10 +52,11 @@ struct SQLSocialRepository: SocialRepository {
                 """
             ).first()
             guard inserted != nil else { return (.pending, []) }
-            return (.pending, try await SQLNotificationRepository.write(notices(.pending), now: now, on: db))
+            return (.pending, try await NotificationRepository.write(notices(.pending), now: now, on: db))
         }
     }
 
+    /// Accepts `requester`'s request to `user`; nil when there is no such request.
     func acceptRequest(from requester: String, to user: String, now: Int64, notices: [NotificationDraft])
         async throws -> [NotificationRecord]?
     {
@@ -92,10 +67,11 @@ struct SQLSocialRepository: SocialRepository {
             ).first()
             guard request != nil else { return nil }
             try await Self.befriend(requester, user, now: now, on: db)
-            return try await SQLNotificationRepository.write(notices, now: now, on: db)
+            return try await NotificationRepository.write(notices, now: now, on: db)
         }
     }
 
+    /// Deletes a pending request (deny by the recipient or cancel by the sender).
     func deleteRequest(from: String, to: String) async throws {
         try await db.raw("DELETE FROM friend_requests WHERE from_id = \(bind: from) AND to_id = \(bind: to)").run()
     }
@@ -110,6 +86,7 @@ struct SQLSocialRepository: SocialRepository {
         try await Self.areFriends(a, b, on: db)
     }
 
+    /// Which of `others` are friends of `user` (one query).
     func friends(of user: String, among others: [String]) async throws -> Set<String> {
         guard !others.isEmpty else { return [] }
         let rows = try await db.raw(
@@ -118,12 +95,14 @@ struct SQLSocialRepository: SocialRepository {
         return Set(try rows.map { try $0.decode(column: "friend_id", as: String.self) })
     }
 
+    /// Which of `others` are friends of `user` (one query).
     func friends(of user: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         try await list(
             "SELECT friend_id AS other, created_at FROM friends WHERE user_id = \(bind: user)", "friend_id", before,
             limit)
     }
 
+    /// Pending requests to (`incoming`) or from `user`, newest first.
     func requests(of user: String, incoming: Bool, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         incoming
             ? try await list(
@@ -135,6 +114,8 @@ struct SQLSocialRepository: SocialRepository {
                 limit)
     }
 
+    /// Blocks `blocked` for `blocker`, ending any friendship, request, match and conversation
+    /// between them.
     func block(_ blocker: String, _ blocked: String, now: Int64) async throws {
         try await database.transaction { db in
             try await database.lock(Self.pairKey(blocker, blocked), on: db)
@@ -166,6 +147,7 @@ struct SQLSocialRepository: SocialRepository {
             .run()
     }
 
+    /// Users `blocker` blocked, newest first.
     func blocks(of blocker: String, before: (Int64, String)?, limit: Int) async throws -> [SocialEntry] {
         try await list(
             "SELECT blocked_id AS other, created_at FROM blocks WHERE blocker_id = \(bind: blocker)", "blocked_id",
@@ -173,6 +155,7 @@ struct SQLSocialRepository: SocialRepository {
             limit)
     }
 
+    /// Whether either user blocked the other.
     func isBlocked(_ a: String, _ b: String) async throws -> Bool {
         try await db.raw(
             """

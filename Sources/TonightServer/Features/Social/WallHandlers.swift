@@ -4,10 +4,10 @@ import TonightCore
 
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct WallHandlers: Sendable {
-    let users: any UserRepository
-    let wall: any WallRepository
+    let users: UserRepository
+    let wall: WallRepository
     let notifier: Notifier
-    let notifications: any NotificationRepository
+    let notifications: NotificationRepository
     let people: People
     let eventService: EventService
 

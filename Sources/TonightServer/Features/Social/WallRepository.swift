@@ -25,32 +25,14 @@ enum SwipeRefusal: Error, Equatable {
 }
 
 /// The event wall, like/pass decisions and the matches they make.
-protocol WallRepository: Sendable {
-    /// People on `viewer`'s wall for `eventID` (see the `getWall` operation for the rules), in
-    /// the order they said they are going, after a keyset position.
-    func wall(eventID: String, viewer: UserRecord, today: CalendarDate, after: (Int64, String)?, limit: Int)
-        async throws -> [(user: UserRecord, goingSince: Int64)]
-    /// Records `user`'s decision about `target`. A like answered by the target's earlier like makes
-    /// one match; `notices` says whom to tell about it, written in the same transaction.
-    func swipe(
-        user: String, target: String, eventID: String, like: Bool, now: Int64,
-        notices: @escaping @Sendable (MatchRecord) -> [NotificationDraft]
-    ) async throws -> (match: MatchRecord?, notifications: [NotificationRecord])
-    /// `user`'s matches, newest first, with the name of the event each came from.
-    func matches(of user: String, before: (Int64, String)?, limit: Int) async throws
-        -> [(match: MatchRecord, eventName: String?)]
-    func match(id: String) async throws -> MatchRecord?
-    /// Whether `userID` is going to `eventID`.
-    func isGoing(eventID: String, userID: String) async throws -> Bool
-    /// Ends a match: both users' likes become passes, so neither shows on the other's walls.
-    func unmatch(_ match: MatchRecord, now: Int64) async throws
-}
-
-/// ``WallRepository`` over SQLKit, the same SQL on SQLite and PostgreSQL.
-struct SQLWallRepository: WallRepository {
+///
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+struct WallRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
 
+    /// People on `viewer`'s wall for `eventID` (see the `getWall` operation for the rules), in
+    /// the order they said they are going, after a keyset position.
     func wall(eventID: String, viewer: UserRecord, today: CalendarDate, after: (Int64, String)?, limit: Int)
         async throws -> [(user: UserRecord, goingSince: Int64)]
     {
@@ -59,7 +41,7 @@ struct SQLWallRepository: WallRepository {
             "u.is_anonymous = \(bind: false)",
             "(u.birth_date IS NULL OR u.birth_date <= \(bind: WallRules.adultBirthDateCutoff(today: today)))",
             "NOT EXISTS (SELECT 1 FROM swipes s WHERE s.user_id = \(bind: viewer.id) AND s.target_id = a.user_id)",
-            SQLSocialRepository.notBlocked(viewer.id, other: "a.user_id"),
+            SocialRepository.notBlocked(viewer.id, other: "a.user_id"),
         ]
         let wanted = viewer.wallGenders
         if !wanted.isEmpty { conditions.append("u.gender IN (\(binds: wanted))") }
@@ -72,15 +54,17 @@ struct SQLWallRepository: WallRepository {
         if let after { conditions.append(Keyset.after(after, "a.created_at", "a.user_id")) }
         let sql: SQLQueryString =
             """
-            SELECT \(unsafeRaw: SQLUserRepository.columns(as: "u")), a.created_at AS going_since
+            SELECT \(unsafeRaw: UserRepository.columns(as: "u")), a.created_at AS going_since
             FROM attendance a JOIN users u ON u.id = a.user_id
             """ + " WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY a.created_at, a.user_id LIMIT \(unsafeRaw: String(limit))"
         return try await db.raw(sql).all().map {
-            (try SQLUserRepository.decode($0), try $0.decode(column: "going_since", as: Int64.self))
+            (try UserRepository.decode($0), try $0.decode(column: "going_since", as: Int64.self))
         }
     }
 
+    /// Records `user`'s decision about `target`. A like answered by the target's earlier like makes
+    /// one match; `notices` says whom to tell about it, written in the same transaction.
     func swipe(
         user: String, target: String, eventID: String, like: Bool, now: Int64,
         notices: @escaping @Sendable (MatchRecord) -> [NotificationDraft]
@@ -88,7 +72,7 @@ struct SQLWallRepository: WallRepository {
         try await database.transaction { db in
             // Both likes of a pair take the same lock: the second one sees the first and makes
             // the match, even when they arrive at the same instant.
-            try await database.lock(SQLSocialRepository.pairKey(user, target), on: db)
+            try await database.lock(SocialRepository.pairKey(user, target), on: db)
             let pair = WallRules.pair(user, target)
             if let existing = try await Self.match(pair, on: db) {
                 guard like else { throw SwipeRefusal.alreadyMatched }
@@ -120,13 +104,14 @@ struct SQLWallRepository: WallRepository {
                 """
             ).run()
             // The pair's chat opens with the match (and ends with it).
-            let conversation = try await SQLChatRepository.open(
+            let conversation = try await ChatRepository.open(
                 user, target, kind: "match", matchID: match.id, now: now, on: db)
             match.conversationID = conversation.id
-            return (match, try await SQLNotificationRepository.write(notices(match), now: now, on: db))
+            return (match, try await NotificationRepository.write(notices(match), now: now, on: db))
         }
     }
 
+    /// `user`'s matches, newest first, with the name of the event each came from.
     func matches(of user: String, before: (Int64, String)?, limit: Int) async throws
         -> [(match: MatchRecord, eventName: String?)]
     {
@@ -151,6 +136,7 @@ struct SQLWallRepository: WallRepository {
             .map(Self.decode)
     }
 
+    /// Whether `userID` is going to `eventID`.
     func isGoing(eventID: String, userID: String) async throws -> Bool {
         try await db.raw(
             """
@@ -160,9 +146,10 @@ struct SQLWallRepository: WallRepository {
         ).first() != nil
     }
 
+    /// Ends a match: both users' likes become passes, so neither shows on the other's walls.
     func unmatch(_ match: MatchRecord, now: Int64) async throws {
         try await database.transaction { db in
-            try await database.lock(SQLSocialRepository.pairKey(match.userA, match.userB), on: db)
+            try await database.lock(SocialRepository.pairKey(match.userA, match.userB), on: db)
             try await db.raw("DELETE FROM matches WHERE id = \(bind: match.id)").run()
             try await db.raw(
                 """

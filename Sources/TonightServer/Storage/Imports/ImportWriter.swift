@@ -292,11 +292,11 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
-            "SELECT \(unsafeRaw: SQLCatalogRepository.columns) FROM artists a WHERE a.id IN",
+            "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN",
             mayExist(byID.keys, in: "artists"),
             on: db)
         {
-            let artist = try SQLCatalogRepository.decode(row)
+            let artist = try CatalogRepository.decode(row)
             existing[artist.id] = artist
         }
         var rows: [[SQLValue]] = []
@@ -334,7 +334,7 @@ public actor ImportWriter {
 
     private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {
         guard !places.isEmpty else { return }
-        let existing = try await SQLPlaceRepository(db: db).find(ids: mayExist(places.map(\.id), in: "places"))
+        let existing = try await PlaceRepository(db: db).find(ids: mayExist(places.map(\.id), in: "places"))
         var rows: [[SQLValue]] = []
         for var place in places {
             if let old = existing[place.id] {
@@ -407,12 +407,12 @@ public actor ImportWriter {
         let ids = mayExist(ready.keys, in: "events")
         var existing: [String: EventRecord] = [:]
         for row in try await rows(
-            "SELECT \(unsafeRaw: SQLEventRepository.selectList) FROM events e WHERE e.id IN", ids, on: db)
+            "SELECT \(unsafeRaw: EventRepository.selectList) FROM events e WHERE e.id IN", ids, on: db)
         {
-            let event = try SQLEventRepository.decode(row)
+            let event = try EventRepository.decode(row)
             existing[event.id] = event
         }
-        let oldPerformers = try await SQLEventRepository(db: db, database: database).performers(
+        let oldPerformers = try await EventRepository(db: db, database: database).performers(
             of: Array(existing.keys))
         var rows: [[SQLValue]] = []
         var performerRows: [[SQLValue]] = []
@@ -464,7 +464,7 @@ public actor ImportWriter {
         try await BulkWrite.upsert(
             "event_performers", columns: ["event_id", "artist_id", "position"], rows: performerRows,
             key: ["event_id", "artist_id"], on: db)
-        for change in changes { try await SQLEventRepository.insert(change, on: db) }
+        for change in changes { try await EventRepository.insert(change, on: db) }
     }
 }
 

@@ -1,0 +1,30 @@
+import SQLKit
+import TonightCore
+
+/// The PostgreSQL side of ``PostgresFanout``: `pg_notify`, and `live_outbox` for messages too large
+/// for a notification (8000 bytes), kept a minute for every instance to read.
+struct LiveOutbox: Sendable {
+    let database: Database
+
+    /// Stores a large payload; returns the id a notification carries instead. Rows older than a
+    /// minute go at the same time.
+    func store(_ payload: String, now: Int64) async throws -> String {
+        let id = Identifier.make()
+        try await database.sql.raw(
+            "INSERT INTO live_outbox (id, payload, created_at) VALUES (\(bind: id), \(bind: payload), \(bind: now))"
+        ).run()
+        try await database.sql.raw("DELETE FROM live_outbox WHERE created_at < \(bind: now - 60_000)").run()
+        return id
+    }
+
+    /// A stored payload, if it is still there.
+    func payload(id: String) async throws -> String? {
+        try await database.sql.raw("SELECT payload FROM live_outbox WHERE id = \(bind: id)").first()?
+            .decode(column: "payload", as: String.self)
+    }
+
+    /// Sends `payload` on `channel` to every listening instance.
+    func notify(_ channel: String, _ payload: String) async throws {
+        try await database.sql.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
+    }
+}
