@@ -1,3 +1,5 @@
+// One file on purpose (~650 lines): a parser of one format, whose two shapes share every mapping
+// rule; the rules read best next to each other.
 import Foundation
 
 /// Reads a Ticketmaster Discovery JSON file in either of its two shapes, found from the content:

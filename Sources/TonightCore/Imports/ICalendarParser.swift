@@ -1,3 +1,5 @@
+// One file on purpose (~550 lines): a parser of one format (RFC 5545), line unfolding, property
+// parsing and the VEVENT state machine read best together.
 import Foundation
 
 /// Reads an iCalendar file (RFC 5545) and emits one ``ImportRecord/event(_:)`` per VEVENT.

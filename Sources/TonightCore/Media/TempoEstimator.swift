@@ -1,3 +1,5 @@
+// One file on purpose (~520 lines): one signal-processing pipeline (onsets, autocorrelation,
+// beat tracking) whose stages share their tuning constants.
 import Foundation
 
 /// A global tempo and the beat grid found in a clip.

@@ -1,3 +1,5 @@
+// One file on purpose (~800 lines): a streaming XML tokenizer is one state machine over one
+// buffer; splitting its states across files would hide the transitions from each other.
 import Foundation
 
 /// What ``XMLPullParser/next()`` read.

@@ -1,3 +1,5 @@
+// One file on purpose (~500 lines): the import's writer is one batching state machine (what a
+// batch holds, what it has written, what it must look up) over every imported table.
 import Foundation
 import Logging
 import SQLKit

@@ -245,16 +245,3 @@ struct AuthRouteTests {
         }
     }
 }
-
-extension Data {
-    init?(base64URL: String) {
-        var text = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        self.init(base64Encoded: text)
-    }
-
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

@@ -6,15 +6,6 @@ import TonightCore
 
 @testable import TonightServer
 
-/// A moderator's access token.
-func moderatorToken(_ services: AppServices, _ client: any TestClientProtocol, name: String = "mod") async throws
-    -> String
-{
-    _ = try await services.createUser(
-        username: name, email: "\(name)@example.com", password: "a long enough passphrase", role: .moderator)
-    return try await client.logIn(name).json.accessToken
-}
-
 /// Creates a place as a moderator and returns its JSON.
 @discardableResult
 func createPlace(

@@ -8,28 +8,6 @@ import TonightCore
 
 @testable import TonightServer
 
-/// A `multipart/form-data` body with text fields and an optional file part named `media`.
-func multipartBody(
-    _ fields: [String: String], file: [UInt8]?, filename: String = "clip.mp4", type: String = "video/mp4"
-)
-    -> (body: ByteBuffer, contentType: String)
-{
-    let boundary = "tonight-\(UUID().uuidString)"
-    var buffer = ByteBuffer()
-    for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-        buffer.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
-    }
-    if let file {
-        buffer.writeString(
-            "--\(boundary)\r\nContent-Disposition: form-data; name=\"media\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n"
-        )
-        buffer.writeBytes(file)
-        buffer.writeString("\r\n")
-    }
-    buffer.writeString("--\(boundary)--\r\n")
-    return (buffer, "multipart/form-data; boundary=\(boundary)")
-}
-
 /// Media files made once per test run with the real ffmpeg.
 enum Clips {
     static let directory: String = {
@@ -83,22 +61,6 @@ extension TestClientProtocol {
             uri: "/v1/posts", method: .post, headers: [.contentType: type, .authorization: "Bearer \(token)"],
             body: body)
     }
-}
-
-/// Inserts a ready post straight into storage (for feed and vote tests that need many).
-@discardableResult
-func insertPost(
-    _ services: AppServices, author: String?, city: String = "Halifax$Nova Scotia$CA", place: String? = nil,
-    tags: [String] = [], createdAt: Int64 = Clock.millis(), caption: String = ""
-) async throws -> String {
-    let id = Identifier.make()
-    try await services.posts.posts.create(
-        PostRecord(
-            id: id, authorID: author, placeID: place, cityKey: city, caption: caption, status: "ready",
-            mediaKind: "image", originalKey: "posts/\(id)/original.jpg", originalType: "image/jpeg",
-            createdAt: createdAt, updatedAt: createdAt, tags: tags),
-        job: nil)
-    return id
 }
 
 /// Every blob key in the local media folder.

@@ -10,38 +10,6 @@ import TonightAPI
 
 @testable import TonightServer
 
-extension TestClientProtocol {
-    /// Makes `a` and `b` friends.
-    func befriend(_ a: TestUser, _ b: TestUser) async throws {
-        _ = try await send(.post, "/v1/me/friend-requests", json: ["userId": b.id], token: a.token)
-        let accepted = try await send(.post, "/v1/me/friend-requests/\(a.id)/accept", token: b.token)
-        #expect(accepted.status == .ok)
-    }
-
-    /// Opens the conversation of `a` with `b` and returns its id.
-    func conversation(_ a: TestUser, with b: TestUser) async throws -> String {
-        let opened = try await send(.post, "/v1/conversations", json: ["userId": b.id], token: a.token)
-        #expect(opened.status == .ok, "\(opened.text)")
-        return opened.json["id"] as? String ?? ""
-    }
-
-    @discardableResult
-    func say(_ text: String, in conversation: String, as user: TestUser, clientId: String? = nil) async throws
-        -> TestResponse
-    {
-        var body: JSON = ["text": text]
-        if let clientId { body["clientId"] = clientId }
-        return try await send(.post, "/v1/conversations/\(conversation)/messages", json: body, token: user.token)
-    }
-
-    /// The texts of a messages page.
-    func texts(_ path: String, as user: TestUser) async throws -> [String] {
-        let response = try await send(.get, path, token: user.token)
-        #expect(response.status == .ok, "\(path): \(response.text)")
-        return (response.json["items"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
-    }
-}
-
 @Suite("Chat")
 struct ChatRouteTests {
     @Test(

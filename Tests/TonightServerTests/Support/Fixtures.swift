@@ -1,0 +1,103 @@
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TonightCore
+
+@testable import TonightServer
+
+/// A busy machine (the whole suite at once) can take longer than the default trust window between
+/// two requests: these tests trust a version for 3 s so that the loop answers.
+func patient(_ config: inout AppConfig) { config.feedCacheTrustMilliseconds = 3000 }
+
+/// A moderator's access token.
+func moderatorToken(_ services: AppServices, _ client: any TestClientProtocol, name: String = "mod") async throws
+    -> String
+{
+    _ = try await services.createUser(
+        username: name, email: "\(name)@example.com", password: "a long enough passphrase", role: .moderator)
+    return try await client.logIn(name).json.accessToken
+}
+
+/// A `multipart/form-data` body with text fields and an optional file part named `media`.
+func multipartBody(
+    _ fields: [String: String], file: [UInt8]?, filename: String = "clip.mp4", type: String = "video/mp4"
+)
+    -> (body: ByteBuffer, contentType: String)
+{
+    let boundary = "tonight-\(UUID().uuidString)"
+    var buffer = ByteBuffer()
+    for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        buffer.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+    }
+    if let file {
+        buffer.writeString(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"media\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n"
+        )
+        buffer.writeBytes(file)
+        buffer.writeString("\r\n")
+    }
+    buffer.writeString("--\(boundary)--\r\n")
+    return (buffer, "multipart/form-data; boundary=\(boundary)")
+}
+
+/// Inserts a ready post straight into storage (for feed and vote tests that need many).
+@discardableResult
+func insertPost(
+    _ services: AppServices, author: String?, city: String = "Halifax$Nova Scotia$CA", place: String? = nil,
+    tags: [String] = [], createdAt: Int64 = Clock.millis(), caption: String = ""
+) async throws -> String {
+    let id = Identifier.make()
+    try await services.posts.posts.create(
+        PostRecord(
+            id: id, authorID: author, placeID: place, cityKey: city, caption: caption, status: "ready",
+            mediaKind: "image", originalKey: "posts/\(id)/original.jpg", originalType: "image/jpeg",
+            createdAt: createdAt, updatedAt: createdAt, tags: tags),
+        job: nil)
+    return id
+}
+
+extension TestClientProtocol {
+    /// Makes `a` and `b` friends.
+    func befriend(_ a: TestUser, _ b: TestUser) async throws {
+        _ = try await send(.post, "/v1/me/friend-requests", json: ["userId": b.id], token: a.token)
+        let accepted = try await send(.post, "/v1/me/friend-requests/\(a.id)/accept", token: b.token)
+        #expect(accepted.status == .ok)
+    }
+
+    /// Opens the conversation of `a` with `b` and returns its id.
+    func conversation(_ a: TestUser, with b: TestUser) async throws -> String {
+        let opened = try await send(.post, "/v1/conversations", json: ["userId": b.id], token: a.token)
+        #expect(opened.status == .ok, "\(opened.text)")
+        return opened.json["id"] as? String ?? ""
+    }
+
+    @discardableResult
+    func say(_ text: String, in conversation: String, as user: TestUser, clientId: String? = nil) async throws
+        -> TestResponse
+    {
+        var body: JSON = ["text": text]
+        if let clientId { body["clientId"] = clientId }
+        return try await send(.post, "/v1/conversations/\(conversation)/messages", json: body, token: user.token)
+    }
+
+    /// The texts of a messages page.
+    func texts(_ path: String, as user: TestUser) async throws -> [String] {
+        let response = try await send(.get, path, token: user.token)
+        #expect(response.status == .ok, "\(path): \(response.text)")
+        return (response.json["items"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+    }
+}
+
+extension Data {
+    init?(base64URL: String) {
+        var text = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        self.init(base64Encoded: text)
+    }
+
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A plain TCP connection to the test server that collects whatever it receives as text.
+final class RawConnection: Sendable {
+    private let channel: any Channel
+    private let received: NIOLockedValueBox<String>
+
+    init(port: Int) async throws {
+        let received = NIOLockedValueBox("")
+        self.received = received
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    /// Sends `text` as it is (several requests at once are pipelined).
+    func send(_ text: String) async throws {
+        try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Waits up to 5 s until `done` holds for what has arrived, and returns it.
+    func receive(until done: (String) -> Bool) async throws -> String {
+        for _ in 0..<500 {
+            let text = received.withLockedValue { $0 }
+            if done(text) { return text }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return received.withLockedValue { $0 }
+    }
+
+    var isOpen: Bool { channel.isActive }
+    var closed: EventLoopFuture<Void> { channel.closeFuture }
+    func close() async { try? await channel.close() }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<String>
+        init(received: NIOLockedValueBox<String>) { self.received = received }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            received.withLockedValue { $0 += String(buffer: buffer) }
+        }
+    }
+}
+
+/// How many complete HTTP/1.1 responses `text` holds (each has a Content-Length).
+func responseCount(_ text: String) -> Int {
+    text.components(separatedBy: "HTTP/1.1 ").count - 1
+}
