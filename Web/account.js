@@ -1,14 +1,14 @@
 // Account-wide screens: the header's live inbox badge, the notifications inbox (#/inbox), settings
 // (#/settings: profile, preferences, notification kinds and quiet hours, devices, password, sign
 // out), the moderators' flag queue (#/moderation) and the admins' promotions and ads (#/admin).
-import { api, session } from "./api.js";
+import { api, session, pagePath } from "./api.js";
 import { h, toast, showProblem, field, position, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, disconnect } from "./live.js";
+import { cityAt, findCity } from "./city.js";
+import { enc, shownName, fromNow, deviceZone, GENDERS, AGE_GROUPS } from "./format.js";
 
-const enc = encodeURIComponent;
-const GENDERS = ["female", "male", "nonbinary", "other"];
-const AGE_GROUPS = ["under18", "18-24", "25-34", "35-44", "45-54", "55+"];
+const GENDER_VALUES = GENDERS.map(([value]) => value);
 const KINDS = {
   friendRequest: "Friend requests", friendAccepted: "Accepted friend requests", match: "Matches",
   message: "Chat messages", invitation: "Event invitations", eventChanged: "Changes to my events",
@@ -16,7 +16,7 @@ const KINDS = {
   sessionReminder: "Sport session reminders", sessionDeleted: "Cancelled sport sessions", digest: "Tonight's digest",
 };
 
-// ---- Unread badge -------------------------------------------------------------------------
+// Unread badge
 
 let unread = 0;
 let countedFor = null; // the access token the count was fetched with
@@ -63,17 +63,7 @@ export function inboxLink() {
   return link;
 }
 
-// ---- Small helpers ------------------------------------------------------------------------
-
-/** "5 minutes ago", "yesterday", "in 2 hours". */
-function ago(iso) {
-  const seconds = (Date.parse(iso) - Date.now()) / 1000;
-  const format = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-  for (const [unit, size] of [["day", 86400], ["hour", 3600], ["minute", 60]]) {
-    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
-  }
-  return format.format(0, "minute");
-}
+// Small helpers
 
 /** A list filled page by page from a cursor-paged GET, with a "More" button. */
 function pager(path, render, onPage) {
@@ -81,8 +71,7 @@ function pager(path, render, onPage) {
   let cursor = null;
   const more = actionButton("More", () => load(), { class: "secondary", hidden: true });
   async function load() {
-    const query = cursor ? `${path.includes("?") ? "&" : "?"}cursor=${enc(cursor)}` : "";
-    const page = await api("GET", path + query);
+    const page = await api("GET", pagePath(path, { cursor }));
     list.append(...page.items.map(render));
     cursor = page.nextCursor || null;
     more.hidden = !cursor;
@@ -104,6 +93,15 @@ function checks(legend, name, values, chosen = [], labels = {}) {
   return h("fieldset", { class: "checks" }, h("legend", {}, legend), values.map((value) =>
     h("label", { class: "check" }, h("input", { type: "checkbox", name, value, checked: chosen.includes(value) }),
       labels[value] || value)));
+}
+
+/** A form that runs `submit(data)` with its FormData when sent; a problem shows next to the form. */
+function settingsForm(label, submit, ...children) {
+  const form = h("form", { "aria-label": label, onsubmit: async (event) => {
+    event.preventDefault();
+    try { await submit(new FormData(form)); } catch (error) { showProblem(form, error); }
+  } }, ...children);
+  return form;
 }
 
 const saved = (form, text = "Saved") => {
@@ -138,19 +136,17 @@ function cityPicker(label, name, current, keyOf = (c) => c.key, show = (c) => `$
 async function currentCity(me) {
   const here = await position();
   if (here) {
-    const [lat, lon] = here.split(",");
-    const city = await api("GET", `/v1/geocode/reverse?lat=${lat}&lon=${lon}`).catch(() => null);
+    const city = await cityAt(here);
     if (city) return city;
   }
   if (!me.homeCity) return null;
-  const found = await api("GET", `/v1/geocode?q=${enc(me.homeCity.split("$")[0])}&limit=1`).catch(() => ({ items: [] }));
-  return found.items[0] || null;
+  return (await findCity(me.homeCity.split("$")[0]).catch(() => null)) || null;
 }
 
 const memberOnly = (title, text) => [h("h1", {}, title), h("p", {}, text, " ", h("a", { href: "#/start" }, "Sign up"))];
 const staffOnly = (title, text) => [h("h1", {}, title), h("p", { class: "muted" }, text)];
 
-// ---- Inbox --------------------------------------------------------------------------------
+// Inbox
 
 /** Where a notification leads in the app, if anywhere. */
 function target(n) {
@@ -190,7 +186,7 @@ function notificationItem(n) {
   const item = h("li", { class: `card note${n.readAt ? "" : " unread"}` });
   const text = href ? h("a", { href, onclick: (event) => open(n, item, event) }, n.text) : h("span", {}, n.text);
   item.append(n.readAt ? "" : h("strong", { class: "new" }, "New "), text,
-    h("div", { class: "muted small" }, KINDS[n.kind] || n.kind, " · ", h("time", { datetime: n.createdAt }, ago(n.createdAt))));
+    h("div", { class: "muted small" }, KINDS[n.kind] || n.kind, " · ", h("time", { datetime: n.createdAt }, fromNow(n.createdAt))));
   return item;
 }
 
@@ -218,14 +214,12 @@ async function inboxScreen() {
     h("p", { class: "muted small" }, h("a", { href: "#/settings" }, "Choose which notifications you get"))];
 }
 
-// ---- Settings -----------------------------------------------------------------------------
+// Settings
 
 const PROFILE_FIELDS = ["displayName", "bio", "homeCity", "gender", "birthDate", "avatarUrl"];
 
 function profileForm(me) {
-  const form = h("form", { "aria-label": "Profile", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
+  const form = settingsForm("Profile", async (data) => {
     const change = { clear: [], showNameOnPosts: data.has("showNameOnPosts") };
     for (const key of PROFILE_FIELDS) {
       const value = String(data.get(key) ?? "").trim();
@@ -233,18 +227,16 @@ function profileForm(me) {
       if (value) change[key] = value; else change.clear.push(key);
     }
     if (!change.clear.length) delete change.clear;
-    try {
-      me = await api("PATCH", "/v1/me", change);
-      if (session.tokens) session.tokens = { ...session.tokens, user: me };
-      saved(form, "Profile saved");
-    } catch (error) { showProblem(form, error); }
-  } },
+    me = await api("PATCH", "/v1/me", change);
+    if (session.tokens) session.tokens = { ...session.tokens, user: me };
+    saved(form, "Profile saved");
+  },
   h("h2", {}, "Profile"),
   h("p", { class: "muted" }, `@${me.username}`, me.email ? ` · ${me.email}` : ""),
   optional("Display name", "displayName", me.displayName, { maxlength: 100, autocomplete: "nickname" }),
   h("label", {}, "Bio", h("textarea", { name: "bio", maxlength: 500, rows: 3 }, me.bio || "")),
   cityPicker("Home city", "homeCity", me.homeCity),
-  select("Gender", "gender", [["", "Not set"], ...GENDERS.map((g) => [g, g])], me.gender),
+  select("Gender", "gender", [["", "Not set"], ...GENDER_VALUES.map((g) => [g, g])], me.gender),
   optional("Birth date", "birthDate", me.birthDate, { type: "date" }),
   optional("Photo URL (https)", "avatarUrl", me.avatarUrl, { type: "url", maxlength: 500 }),
   h("label", { class: "check" }, h("input", { type: "checkbox", name: "showNameOnPosts", checked: me.showNameOnPosts }),
@@ -255,18 +247,17 @@ function profileForm(me) {
 
 function preferencesForm(me) {
   const p = me.preferences || {};
-  const form = h("form", { "aria-label": "Preferences", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
+  const form = settingsForm("Preferences", async (data) => {
     const preferences = { genderPreference: data.getAll("genderPreference"), preferredAgeGroups: data.getAll("preferredAgeGroups") };
     if (data.get("radius")) preferences.radiusMeters = Math.round(Number(data.get("radius")) * 1000);
     if (data.get("budget")) preferences.budget = Number(data.get("budget"));
-    try { await api("PATCH", "/v1/me", { preferences }); saved(form, "Preferences saved"); } catch (error) { showProblem(form, error); }
-  } },
+    await api("PATCH", "/v1/me", { preferences });
+    saved(form, "Preferences saved");
+  },
   h("h2", {}, "What I'm looking for"),
   optional("Search radius (km)", "radius", p.radiusMeters ? p.radiusMeters / 1000 : "", { type: "number", min: 0.1, max: 500, step: 0.1 }),
   optional("Budget per night", "budget", p.budget, { type: "number", min: 0, step: 1 }),
-  checks("People I want to meet", "genderPreference", GENDERS, p.genderPreference),
+  checks("People I want to meet", "genderPreference", GENDER_VALUES, p.genderPreference),
   checks("Age groups I prefer", "preferredAgeGroups", AGE_GROUPS, p.preferredAgeGroups),
   h("button", { type: "submit" }, "Save preferences"));
   return form;
@@ -274,17 +265,15 @@ function preferencesForm(me) {
 
 function notificationsForm(settings) {
   const quiet = settings.quietHours || {};
-  const form = h("form", { "aria-label": "Notifications", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
+  const form = settingsForm("Notifications", async (data) => {
     const body = { muted: Object.keys(KINDS).filter((kind) => !data.getAll("kind").includes(kind)),
-      timeZone: settings.timeZone || Intl.DateTimeFormat().resolvedOptions().timeZone };
+      timeZone: settings.timeZone || deviceZone() };
     const [start, end] = [data.get("quietStart"), data.get("quietEnd")];
-    if (!!start !== !!end) return showProblem(form, new Error("Give quiet hours both a start and an end (or neither)."));
+    if (!!start !== !!end) throw new Error("Give quiet hours both a start and an end (or neither).");
     if (start) body.quietHours = { start, end };
-    try { settings = await api("PUT", "/v1/me/notification-settings", body); saved(form, "Notification settings saved"); }
-    catch (error) { showProblem(form, error); }
-  } },
+    settings = await api("PUT", "/v1/me/notification-settings", body);
+    saved(form, "Notification settings saved");
+  },
   h("h2", {}, "Notifications"),
   checks("Notify me about", "kind", Object.keys(KINDS), Object.keys(KINDS).filter((k) => !settings.muted.includes(k)), KINDS),
   h("fieldset", { class: "quiet" }, h("legend", {}, "Quiet hours (no push, the inbox still fills)"),
@@ -296,9 +285,9 @@ function notificationsForm(settings) {
 
 function devicesSection(devices) {
   const list = h("ul", { class: "list" }, devices.items.map((device) => {
-    const item = h("li", { class: "card row" }, h("span", {}, `${device.platform} device, added ${ago(device.createdAt)}`),
+    const item = h("li", { class: "card row" }, h("span", {}, `${device.platform} device, added ${fromNow(device.createdAt)}`),
       actionButton("Remove", async () => { await api("DELETE", `/v1/me/devices/${enc(device.token)}`); item.remove(); },
-        { class: "secondary", "aria-label": `Remove ${device.platform} device added ${ago(device.createdAt)}` }));
+        { class: "secondary", "aria-label": `Remove ${device.platform} device added ${fromNow(device.createdAt)}` }));
     return item;
   }));
   return h("section", { "aria-label": "Devices" }, h("h2", {}, "Push devices"),
@@ -306,14 +295,11 @@ function devicesSection(devices) {
 }
 
 function passwordForm() {
-  const form = h("form", { "aria-label": "Password", onsubmit: async (event) => {
-    event.preventDefault();
-    try {
-      await api("POST", "/v1/me/password", Object.fromEntries(new FormData(form)));
-      form.reset();
-      saved(form, "Password changed; your other logins ended");
-    } catch (error) { showProblem(form, error); }
-  } }, h("h2", {}, "Password"),
+  const form = settingsForm("Password", async (data) => {
+    await api("POST", "/v1/me/password", Object.fromEntries(data));
+    form.reset();
+    saved(form, "Password changed; your other logins ended");
+  }, h("h2", {}, "Password"),
   field("Current password", "currentPassword", "password", { autocomplete: "current-password" }),
   field("New password", "newPassword", "password", { autocomplete: "new-password", minlength: 10 }),
   h("button", { type: "submit", class: "secondary" }, "Change password"));
@@ -323,6 +309,11 @@ function passwordForm() {
 /** Ends this login on the server (its refresh token stops working), closes the live socket, forgets the tokens. */
 export async function signOut(path = "/v1/auth/logout") {
   try { await api("POST", path); } catch { /* the tokens are dropped anyway */ }
+  forget();
+}
+
+/** Forgets the tokens, closes the live socket and goes to the start screen. */
+function forget() {
   session.tokens = null;
   disconnect();
   go("#/start");
@@ -335,9 +326,7 @@ function accountActions(member = true) {
     member && actionButton("Delete my account", async () => {
       if (!confirm("Delete your account, your clips and your messages for good?")) return;
       await api("DELETE", "/v1/me");
-      session.tokens = null;
-      disconnect();
-      go("#/start");
+      forget();
     }, { class: "secondary danger" }));
 }
 
@@ -353,10 +342,10 @@ async function settingsScreen() {
     devicesSection(devices), passwordForm(), accountActions()];
 }
 
-// ---- Moderation ---------------------------------------------------------------------------
+// Moderation
 
 function flaggedItem(post) {
-  const author = post.author?.displayName || post.author?.username || (post.author ? "name hidden" : post.source?.name || "imported");
+  const author = shownName(post.author, post.author ? "name hidden" : post.source?.name || "imported");
   const media = post.media.kind === "video"
     ? h("video", { src: post.media.url, poster: post.media.posterUrl, controls: true, preload: "none", playsinline: true,
       "aria-label": `Flagged clip by ${author}` })
@@ -374,7 +363,7 @@ function flaggedItem(post) {
   item.append(media,
     h("p", {}, post.caption || h("span", { class: "muted" }, "No caption")),
     h("p", { class: "muted small" }, `By ${author}`, post.placeName ? ` at ${post.placeName}` : "",
-      ` · ${ago(post.createdAt)} · ▲ ${post.up} ▼ ${post.down}`),
+      ` · ${fromNow(post.createdAt)} · ▲ ${post.up} ▼ ${post.down}`),
     h("div", { class: "actions" },
       actionButton("Restore", async () => { await api("POST", `/v1/moderation/posts/${enc(post.id)}/restore`); done("Restored"); }),
       actionButton("Remove", async () => {
@@ -400,7 +389,7 @@ async function moderationScreen() {
     empty, list, more];
 }
 
-// ---- Administration: promotions and ads ---------------------------------------------------
+// Administration: promotions and ads
 
 const isoOrNothing = (value) => value ? new Date(value).toISOString() : undefined;
 
@@ -430,19 +419,15 @@ function promotionsSection(city) {
     cityPicker("City", "hubCity", city?.key), h("button", { type: "submit", class: "secondary" }, "Show"));
   const cityKey = () => cityForm.elements.hubCity.value;
   const venues = venuePicker(cityKey);
-  const form = h("form", { "aria-label": "Promotion", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
+  const form = settingsForm("Promotion", async (data) => {
     const body = { tier: Number(data.get("tier")), tagline: data.get("tagline").trim() || undefined,
       startsAt: isoOrNothing(data.get("startsAt")), endsAt: isoOrNothing(data.get("endsAt")) };
-    try {
-      await api("PUT", `/v1/places/${enc(data.get("placeId"))}/promotion`, body);
-      saved(form, "Promotion saved");
-      form.reset();
-      venues.clear();
-      await reload();
-    } catch (error) { showProblem(form, error); }
-  } },
+    await api("PUT", `/v1/places/${enc(data.get("placeId"))}/promotion`, body);
+    saved(form, "Promotion saved");
+    form.reset();
+    venues.clear();
+    await reload();
+  },
   h("h3", {}, "Promote a venue"), ...venues.nodes,
   field("Tier (higher comes first; above 0 is highlighted)", "tier", "number", { min: 0, max: 100, value: 1 }),
   optional("Tagline", "tagline", "", { maxlength: 140, placeholder: "Two-for-one until 11" }),
@@ -479,22 +464,18 @@ function adsSection(city) {
   const list = h("ul", { class: "list", "aria-label": "Advertisements" });
   let editing = null;
   const submit = h("button", { type: "submit" }, "Create ad");
-  const form = h("form", { "aria-label": "Advertisement", onsubmit: async (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
+  const form = settingsForm("Advertisement", async (data) => {
     const body = { area: data.get("area").trim(), mediaUrl: data.get("mediaUrl").trim(),
       feeds: data.get("feeds").split("\n").map((f) => f.trim()).filter(Boolean),
       pages: data.get("pages").split(/[\s,]+/).filter(Boolean).map(Number), style: Number(data.get("style")) };
-    try {
-      await api("POST", "/v1/ads", body);
-      if (editing) await api("DELETE", `/v1/ads/${enc(editing)}`); // no update in the API: replace
-      saved(form, editing ? "Ad updated" : "Ad created");
-      editing = null;
-      submit.textContent = "Create ad";
-      form.reset();
-      await reload();
-    } catch (error) { showProblem(form, error); }
-  } },
+    await api("POST", "/v1/ads", body);
+    if (editing) await api("DELETE", `/v1/ads/${enc(editing)}`); // no update in the API: replace
+    saved(form, editing ? "Ad updated" : "Ad created");
+    editing = null;
+    submit.textContent = "Create ad";
+    form.reset();
+    await reload();
+  },
   h("h3", {}, "New advertisement"),
   cityPicker("Area (region)", "area", city?.regionKey, (c) => c.regionKey, (c) => `${c.region}, ${c.countryCode}`),
   field("Ad page or image URL (https)", "mediaUrl", "url", { maxlength: 2000, placeholder: "https://" }),
@@ -516,7 +497,7 @@ function adsSection(city) {
     form.elements.mediaUrl.focus();
   }
   function item(ad) {
-    const label = `ad for ${ad.area.split("$").join(", ")} created ${ago(ad.createdAt)}`;
+    const label = `ad for ${ad.area.split("$").join(", ")} created ${fromNow(ad.createdAt)}`;
     const upload = h("input", { type: "file", accept: "image/jpeg,image/png,text/html", "aria-label": `Upload creative for ${label}` });
     upload.addEventListener("change", async () => {
       if (!upload.files[0]) return;

@@ -1,5 +1,7 @@
 // The public API, exactly as the SDK uses it: /v1 with bearer tokens (kept in localStorage),
 // refreshed once when the server says the access token expired; problems become ApiError.
+import { enc } from "./format.js";
+
 const store = window.localStorage;
 
 export class ApiError extends Error {
@@ -17,6 +19,15 @@ export const session = {
   get user() { return this.tokens?.user || null; },
   get isMember() { return !!this.user && !this.user.isAnonymous; },
 };
+
+/** `path` with `limit` and `cursor` added to its query, each only when given. */
+export function pagePath(path, { limit, cursor } = {}) {
+  const query = [limit ? `limit=${limit}` : "", cursor ? `cursor=${enc(cursor)}` : ""].filter(Boolean).join("&");
+  return query ? `${path}${path.includes("?") ? "&" : "?"}${query}` : path;
+}
+
+/** A fresh id that makes a retried request count once (Idempotency-Key, a message's clientId). */
+export const requestKey = () => crypto.randomUUID?.() || `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 
 let refreshing = null;
 

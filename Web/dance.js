@@ -1,13 +1,12 @@
 // Dance clips: the feeds (following, explore, a tag), a clip's detail (video, song on Spotify,
 // like, bookmark, comments, tutorial mode with mirror, speed, section loop and beat counter),
 // profiles with follow, people search and bookmarks. Posting lives in post.js (#/post).
-import { api, session } from "./api.js";
+import { api, session, pagePath } from "./api.js";
 import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
+import { enc, plural, shownName } from "./format.js";
 
-const enc = encodeURIComponent;
-const who = (author) => author?.displayName || author?.username || "A dancer";
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const who = (author) => shownName(author, "A dancer");
 const songText = (song) => song.artist ? `${song.title} — ${song.artist}` : song.title;
 const tagHref = (tag) => `#/clips?tag=${enc(tag.toLowerCase())}`;
 
@@ -35,7 +34,7 @@ async function feedList(path, empty, first) {
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "More clips");
   let cursor = null;
   const show = (page) => { list.append(...page.items.map(clipCard)); cursor = page.nextCursor; more.hidden = !cursor; return page; };
-  const load = async () => show(await api("GET", `${path}${path.includes("?") ? "&" : "?"}limit=20${cursor ? `&cursor=${enc(cursor)}` : ""}`));
+  const load = async () => show(await api("GET", pagePath(path, { limit: 20, cursor })));
   more.addEventListener("click", () => load().catch((error) => toast(error.message)));
   const page = first ? show(first) : await load();
   return page.items.length ? [list, more] : [h("p", { class: "muted" }, empty)];
@@ -274,7 +273,7 @@ export async function userScreen(username) {
   const mine = session.user?.id === profile.id;
   const likes = posts.items.reduce((sum, p) => sum + p.up, 0);
   const clips = `${posts.items.length}${posts.nextCursor ? "+" : ""} clip${posts.items.length === 1 && !posts.nextCursor ? "" : "s"}`;
-  return [h("h1", {}, profile.displayName || profile.username),
+  return [h("h1", {}, shownName(profile)),
     h("p", { class: "muted" }, `@${profile.username}`, profile.homeCity ? ` · ${profile.homeCity}` : ""),
     profile.bio ? h("p", {}, profile.bio) : null,
     h("p", { class: "counts" }, `${clips} · ${plural(likes, "like")}`),
@@ -285,7 +284,7 @@ export async function userScreen(username) {
 
 function personItem(user) {
   return h("li", { class: "card" }, h("a", { href: `#/user/${enc(user.username)}` },
-    h("strong", {}, user.displayName || user.username)), " ", h("span", { class: "muted" }, `@${user.username}`));
+    h("strong", {}, shownName(user))), " ", h("span", { class: "muted" }, `@${user.username}`));
 }
 
 /** #/people — find dancers by the start of their username or display name. */

@@ -2,15 +2,15 @@
 // detail (time on the venue's clock, prices, tickets, maps, follow / going, changes), artist search
 // as you type, an artist's page (favourite, upcoming events, similar artists), my favourites with
 // their events, and the explore cards (events by artists similar to my favourites; swipe them).
-import { api, session } from "./api.js";
-import { h, toast, position, requireMember, distance, actionButton } from "./ui.js";
+import { api, session, pagePath } from "./api.js";
+import { h, toast, position, requireMember, actionButton } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
+import { enc, plural, distance, deviceZone, isoDate, localDay, eventWhen } from "./format.js";
 
-const enc = encodeURIComponent;
-const myZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const myZone = deviceZone();
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-// ---- formatting -------------------------------------------------------------------------------
+// formatting
 
 function amount(value, currency) {
   try {
@@ -28,19 +28,8 @@ export function price(event) {
   return `${amount(min, currency)}–${amount(max, currency)}`;
 }
 
-const zoneCity = (zone) => (zone || "").split("/").pop().replace(/_/g, " ");
-const dayOf = (localDate, style) => new Date(`${localDate}T12:00:00Z`).toLocaleDateString(undefined,
-  { timeZone: "UTC", ...(style === "long" ? { weekday: "long", day: "numeric", month: "long", year: "numeric" }
-    : { weekday: "short", day: "numeric", month: "short" }) });
 const clock = (instant, zone) => new Date(instant).toLocaleString(undefined,
   { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
-
-/** Short "Thu, 26 Nov · 20:30" on the venue's clock (naming the venue's city when it is not ours). */
-export function when(event) {
-  const time = event.localTime || "time TBA";
-  const other = event.timeZone && event.timeZone !== myZone ? ` ${zoneCity(event.timeZone)} time` : "";
-  return `${dayOf(event.localDate)} · ${time}${event.localTime ? other : ""}`;
-}
 
 const statusWords = { cancelled: "Cancelled", postponed: "Postponed", rescheduled: "Rescheduled", offsale: "Off sale" };
 const statusBadge = (event) => statusWords[event.status]
@@ -58,7 +47,7 @@ const artistLinks = (performers) => performers.flatMap((p, i) =>
 
 /** One event as a list item: name (to the detail), when, where, distance, price, category, artists. */
 export function eventItem(event) {
-  const facts = [when(event), event.place.name, distance(event.distanceMeters), price(event), event.category?.name]
+  const facts = [eventWhen(event), event.place.name, distance(event.distanceMeters), price(event), event.category?.name]
     .filter(Boolean).join(" · ");
   return h("li", { class: "card tt-event" },
     h("a", { href: `#/event/${enc(event.id)}`, class: "tt-title" }, event.name), " ", statusBadge(event),
@@ -79,7 +68,7 @@ async function pagedEvents(path, empty) {
   if (!page.nextCursor) return list;
   let cursor = page.nextCursor;
   const more = actionButton("More", async () => {
-    const next = await api("GET", `${path}${path.includes("?") ? "&" : "?"}cursor=${enc(cursor)}`);
+    const next = await api("GET", pagePath(path, { cursor }));
     list.append(...next.items.map(eventItem));
     cursor = next.nextCursor;
     if (!cursor) more.remove();
@@ -87,13 +76,12 @@ async function pagedEvents(path, empty) {
   return [list, more];
 }
 
-// ---- #/events ---------------------------------------------------------------------------------
+// #/events
 
-const isoDay = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 const windows = { tonight: "Tonight", weekend: "This weekend", week: "Next 7 days", upcoming: "All upcoming" };
 
 function apiWhen(key) {
-  if (key === "week") return `${isoDay(new Date())}..${isoDay(new Date(Date.now() + 6 * 86400000))}`;
+  if (key === "week") return `${isoDate(new Date())}..${isoDate(new Date(Date.now() + 6 * 86400000))}`;
   return key === "upcoming" ? null : key;
 }
 
@@ -139,10 +127,10 @@ export async function eventsScreen() {
     h("section", { "aria-label": "Results" }, results)];
 }
 
-// ---- #/event/<id> -----------------------------------------------------------------------------
+// #/event/<id>
 
 function longWhen(event) {
-  const day = dayOf(event.localDate, "long");
+  const day = localDay(event.localDate, "long");
   if (!event.localTime) return [`${day}, time to be announced`, null];
   const local = `${day} at ${event.localTime}, local time at the venue (${event.timeZone})`;
   const mine = event.timeZone !== myZone ? `That is ${clock(event.start, myZone)} your time (${myZone}).` : null;
@@ -154,7 +142,7 @@ async function placeName(id) {
 }
 
 async function changeText(change, event) {
-  const show = (v) => !v ? "not set" : /^\d{4}-\d{2}-\d{2}$/.test(v) ? dayOf(v) : clock(v, event.timeZone);
+  const show = (v) => !v ? "not set" : /^\d{4}-\d{2}-\d{2}$/.test(v) ? localDay(v) : clock(v, event.timeZone);
   if (change.field === "place") {
     const [from, to] = await Promise.all([placeName(change.oldValue), placeName(change.newValue)]);
     return `Moved from ${from} to ${to}`;
@@ -225,7 +213,7 @@ export async function eventScreen(id) {
     attendanceControls(event)];
 }
 
-// ---- #/artists, #/artist/<id> -------------------------------------------------------------------
+// #/artists, #/artist/<id>
 
 function artistItem(artist) {
   const facts = [artist.category?.name, artist.upcomingCount ? `${artist.upcomingCount} upcoming` : "no upcoming shows"]
@@ -289,7 +277,7 @@ function favouriteButton(artist) {
 /** #/artist/<id>: name, category, favourite toggle, upcoming events and similar artists. */
 export async function artistScreen(id) {
   const { artist, upcomingEvents, similar } = await api("GET", `/v1/artists/${enc(id)}`);
-  const fans = `${artist.favoritesCount} ${artist.favoritesCount === 1 ? "fan" : "fans"}`;
+  const fans = plural(artist.favoritesCount, "fan");
   return [subnav("artists"), h("h1", {}, artist.name),
     artist.imageURL ? h("img", { src: artist.imageURL, alt: "", class: "tt-photo" }) : null,
     h("p", { class: "muted" }, [artist.category?.name, fans].filter(Boolean).join(" · ")),
@@ -301,7 +289,7 @@ export async function artistScreen(id) {
       h("span", { class: "muted" }, ` ${Math.round(s.score * 100)}% match`)))) : emptyNote("None known yet.")];
 }
 
-// ---- #/favorites ------------------------------------------------------------------------------
+// #/favorites
 
 const memberOnly = (title, current, text) => [h("h1", {}, title), subnav(current),
   h("p", {}, h("a", { href: "#/start" }, "Sign up"), ` ${text}`)];
@@ -331,7 +319,7 @@ export async function favoritesScreen() {
     h("section", { "aria-labelledby": "tt-my-events" }, h("h2", { id: "tt-my-events" }, "Events I follow"), mine)];
 }
 
-// ---- #/explore ---------------------------------------------------------------------------------
+// #/explore
 
 /** Drags `card` sideways with the pointer; past the threshold it calls `decide("left" | "right")`. */
 function swipeable(card, decide) {
@@ -368,7 +356,7 @@ function exploreCard(item, actions) {
     h("p", { class: "tt-reason" }, item.reason),
     h("h2", { id: "tt-card-title" }, h("a", { href: `#/event/${enc(event.id)}` }, event.name)),
     event.performers.length ? h("p", { class: "tt-artists" }, artistLinks(event.performers)) : null,
-    h("p", {}, when(event)),
+    h("p", {}, eventWhen(event)),
     h("p", { class: "muted" }, [event.place.name, distance(event.distanceMeters), price(event)].filter(Boolean).join(" · ")),
     h("div", { class: "tt-row tt-choices" },
       actionButton("Not for me", actions.dismiss, { class: "secondary" }),
@@ -416,7 +404,7 @@ export async function exploreScreen() {
         actionButton("Refresh", () => load(true))));
       return;
     }
-    status.textContent = `${cards.length} ${cards.length === 1 ? "card" : "cards"} left.`;
+    status.textContent = `${plural(cards.length, "card")} left.`;
     stage.replaceChildren(exploreCard(cards[0], { dismiss, interested }));
   };
   await load(false);

@@ -1,6 +1,7 @@
 // One WebSocket to /v1/live per tab, shared by every screen: subscribe to pushed event types.
 // Reconnects with back-off and pings every 25 s so proxies keep it open.
 import { session } from "./api.js";
+import { enc } from "./format.js";
 
 const listeners = new Map();
 let socket = null;
@@ -11,7 +12,7 @@ function connect() {
   const token = session.tokens?.accessToken;
   if (!token || socket) return;
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/v1/live?token=${encodeURIComponent(token)}`);
+  socket = new WebSocket(`${scheme}://${location.host}/v1/live?token=${enc(token)}`);
   socket.onopen = () => { retry = 1000; pinger = setInterval(() => send({ type: "ping" }), 25000); };
   socket.onmessage = (message) => {
     let event;

@@ -1,14 +1,13 @@
 // Pala: meet people going to the same events. My events (each with its wall), the wall (one
 // person at a time: like or pass; a like back is a match), matches (chat, unmatch) and the chat
 // (history, older pages, live messages, typing, read receipts, unread badges, block).
-import { api, ApiError, session } from "./api.js";
+import { api, ApiError, session, pagePath, requestKey } from "./api.js";
 import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, send, isOpen } from "./live.js";
+import { enc, shownName, localStart, GENDERS } from "./format.js";
 
-const enc = encodeURIComponent;
-const nameOf = (user) => user?.displayName || user?.username || "Someone";
-const genders = [["female", "Woman", "Women"], ["male", "Man", "Men"], ["nonbinary", "Non-binary", "Non-binary people"], ["other", "Other", "Other"]];
+const nameOf = (user) => shownName(user, "Someone");
 
 /** The screen's heading plus a sign-up prompt for anonymous users (null when signed up). */
 function membersOnly(title) {
@@ -49,10 +48,10 @@ function profileForm(me) {
   } },
     h("label", {}, "Gender", h("select", { name: "gender", required: true },
       h("option", { value: "" }, "Choose…"),
-      ...genders.map(([value, label]) => h("option", { value, selected: me.gender === value }, label)))),
+      ...GENDERS.map(([value, label]) => h("option", { value, selected: me.gender === value }, label)))),
     h("label", {}, "Birth date", h("input", { name: "birthDate", type: "date", required: true, value: me.birthDate || "" })),
     h("fieldset", {}, h("legend", {}, "I want to meet (none ticked: everyone)"),
-      ...genders.map(([value, , label]) => h("label", { class: "pala-check" },
+      ...GENDERS.map(([value, , label]) => h("label", { class: "pala-check" },
         h("input", { type: "checkbox", name: "meet", value, checked: wanted.has(value) }), label))),
     h("button", { type: "submit" }, "Save profile"));
   const complete = me.gender && me.birthDate;
@@ -64,7 +63,7 @@ function profileForm(me) {
 function eventItem(event) {
   return h("li", { class: "card" },
     h("a", { href: `#/wall/${enc(event.id)}` }, h("strong", {}, event.name)),
-    h("div", { class: "muted" }, `${event.localDate}${event.localTime ? " " + event.localTime : ""} · ${event.place.name}`));
+    h("div", { class: "muted" }, `${localStart(event)} · ${event.place.name}`));
 }
 
 function conversationItem(c) {
@@ -142,7 +141,7 @@ export async function wallScreen(eventId) {
   let queue = [];
   let cursor = null;
   const load = async () => {
-    const page = await api("GET", `/v1/events/${enc(eventId)}/wall?limit=20${cursor ? `&cursor=${enc(cursor)}` : ""}`);
+    const page = await api("GET", pagePath(`/v1/events/${enc(eventId)}/wall`, { limit: 20, cursor }));
     queue.push(...page.items);
     cursor = page.nextCursor || null;
   };
@@ -204,12 +203,11 @@ export async function matchesScreen() {
 
 // ---------------------------------------------------------------- #/chat/<conversationId>
 
-const clientId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 /** Sends with a client id, retrying network failures with the same id (never sent twice). */
 async function sendMessage(id, text) {
-  const body = { text, clientId: clientId() };
+  const body = { text, clientId: requestKey() };
   for (let attempt = 0; ; attempt++) {
     try { return await api("POST", `/v1/conversations/${enc(id)}/messages`, body); } catch (error) {
       if (error instanceof ApiError || attempt >= 2) throw error;

@@ -3,43 +3,13 @@
 // one clip per screen, the visible one plays muted until tapped, vote up / meh / down, report,
 // and the feed page's ads (style 0 their own page, 1 an overlay). Posting lives in post.js,
 // loaded only when the "post" screen opens so the first load stays small.
-import { api, session } from "./api.js";
-import { h, toast, position, requireMember, distance, actionButton } from "./ui.js";
+import { api, session, pagePath } from "./api.js";
+import { h, toast, requireMember, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
+import { locate, pickCity, forgetCity } from "./city.js";
+import { enc, plural, distance, ago } from "./format.js";
 
-const store = window.localStorage;
-const CITY = "tonight.partyup.city";
-
-/**
- * Where the user is: `near` ("lat,lon" or null) and the city whose hub and feeds to show — the one
- * they picked, else the city at their position, else their profile's home city (a key or a name).
- */
-export async function locate() {
-  const near = await position();
-  const picked = store.getItem(CITY);
-  if (picked) return { near, cityKey: picked, cityName: picked.split("$")[0], picked: true };
-  let city = null;
-  if (near) {
-    const [lat, lon] = near.split(",");
-    city = await api("GET", `/v1/geocode/reverse?lat=${lat}&lon=${lon}`).catch(() => null);
-  }
-  if (!city) {
-    const home = (await api("GET", "/v1/me")).homeCity;
-    if (home?.split("$").length === 3) return { near, cityKey: home, cityName: home.split("$")[0] };
-    if (home) city = (await api("GET", `/v1/geocode?q=${encodeURIComponent(home)}&limit=1`)).items[0];
-  }
-  return { near, cityKey: city?.key || null, cityName: city?.name || null };
-}
-
-/** "5 min ago" for a timestamp. */
-export function ago(date) {
-  const minutes = Math.max(0, Math.round((Date.now() - new Date(date)) / 60000));
-  if (minutes < 60) return minutes < 1 ? "just now" : `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  return hours < 24 ? `${hours} h ago` : `${Math.round(hours / 24)} d ago`;
-}
-
-// ---- city hub ----
+// city hub
 
 /** A form to pick another city by name (or go back to the position's city). */
 function cityPicker(where) {
@@ -47,26 +17,26 @@ function cityPicker(where) {
   const form = h("form", { class: "pu-city", "aria-label": "Change city", onsubmit: async (event) => {
     event.preventDefault();
     const q = new FormData(form).get("q").trim();
-    const found = q ? (await api("GET", `/v1/geocode?q=${encodeURIComponent(q)}&limit=5`)).items : [];
+    const found = q ? (await api("GET", `/v1/geocode?q=${enc(q)}&limit=5`)).items : [];
     results.replaceChildren(...(found.length ? found.map((city) => h("li", {}, h("button", { type: "button", class: "secondary",
-      onclick: () => { store.setItem(CITY, city.key); go("#/hub"); } }, `${city.name}, ${city.region} (${city.countryCode})`)))
+      onclick: () => { pickCity(city.key); go("#/hub"); } }, `${city.name}, ${city.region} (${city.countryCode})`)))
       : [h("li", { class: "muted" }, "No city by that name.")]));
   } }, h("label", {}, "City", h("input", { name: "q", type: "search", placeholder: where.cityName || "Berlin" })),
     h("button", { type: "submit", class: "secondary" }, "Find"),
     where.picked ? h("button", { type: "button", class: "secondary",
-      onclick: () => { store.removeItem(CITY); go("#/hub"); } }, "Use my location") : null);
+      onclick: () => { forgetCity(); go("#/hub"); } }, "Use my location") : null);
   return h("details", { class: "pu-change", open: !where.cityKey }, h("summary", {}, "Change city"), form, results);
 }
 
 /** One venue of the hub: poster of its newest clip, name, tagline, liveness and distance. */
 function hubVenue(item) {
   const { place } = item;
-  const facts = [item.clips ? `${item.clips} clip${item.clips === 1 ? "" : "s"}` : "no clips yet",
-    item.votes ? `${item.votes} vote${item.votes === 1 ? "" : "s"}` : null,
+  const facts = [item.clips ? plural(item.clips, "clip") : "no clips yet",
+    item.votes ? plural(item.votes, "vote") : null,
     item.latestPostAt ? `newest ${ago(item.latestPostAt)}` : null,
     distance(place.distanceMeters) || null, place.openState === "open" ? "open now" : null].filter(Boolean);
   return h("li", { class: `card pu-venue${item.highlighted ? " pu-highlighted" : ""}` },
-    h("a", { href: `#/venue/${encodeURIComponent(place.id)}` },
+    h("a", { href: `#/venue/${enc(place.id)}` },
       item.latestPosterUrl ? h("img", { src: item.latestPosterUrl, alt: "", loading: "lazy" }) : h("span", { class: "pu-noposter" }),
       h("span", {}, h("strong", {}, place.name),
         item.highlighted ? h("span", { class: "badge" }, "Featured") : null,
@@ -86,7 +56,7 @@ async function hubScreen() {
     const query = new URLSearchParams({ limit: "30" });
     if (where.near) query.set("near", where.near);
     if (cursor) query.set("cursor", cursor);
-    const page = await api("GET", `/v1/cities/${encodeURIComponent(where.cityKey)}/hub?${query}`);
+    const page = await api("GET", `/v1/cities/${enc(where.cityKey)}/hub?${query}`);
     list.append(...page.items.map(hubVenue));
     if (!list.children.length) list.append(h("li", { class: "muted" }, "No venues here yet."));
     more.replaceChildren(page.nextCursor ? actionButton("More venues", () => load(page.nextCursor), { class: "secondary" }) : "");
@@ -95,7 +65,7 @@ async function hubScreen() {
   return [title, links, cityPicker(where), list, more];
 }
 
-// ---- the clip player ----
+// the clip player
 
 const IMAGE = /\.(jpe?g|png|gif|webp|avif)(\?|$)/i;
 
@@ -117,7 +87,7 @@ function controls(post) {
   };
   const vote = (value) => async () => {
     if (!requireMember()) return;
-    const state = await api("PUT", `/v1/posts/${encodeURIComponent(post.id)}/vote`, { value });
+    const state = await api("PUT", `/v1/posts/${enc(post.id)}/vote`, { value });
     show(state);
   };
   for (const [value, icon, label] of [[1, "▲", "Up"], [0, "●", "Meh"], [-1, "▼", "Down"]]) {
@@ -127,7 +97,7 @@ function controls(post) {
   let flagged = !!post.flaggedByMe;
   const report = actionButton(flagged ? "Reported" : "Report", async () => {
     if (!requireMember()) return;
-    await api(flagged ? "DELETE" : "PUT", `/v1/posts/${encodeURIComponent(post.id)}/flag`);
+    await api(flagged ? "DELETE" : "PUT", `/v1/posts/${enc(post.id)}/flag`);
     flagged = !flagged;
     report.textContent = flagged ? "Reported" : "Report";
     report.setAttribute("aria-pressed", String(flagged));
@@ -158,7 +128,7 @@ function clipPage(post, player) {
     visual,
     h("div", { class: "pu-info" },
       h("p", {}, h("strong", {}, who), " ", h("span", { class: "muted" }, ago(post.createdAt)),
-        post.placeName && player.showPlace ? [" at ", h("a", { href: `#/venue/${encodeURIComponent(post.placeId)}` }, post.placeName)] : null),
+        post.placeName && player.showPlace ? [" at ", h("a", { href: `#/venue/${enc(post.placeId)}` }, post.placeName)] : null),
       post.caption ? h("p", {}, post.caption) : null, song,
       post.tags.length ? h("p", { class: "muted" }, post.tags.map((t) => `#${t}`).join(" ")) : null,
       controls(post)),
@@ -229,10 +199,10 @@ async function feed(load, empty, options) {
   return state.count || element.querySelector(".pu-ad") ? element : h("div", { class: "card" }, empty);
 }
 
-const page = (path) => (cursor) => api("GET", `${path}${path.includes("?") ? "&" : "?"}limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+const page = (path) => (cursor) => api("GET", pagePath(path, { limit: 10, cursor }));
 
 async function venueScreen(placeId) {
-  const id = encodeURIComponent(placeId);
+  const id = enc(placeId);
   const place = await api("GET", `/v1/places/${id}`);
   const post = `#/post?place=${id}`;
   return [h("div", { class: "pu-head" }, h("h1", {}, place.name),
@@ -249,7 +219,7 @@ const cityScreen = (scope, title) => async () => {
   return [h("div", { class: "pu-head" }, h("h1", {}, `${title} · ${where.cityName}`),
     h("p", { class: "pu-links" }, h("a", { href: "#/post", class: "button" }, "Post a clip"), " ", h("a", { href: "#/hub" }, "Venues"), " ",
       scope === "all" ? h("a", { href: "#/pregame" }, "Pregame") : h("a", { href: "#/all" }, "All clips"))),
-  await feed(page(`/v1/cities/${encodeURIComponent(where.cityKey)}/posts?scope=${scope}`),
+  await feed(page(`/v1/cities/${enc(where.cityKey)}/posts?scope=${scope}`),
     h("p", {}, "Nothing posted yet tonight. ", h("a", { href: "#/post" }, "Post the first clip")), { showPlace: true })];
 };
 

@@ -1,13 +1,11 @@
 // Playmate (sports sessions with friends): helpers shared by its screens — the sports catalogue,
-// how a session's time, seats and place read, a session card, and per-field form errors.
+// how a session's length, seats and place read, a session card, and per-field form errors.
 import { api, session, ApiError } from "./api.js";
-import { h, distance } from "./ui.js";
+import { h } from "./ui.js";
+import { enc, distance, sessionWhen } from "./format.js";
 
-export const enc = encodeURIComponent;
 export const SKILLS = [["any", "All levels"], ["beginner", "Beginner"], ["intermediate", "Intermediate"], ["advanced", "Advanced"]];
 export const TIMES = [["morning", "Morning (5–12)"], ["afternoon", "Afternoon (12–17)"], ["evening", "Evening (17–22)"], ["night", "Night (22–5)"]];
-export const GENDERS = [["female", "Women"], ["male", "Men"], ["nonbinary", "Non-binary people"], ["other", "Other"]];
-export const AGE_GROUPS = ["under18", "18-24", "25-34", "35-44", "45-54", "55+"];
 export const REASONS = [["sport", "Not this sport"], ["time", "Bad time"], ["distance", "Too far"], ["people", "Not these people"]];
 
 let sports = null;
@@ -15,24 +13,6 @@ let sports = null;
 export async function sportsList() {
   sports ??= api("GET", "/v1/sports").then((list) => list.items).catch((error) => { sports = null; throw error; });
   return sports;
-}
-
-/** "YYYY-MM-DD" of today (+ `days`) on this device's calendar. */
-export function isoDay(days = 0) {
-  const date = new Date();
-  date.setDate(date.getDate() + days);
-  return date.toLocaleDateString("en-CA");
-}
-
-/** "Tue 24 Nov" for a YYYY-MM-DD date. */
-export function dayName(iso) {
-  return new Date(`${iso}T12:00:00Z`).toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
-}
-
-/** The start on the venue's clock: "Tue 24 Nov 18:00 (Berlin time)". */
-export function when(event) {
-  const zone = (event.timeZone || "").split("/").pop().replace(/_/g, " ");
-  return `${dayName(event.localDate)}${event.localTime ? " " + event.localTime : ""}${zone ? ` (${zone} time)` : ""}`;
 }
 
 /** "1 h 30 min". */
@@ -62,7 +42,7 @@ export function sessionCard(event, number) {
   const full = isFull(event);
   return h("li", { class: "card pm-session" },
     h("a", { href: `#/session/${enc(event.id)}` }, h("strong", {}, number ? `${number}. ${event.name}` : event.name)),
-    h("div", { class: "muted" }, when(event), " · ", event.place.name,
+    h("div", { class: "muted" }, sessionWhen(event), " · ", event.place.name,
       event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : ""),
     h("div", {}, h("span", { class: full ? "pm-seats pm-full" : "pm-seats" }, seats(event)),
       event.myStatus === "going" ? h("span", { class: "pm-tag" }, "You play") : null, " ", mapLinks(event.place)));

@@ -4,9 +4,10 @@
 import { api, session } from "./api.js";
 import { h, toast, position, actionButton } from "./ui.js";
 import { params, go } from "./router.js";
-import { enc, GENDERS, AGE_GROUPS, REASONS, sportsList, isoDay, dayName, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats } from "./playmate-common.js";
+import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats } from "./playmate-common.js";
+import { enc, isoDay, dayName, deviceZone, GENDERS, AGE_GROUPS } from "./format.js";
 
-const myZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+const myZone = () => deviceZone() || "UTC";
 
 /** The subscription button: creates (or replaces) the secret feed URL and shows https + webcal links. */
 function subscription() {
@@ -81,7 +82,7 @@ export async function quizScreen() {
   } },
   h("details", { open: true }, h("summary", {}, "1. Sports you play"), checkboxes("Sports you play", "sportsPlayed", sportOptions, prefs.sportsPlayed)),
   h("details", {}, h("summary", {}, "2. Sports you don't want"), checkboxes("Sports you don't want to play", "sportsNotWanted", sportOptions, prefs.sportsNotWanted)),
-  checkboxes("3. Play with (empty means everyone)", "preferredGenders", GENDERS, prefs.preferredGenders),
+  checkboxes("3. Play with (empty means everyone)", "preferredGenders", GENDERS.map(([value, , people]) => [value, people]), prefs.preferredGenders),
   checkboxes("4. Age groups you like to play with", "preferredAgeGroups", AGE_GROUPS.map((a) => [a, a === "under18" ? "Under 18" : a]), prefs.preferredAgeGroups),
   h("div", { class: "pm-row" },
     h("label", {}, "5. How far you go (km)", h("input", { name: "radiusMeters", type: "number", min: 0.1, max: 500, step: 0.1,

@@ -6,10 +6,12 @@
 // GET /v1/config); without one it is a plain SVG plot of the results relative to you (rings at
 // distances) — both followed by each result's coordinates, so it works with a screen reader.
 import { api, session } from "./api.js";
-import { h, position, distance } from "./ui.js";
+import { h, position } from "./ui.js";
 import { params } from "./router.js";
 import { tileMap } from "./map.js";
-import { enc, SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
+import { findCity } from "./city.js";
+import { enc, distance } from "./format.js";
+import { SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const RADII = [["2000", "2 km"], ["5000", "5 km"], ["10000", "10 km"], ["25000", "25 km"], ["50000", "50 km"], ["100000", "100 km"]];
@@ -25,8 +27,7 @@ function svg(tag, attributes = {}, ...children) {
 /** The centre of the search: a city typed in "Near" (geocoded), else the browser's position. */
 async function centre(where) {
   if (!where) return { near: await position(), label: "you" };
-  const cities = await api("GET", `/v1/geocode?q=${enc(where)}&limit=1`);
-  const city = cities.items[0];
+  const city = await findCity(where);
   return city ? { near: `${city.location.lat},${city.location.lon}`, label: city.name } : { near: await position(), label: "you" };
 }
 

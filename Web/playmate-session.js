@@ -2,9 +2,11 @@
 // creator edits or deletes it) and the create form (#/newsession) with the place picked from
 // nearby places, a place search (falling back to geocoding a city) or the user's own position.
 import { api, session, ApiError } from "./api.js";
-import { h, toast, position, requireMember, distance, actionButton } from "./ui.js";
+import { h, toast, position, requireMember, actionButton } from "./ui.js";
 import { go } from "./router.js";
-import { enc, SKILLS, sportsList, when, duration, seats, isFull, mapLinks, personName, fieldErrors, select, isoDay } from "./playmate-common.js";
+import { findCity } from "./city.js";
+import { enc, distance, isoDay, sessionWhen } from "./format.js";
+import { SKILLS, sportsList, duration, seats, isFull, mapLinks, personName, fieldErrors, memberOnly, select } from "./playmate-common.js";
 
 let flash = null; // { id, text }: a message the next render of that session shows (join/leave results, a 409)
 
@@ -108,7 +110,7 @@ export async function sessionScreen(id) {
     h("dl", { class: "pm-facts" },
       h("dt", {}, "Sport"), h("dd", {}, info.sport.name),
       h("dt", {}, "Skill"), h("dd", {}, (SKILLS.find(([v]) => v === info.skill) || [, info.skill])[1]),
-      h("dt", {}, "Starts"), h("dd", {}, when(event), ` · ${duration(info.durationMinutes)}`),
+      h("dt", {}, "Starts"), h("dd", {}, sessionWhen(event), ` · ${duration(info.durationMinutes)}`),
       h("dt", {}, "Where"), h("dd", {}, event.place.name, event.place.address?.street ? `, ${event.place.address.street}` : "",
         event.place.address?.city ? `, ${event.place.address.city}` : "", h("br"), mapLinks(event.place)),
       h("dt", {}, "Spots"), h("dd", {}, `${info.occupied} playing, capacity ${info.capacity} · `,
@@ -135,7 +137,7 @@ async function findPlaces(text, here) {
   const near = here ? `&near=${here}&radius=100000` : "";
   const found = await api("GET", `/v1/places?q=${enc(text)}${near}&limit=30`);
   if (found.items.length) return found.items;
-  const city = (await api("GET", `/v1/geocode?q=${enc(text)}&limit=1`)).items[0];
+  const city = await findCity(text);
   if (!city) return [];
   return (await api("GET", `/v1/places?near=${city.location.lat},${city.location.lon}&radius=5000&limit=30`)).items;
 }
@@ -183,7 +185,8 @@ function missing(data) {
 
 /** #/newsession — the create form; the server's field errors show next to their fields. */
 export async function newSessionScreen() {
-  if (!session.isMember) return [h("h1", {}, "Create a session"), h("p", {}, "Sign up to create sessions."), h("a", { href: "#/start", class: "button" }, "Sign up")];
+  const gate = memberOnly("Create a session", "Sign up to create sessions.");
+  if (gate) return gate;
   const [sports, here] = await Promise.all([sportsList(), position()]);
   const nearby = here ? (await api("GET", `/v1/places?near=${here}&radius=5000&limit=40`)).items : [];
   const hour = (new Date().getHours() + 2) % 24;

@@ -3,7 +3,8 @@
 import { api, session } from "./api.js";
 import { h, toast, actionButton } from "./ui.js";
 import { go } from "./router.js";
-import { enc, personName, memberOnly, fieldErrors } from "./playmate-common.js";
+import { enc } from "./format.js";
+import { personName, memberOnly, fieldErrors } from "./playmate-common.js";
 
 const again = () => go(location.hash);
 

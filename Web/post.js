@@ -2,10 +2,11 @@
 // recording, caption, tags, song, and where it goes — a nearby venue's feed or the city's pregame
 // feed. The upload runs through XMLHttpRequest for its progress; then the post is polled until the
 // server has processed it (ready) or refused it (failed, with the reason).
-import { api, ApiError, session } from "./api.js";
-import { h, toast, showProblem, field, distance } from "./ui.js";
+import { api, ApiError, session, requestKey } from "./api.js";
+import { h, toast, showProblem, field } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
-import { locate } from "./partyup.js";
+import { locate } from "./city.js";
+import { enc, distance } from "./format.js";
 
 /** The API's field names as the form labels them. */
 const LABELS = { media: "Video or photo", caption: "Caption", tags: "Tags", songTitle: "Song title",
@@ -45,7 +46,7 @@ function send(data, key, onProgress) {
 
 /** Uploads; on 401 lets api() refresh the session once and tries again with the same key. */
 async function upload(data, onProgress) {
-  const key = crypto.randomUUID?.() || `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const key = requestKey();
   try { return await send(data, key, onProgress); } catch (error) {
     if (error.status !== 401) throw error;
     await api("GET", "/v1/me"); // refreshes the access token, or throws 401 when the session is over
@@ -98,9 +99,9 @@ function recorder(done) {
 
 /** The "Where" options: nearby places by distance (or the city's), the given one, and pregame. */
 async function whereOptions(where, placeId) {
-  const query = where.near ? `near=${where.near}&radius=5000` : where.cityKey ? `city=${encodeURIComponent(where.cityKey)}` : null;
+  const query = where.near ? `near=${where.near}&radius=5000` : where.cityKey ? `city=${enc(where.cityKey)}` : null;
   const places = query ? (await api("GET", `/v1/places?${query}&limit=40`)).items : [];
-  if (placeId && !places.some((p) => p.id === placeId)) places.unshift(await api("GET", `/v1/places/${encodeURIComponent(placeId)}`));
+  if (placeId && !places.some((p) => p.id === placeId)) places.unshift(await api("GET", `/v1/places/${enc(placeId)}`));
   return [...places.map((p) => h("option", { value: p.id, selected: p.id === placeId },
     p.distanceMeters != null ? `${p.name} · ${distance(p.distanceMeters)}` : p.name)),
   h("option", { value: "", selected: !placeId }, "No venue (pregame)")];
@@ -108,17 +109,17 @@ async function whereOptions(where, placeId) {
 
 /** Polls the post every second until it is ready or failed; stops when the screen is left. */
 function processing(post, box) {
-  const feed = post.placeId ? `#/venue/${encodeURIComponent(post.placeId)}` : "#/pregame";
+  const feed = post.placeId ? `#/venue/${enc(post.placeId)}` : "#/pregame";
   const status = h("p", { role: "status", class: "pu-state" }, "Processing…");
   const actions = h("p", { class: "pu-links" });
   box.append(status, actions);
   let timer = null;
   onLeave(() => clearTimeout(timer));
   const check = async () => {
-    try { post = await api("GET", `/v1/posts/${encodeURIComponent(post.id)}`); } catch (error) { toast(error.message); }
+    try { post = await api("GET", `/v1/posts/${enc(post.id)}`); } catch (error) { toast(error.message); }
     if (post.status === "ready") {
       status.textContent = "Ready";
-      actions.append(h("a", { href: `#/clip/${encodeURIComponent(post.id)}`, class: "button" }, "Open clip"), " ",
+      actions.append(h("a", { href: `#/clip/${enc(post.id)}`, class: "button" }, "Open clip"), " ",
         h("a", { href: feed, class: "button" }, "Venue feed"));
     } else if (post.status === "failed") {
       status.remove();

@@ -3,15 +3,21 @@ import { api, session } from "./api.js";
 import { h, showProblem, field } from "./ui.js";
 import { go } from "./router.js";
 import { disconnect } from "./live.js";
+import { shownName } from "./format.js";
+
+/** Keeps the tokens of a new login and goes home (the live socket reconnects with them). */
+function signIn(tokens) {
+  session.tokens = tokens;
+  disconnect();
+  go("#/");
+}
 
 /** A form that posts its fields to an auth route and signs in with the answer. */
 function authForm(title, path, fields, button) {
   return h("form", { "aria-label": title, onsubmit: async (event) => {
     event.preventDefault();
     try {
-      session.tokens = await api("POST", path, Object.fromEntries(new FormData(event.target)));
-      disconnect();
-      go("#/");
+      signIn(await api("POST", path, Object.fromEntries(new FormData(event.target))));
     } catch (error) { showProblem(event.target, error); }
   } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button));
 }
@@ -22,16 +28,14 @@ function startScreen() {
     field("Email", "email", "email", { autocomplete: "email" }),
     field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
   ], "Sign up");
-  const signIn = authForm("Sign in", "/v1/auth/login", [
+  const login = authForm("Sign in", "/v1/auth/login", [
     field("Username or email", "username", "text", { autocomplete: "username" }),
     field("Password", "password", "password", { autocomplete: "current-password" }),
   ], "Sign in");
   const anonymous = h("button", { class: "secondary", type: "button", onclick: async () => {
-    session.tokens = await api("POST", "/v1/auth/anonymous");
-    disconnect();
-    go("#/");
+    signIn(await api("POST", "/v1/auth/anonymous"));
   } }, "Continue without an account");
-  return [h("h1", {}, "Where do we go tonight?"), signUp, signIn, h("p", {}, anonymous,
+  return [h("h1", {}, "Where do we go tonight?"), signUp, login, h("p", {}, anonymous,
     h("span", { class: "muted" }, " — you can look around; sign up to post, vote or join."))];
 }
 
@@ -45,7 +49,7 @@ const apps = [
 
 export async function homeScreen() {
   const me = await api("GET", "/v1/me");
-  const name = me.isAnonymous ? "guest" : (me.displayName || me.username);
+  const name = me.isAnonymous ? "guest" : shownName(me);
   return [h("h1", {}, `Hi, ${name}`),
     me.isAnonymous ? h("p", {}, h("a", { href: "#/start" }, "Sign up"), " to post, vote and join.") : null,
     h("ul", { class: "list apps" }, apps.map(([href, title, text]) =>

@@ -54,9 +54,6 @@ export function requireMember() {
   return false;
 }
 
-/** "1.2 km" / "350 m". */
-export const distance = (meters) => meters == null ? "" : meters >= 1000 ? `${(meters / 1000).toFixed(1)} km` : `${Math.round(meters)} m`;
-
 /** A button that runs `action` and shows its problem as a toast. */
 export function actionButton(label, action, attributes = {}) {
   return h("button", { type: "button", ...attributes, onclick: async (event) => {
