@@ -1,3 +1,4 @@
+import Foundation
 import TonightAPI
 import TonightCore
 
@@ -67,5 +68,37 @@ struct EventService: Sendable {
             return (page, Paging.keysetCursor(page[limit - 1].startAt, page[limit - 1].id))
         }
         return (kept, nil)
+    }
+
+    /// One page of a filtered search as the API shows it. By start, pages follow a keyset cursor
+    /// through the filtered batches; otherwise up to 2,000 matches are ordered by `rank` (which
+    /// gets the matches' places) and paged by offset.
+    func searchPage(
+        _ base: EventQuery, cursor: String?, limit: Int, byStart: Bool, callerID: String?, now: Date,
+        keepBatch: ([EventRecord]) async throws -> [EventRecord],
+        rank: ([EventRecord], [String: PlaceRecord]) async throws -> [EventRecord]
+    ) async throws -> Components.Schemas.EventPage {
+        var query = base
+        if byStart {
+            query.after = try Paging.keyset(cursor).map { (startAt: $0.0, id: $0.1) }
+            let (records, next) = try await keysetPage(query, limit: limit, keepBatch: keepBatch)
+            let items = try await assembler.assemble(records, callerID: callerID, distanceFrom: query.near, now: now)
+            return .init(items: items, nextCursor: next)
+        }
+        let offset = try Paging.offset(cursor)
+        query.limit = 2000
+        let matches = try await keepBatch(try await events.search(query))
+        let placesByID = try await places.find(ids: matches.map(\.placeID))
+        let page = Paging.page(try await rank(matches, placesByID), offset: offset, limit: limit)
+        let items = try await assembler.assemble(page.items, callerID: callerID, distanceFrom: query.near, now: now)
+        return .init(items: items, nextCursor: page.next)
+    }
+
+    /// `events` nearest `center` first, then by start.
+    static func byDistance(_ events: [EventRecord], from center: GeoPoint, places: [String: PlaceRecord])
+        -> [EventRecord]
+    {
+        let distance = { (e: EventRecord) in places[e.placeID].map { $0.location.distance(to: center) } ?? .infinity }
+        return events.sorted { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
     }
 }

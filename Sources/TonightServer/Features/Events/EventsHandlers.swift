@@ -64,36 +64,29 @@ struct EventsHandlers: Sendable {
             guard let when else { return EventWindows.isUpcoming(record, now: now) }
             return EventWindows.contains(record, when: when, now: now)
         }
-        let caller = RequestInfo.current?.principal?.userID
-        if sort == .start {
-            query.after = try Paging.keyset(q.cursor).map { (startAt: $0.0, id: $0.1) }
-            let (records, next) = try await eventService.keysetPage(query, limit: limit, keep: keep)
-            let items = try await eventService.assembler.assemble(records, callerID: caller, distanceFrom: query.near, now: now)
-            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
-        }
-        let offset = try Paging.offset(q.cursor)
-        query.limit = 2000
-        var ranked = try await events.search(query).filter(keep)
-        let placesByID = try await places.find(ids: ranked.map(\.placeID))
-        if sort == .distance, let center = query.near {
-            let distance = { (e: EventRecord) in
-                placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity
+        let page = try await eventService.searchPage(
+            query, cursor: q.cursor, limit: limit, byStart: sort == .start,
+            callerID: RequestInfo.current?.principal?.userID, now: now, keepBatch: { $0.filter(keep) }
+        ) { matches, placesByID in
+            if sort == .distance, let center = query.near {
+                return EventService.byDistance(matches, from: center, places: placesByID)
             }
-            ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
-        } else {
-            let performers = try await events.performers(of: ranked.map(\.id))
+            let performers = try await events.performers(of: matches.map(\.id))
             let artists = try await catalog.artists(ids: performers.values.flatMap { $0 })
-            let score = { (e: EventRecord) -> Int in
-                EventRelevance.score(
-                    words: words, name: e.name, placeName: placesByID[e.placeID]?.name ?? "",
-                    performers: (performers[e.id] ?? []).compactMap { artists[$0]?.name })
+            let scores = Dictionary(
+                matches.map { e in
+                    (
+                        e.id,
+                        EventRelevance.score(
+                            words: words, name: e.name, placeName: placesByID[e.placeID]?.name ?? "",
+                            performers: (performers[e.id] ?? []).compactMap { artists[$0]?.name })
+                    )
+                }, uniquingKeysWith: { a, _ in a })
+            return matches.sorted {
+                (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id)
             }
-            let scores = Dictionary(ranked.map { ($0.id, score($0)) }, uniquingKeysWith: { a, _ in a })
-            ranked.sort { (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id) }
         }
-        let page = Paging.page(ranked, offset: offset, limit: limit)
-        let items = try await eventService.assembler.assemble(page.items, callerID: caller, distanceFrom: query.near, now: now)
-        return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
+        return .ok(.init(body: .json(page)))
     }
 
     func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output {

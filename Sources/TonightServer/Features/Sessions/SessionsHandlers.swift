@@ -143,7 +143,6 @@ struct SessionsHandlers: Sendable {
             issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
         }
         guard issues.isEmpty else { throw APIError.validation(issues) }
-        let caller = RequestInfo.current?.principal?.userID
         let started = { (e: EventRecord) in e.startAt >= Clock.millis(now) }
         // SQL narrows by grid cells; the exact distance is checked here.
         let keep = { (batch: [EventRecord]) async throws -> [EventRecord] in
@@ -154,25 +153,13 @@ struct SessionsHandlers: Sendable {
                 (placesByID[$0.placeID]?.location.distance(to: center) ?? .infinity) <= query.radius
             }
         }
-        if sort == .start {
-            query.after = try Paging.keyset(q.cursor).map { (startAt: $0.0, id: $0.1) }
-            let (records, next) = try await eventService.keysetPage(query, limit: limit, keepBatch: keep)
-            let items = try await eventService.assembler.assemble(records, callerID: caller, distanceFrom: query.near, now: now)
-            return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+        let page = try await eventService.searchPage(
+            query, cursor: q.cursor, limit: limit, byStart: sort == .start,
+            callerID: RequestInfo.current?.principal?.userID, now: now, keepBatch: keep
+        ) { matches, placesByID in
+            query.near.map { EventService.byDistance(matches, from: $0, places: placesByID) } ?? matches
         }
-        let offset = try Paging.offset(q.cursor)
-        query.limit = 2000
-        var ranked = try await keep(try await events.search(query))
-        let placesByID = try await places.find(ids: ranked.map(\.placeID))
-        if let center = query.near {
-            let distance = { (e: EventRecord) in
-                placesByID[e.placeID].map { $0.location.distance(to: center) } ?? .infinity
-            }
-            ranked.sort { (distance($0), $0.startAt, $0.id) < (distance($1), $1.startAt, $1.id) }
-        }
-        let page = Paging.page(ranked, offset: offset, limit: limit)
-        let items = try await eventService.assembler.assemble(page.items, callerID: caller, distanceFrom: query.near, now: now)
-        return .ok(.init(body: .json(.init(items: items, nextCursor: page.next))))
+        return .ok(.init(body: .json(page)))
     }
 
     /// Local start times of a part of the day, as `[from, to)` ranges of `HH:MM`.
