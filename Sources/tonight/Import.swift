@@ -18,13 +18,14 @@ struct Import: AsyncParsableCommand {
     @Option(help: "media: the id of the venue whose feed the clips and photos go to.") var place: String?
     @Flag(help: "Validate and count without writing.") var dryRun = false
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var output: OneShotOptions
 
     func run() async throws {
         if kind == "media" { return try await importMedia() }
         guard let kind = ImportKind(rawValue: kind) else {
             throw ValidationError("KIND must be one of \(ImportKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        let config = try await AppConfig.load(overrides: storage.overrides)
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
         let services = try await AppServices.make(config: config)
         var failed = false
         for file in files {
@@ -48,7 +49,7 @@ struct Import: AsyncParsableCommand {
     /// `import media PATH… --place ID`.
     private func importMedia() async throws {
         guard let place else { throw ValidationError("import media needs --place <place id>.") }
-        let config = try await AppConfig.load(overrides: storage.overrides)
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
         let services = try await AppServices.make(config: config)
         var failed = false
         for file in files {

@@ -30,6 +30,22 @@ struct StorageOptions: ParsableArguments {
     }
 }
 
+/// What a one-shot command (import, migrate, demo, admin) prints: what was asked for — a progress
+/// bar on a terminal for long imports, then the summary — and warnings. The server's start-up lines
+/// (migrations applied, push off, media folder) stay behind `--verbose`; `LOG_LEVEL` in the
+/// environment still wins.
+struct OneShotOptions: ParsableArguments {
+    @Flag(help: "Also print the server's start-up lines (migrations applied, push, media).")
+    var verbose = false
+
+    /// `storage`'s overrides, quiet unless `--verbose` or `LOG_LEVEL` says otherwise.
+    func overrides(_ storage: StorageOptions) -> [String: String] {
+        var values = storage.overrides
+        if !verbose && ProcessInfo.processInfo.environment["LOG_LEVEL"] == nil { values["LOG_LEVEL"] = "warning" }
+        return values
+    }
+}
+
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP and WebSocket server.")
 
@@ -56,9 +72,10 @@ struct Demo: AsyncParsableCommand {
         abstract: "Fill a database with the demo city (Berlin venues, shows, people, clips, sessions) and exit.")
 
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var output: OneShotOptions
 
     func run() async throws {
-        let config = try await AppConfig.load(overrides: storage.overrides)
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
         let summary = try await DemoRun.seedOnce(config)
         if summary.alreadySeeded { print("the demo city was already there") }
     }
@@ -68,9 +85,10 @@ struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply pending database migrations and exit.")
 
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var output: OneShotOptions
 
     func run() async throws {
-        let config = try await AppConfig.load(overrides: storage.overrides)
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
         let services = try await AppServices.make(config: config)
         try await services.database.shutdown()
         print("database is up to date")
@@ -87,9 +105,10 @@ struct Admin: AsyncParsableCommand {
 
         @Option(help: "How many days back (default 7).") var days: Int = 7
         @OptionGroup var storage: StorageOptions
+        @OptionGroup var output: OneShotOptions
 
         func run() async throws {
-            let config = try await AppConfig.load(overrides: storage.overrides)
+            let config = try await AppConfig.load(overrides: output.overrides(storage))
             let services = try await AppServices.make(config: config)
             let rows = try await services.report(days: days)
             try await services.database.shutdown()
@@ -114,6 +133,7 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Password; if omitted, read from TONIGHT_PASSWORD or standard input.") var password: String?
         @Option(help: "user, moderator or admin.") var role: String = "user"
         @OptionGroup var storage: StorageOptions
+        @OptionGroup var output: OneShotOptions
 
         func run() async throws {
             guard let role = Role(rawValue: role) else {
@@ -122,7 +142,7 @@ struct Admin: AsyncParsableCommand {
             let secret =
                 password ?? ProcessInfo.processInfo.environment["TONIGHT_PASSWORD"]
                 ?? readLine(strippingNewline: true) ?? ""
-            let config = try await AppConfig.load(overrides: storage.overrides)
+            let config = try await AppConfig.load(overrides: output.overrides(storage))
             let services = try await AppServices.make(config: config)
             do {
                 let id = try await services.createUser(username: username, email: email, password: secret, role: role)
