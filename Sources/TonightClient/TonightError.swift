@@ -42,6 +42,10 @@ public enum TonightError: Error, Sendable, Equatable {
         return nil
     }
 
+    /// The server's code as one of the documented ``ErrorCode``s, to switch on; `nil` when this is
+    /// not a problem, or for a code newer than this SDK (then go by ``status``).
+    public var errorCode: ErrorCode? { code.flatMap(ErrorCode.init(rawValue:)) }
+
     /// The HTTP status, if the server answered.
     public var status: Int? {
         switch self {

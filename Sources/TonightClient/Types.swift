@@ -2,6 +2,8 @@
 
 /// The signed-in user's account, profile and preferences.
 public typealias Me = Components.Schemas.Me
+/// The stable codes of problem documents (`Problem.code`), as the spec documents them.
+public typealias ErrorCode = Components.Schemas.ErrorCode
 /// Another user's public profile.
 public typealias PublicProfile = Components.Schemas.PublicProfile
 /// Preferences used by recommendations and the event wall.

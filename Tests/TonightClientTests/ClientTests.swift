@@ -88,6 +88,7 @@ struct ClientTests {
                 try await other.logIn(username: "tess", password: "the wrong passphrase")
             } catch let error as TonightError {
                 #expect(error.code == "invalid_credentials")
+                #expect(error.errorCode == .invalidCredentials)
                 #expect(error.status == 401)
             }
         }

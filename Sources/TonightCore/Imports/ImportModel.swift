@@ -197,3 +197,8 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// What an event is: an imported show, a party a member organises, or a sports session.
+public enum EventKind: String, Sendable, Hashable, CaseIterable, Codable {
+    case show, party, session
+}

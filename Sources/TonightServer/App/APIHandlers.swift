@@ -31,26 +31,51 @@ struct APIHandlers: Sendable {
 
     init(services s: AppServices, metrics: PrometheusCollectorRegistry, openAPIDocument: String) {
         auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
-        me = MeHandlers(accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people)
-        users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, postService: s.posts)
+        me = MeHandlers(
+            accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people)
+        users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
         analytics = AnalyticsHandlers(analytics: s.analytics)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)
-        chat = ChatHandlers(users: s.users, social: s.social, notifier: s.notifier, chat: s.chat, fanout: s.fanout, notifications: s.notifications, people: s.people)
-        events = EventsHandlers(users: s.users, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions, eventService: s.eventService)
-        feeds = FeedsHandlers(config: s.config, places: s.places, postService: s.posts, social: s.social, users: s.users, people: s.people, reader: s.postReader, adPlacer: s.adPlacer)
-        moderation = ModerationHandlers(users: s.users, notifier: s.notifier, postService: s.posts, bans: s.bans, logins: s.logins, notifications: s.notifications, config: s.config, reader: s.postReader)
+        chat = ChatHandlers(
+            users: s.users, social: s.social, notifier: s.notifier, chat: s.chat, fanout: s.fanout,
+            notifications: s.notifications, people: s.people)
+        events = EventsHandlers(
+            users: s.users, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions,
+            eventService: s.eventService)
+        feeds = FeedsHandlers(
+            config: s.config, places: s.places, posts: s.postRepository, social: s.social, users: s.users,
+            people: s.people, reader: s.postReader, adPlacer: s.adPlacer)
+        moderation = ModerationHandlers(
+            users: s.users, notifier: s.notifier, postService: s.posts, posts: s.postRepository, bans: s.bans,
+            logins: s.logins,
+            notifications: s.notifications, config: s.config, reader: s.postReader)
         devices = DevicesHandlers(devices: s.devices)
         notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)
         geo = GeoHandlers(geo: s.geo)
         places = PlacesHandlers(geo: s.geo, places: s.places, events: s.events)
-        posts = PostsHandlers(places: s.places, events: s.events, social: s.social, notifier: s.notifier, postService: s.posts, songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader)
-        promotions = PromotionsHandlers(config: s.config, places: s.places, postService: s.posts, promotions: s.promotions, adPlacer: s.adPlacer)
-        recommendations = RecommendationsHandlers(users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions, config: s.config, eventService: s.eventService, people: s.people)
-        calendar = CalendarHandlers(users: s.users, geo: s.geo, events: s.events, sessions: s.sessions, eventService: s.eventService, people: s.people)
-        sessions = SessionsHandlers(users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, notifier: s.notifier, sessions: s.sessions, eventService: s.eventService, people: s.people)
-        invitations = InvitationsHandlers(users: s.users, events: s.events, social: s.social, notifier: s.notifier, invitations: s.invitations, people: s.people, eventService: s.eventService)
+        posts = PostsHandlers(
+            places: s.places, events: s.events, social: s.social, notifier: s.notifier, postService: s.posts,
+            posts: s.postRepository,
+            songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader)
+        promotions = PromotionsHandlers(
+            config: s.config, places: s.places, postService: s.posts, promotions: s.promotions, adPlacer: s.adPlacer)
+        recommendations = RecommendationsHandlers(
+            users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions,
+            config: s.config, eventService: s.eventService, people: s.people)
+        calendar = CalendarHandlers(
+            users: s.users, geo: s.geo, events: s.events, sessions: s.sessions, eventService: s.eventService,
+            people: s.people)
+        sessions = SessionsHandlers(
+            users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, notifier: s.notifier,
+            sessions: s.sessions, eventService: s.eventService, people: s.people)
+        invitations = InvitationsHandlers(
+            users: s.users, events: s.events, social: s.social, notifier: s.notifier, invitations: s.invitations,
+            people: s.people, eventService: s.eventService)
         social = SocialHandlers(users: s.users, social: s.social, notifier: s.notifier, people: s.people)
-        wall = WallHandlers(users: s.users, wall: s.wall, notifier: s.notifier, notifications: s.notifications, people: s.people, eventService: s.eventService)
-        system = SystemHandlers(database: s.database, config: s.config, metrics: metrics, openAPIDocument: openAPIDocument)
+        wall = WallHandlers(
+            users: s.users, wall: s.wall, notifier: s.notifier, notifications: s.notifications, people: s.people,
+            eventService: s.eventService)
+        system = SystemHandlers(
+            database: s.database, config: s.config, metrics: metrics, openAPIDocument: openAPIDocument)
     }
 }

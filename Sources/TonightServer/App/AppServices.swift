@@ -61,6 +61,8 @@ public struct AppServices: Sendable {
     let people: People
     /// Posts as a viewer may see them.
     let postReader: PostReader
+    /// The posts' storage (votes, comments, bookmarks, follows too).
+    var postRepository: PostRepository { posts.posts }
     /// Event look-ups, edits and pages shared by several features.
     let eventService: EventService
     /// Ads placed on feed pages.
@@ -172,7 +174,8 @@ public struct AppServices: Sendable {
                 spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
                 posts: posts.posts, logger: logger),
             promotions: promotions, analytics: AnalyticsRepository(db: database.sql, database: database),
-            people: People(users: users, social: social), postReader: PostReader(posts: posts, social: social, bans: bans),
+            people: People(users: users, social: social),
+            postReader: PostReader(posts: posts, repository: postRepository, social: social, bans: bans),
             eventService: EventService(events: events, places: places, catalog: catalog, sessions: sessions),
             adPlacer: AdPlacer(promotions: promotions))
     }

@@ -5,7 +5,7 @@ import TonightCore
 
 /// The stable codes of problem documents, generated from the `ErrorCode` schema of openapi.yaml:
 /// a code the spec does not document cannot be thrown.
-public typealias ErrorCode = Components.Schemas.ErrorCode
+typealias ErrorCode = Components.Schemas.ErrorCode
 
 /// An error a client caused (or a known server condition), rendered as problem+json.
 ///
@@ -16,7 +16,7 @@ public struct APIError: Error, Sendable, HTTPResponseError {
     /// HTTP status.
     public var status: HTTPResponse.Status
     /// Stable machine-readable code.
-    public var code: ErrorCode
+    public var code: Components.Schemas.ErrorCode
     /// A sentence for people.
     public var detail: String
     /// Per-field problems, for validation failures.
@@ -26,7 +26,7 @@ public struct APIError: Error, Sendable, HTTPResponseError {
 
     /// Creates an error.
     public init(
-        status: HTTPResponse.Status, code: ErrorCode, detail: String, fields: [FieldIssue] = [],
+        status: HTTPResponse.Status, code: Components.Schemas.ErrorCode, detail: String, fields: [FieldIssue] = [],
         retryAfter: Int? = nil
     ) {
         self.status = status
@@ -49,19 +49,21 @@ public struct APIError: Error, Sendable, HTTPResponseError {
     }
 
     /// 400 for a request that cannot be read.
-    public static func badRequest(_ detail: String, code: ErrorCode = .badRequest) -> APIError {
+    public static func badRequest(_ detail: String, code: Components.Schemas.ErrorCode = .badRequest) -> APIError {
         APIError(status: 400, code: code, detail: detail)
     }
 
     /// 401: missing or invalid credentials.
-    public static func unauthorized(_ detail: String = "Sign in to do this.", code: ErrorCode = .unauthorized)
+    public static func unauthorized(
+        _ detail: String = "Sign in to do this.", code: Components.Schemas.ErrorCode = .unauthorized
+    )
         -> APIError
     {
         APIError(status: 401, code: code, detail: detail)
     }
 
     /// 403: the caller may not do this.
-    public static func forbidden(_ detail: String, code: ErrorCode = .forbidden) -> APIError {
+    public static func forbidden(_ detail: String, code: Components.Schemas.ErrorCode = .forbidden) -> APIError {
         APIError(status: 403, code: code, detail: detail)
     }
 
@@ -79,7 +81,9 @@ public struct APIError: Error, Sendable, HTTPResponseError {
     }
 
     /// 409.
-    public static func conflict(_ detail: String, code: ErrorCode = .conflict, fields: [FieldIssue] = []) -> APIError {
+    public static func conflict(
+        _ detail: String, code: Components.Schemas.ErrorCode = .conflict, fields: [FieldIssue] = []
+    ) -> APIError {
         APIError(status: 409, code: code, detail: detail, fields: fields)
     }
 

@@ -239,7 +239,7 @@ struct GazetteerTests {
 struct BundledGazetteerTests {
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/TonightServer/Resources/gazetteer")
+        .deletingLastPathComponent().appendingPathComponent("Sources/TonightServer/Resources/gazetteer")
     static let present = FileManager.default.fileExists(atPath: directory.appendingPathComponent("cities.tsv").path)
 
     /// Loaded once for both tests (about 2 s in a debug build).

@@ -50,8 +50,8 @@ func insertPost(
     let id = Identifier.make()
     try await services.posts.posts.create(
         PostRecord(
-            id: id, authorID: author, placeID: place, cityKey: city, caption: caption, status: "ready",
-            mediaKind: "image", originalKey: "posts/\(id)/original.jpg", originalType: "image/jpeg",
+            id: id, authorID: author, placeID: place, cityKey: city, caption: caption, status: .ready,
+            mediaKind: .image, originalKey: "posts/\(id)/original.jpg", originalType: "image/jpeg",
             createdAt: createdAt, updatedAt: createdAt, tags: tags),
         job: nil)
     return id

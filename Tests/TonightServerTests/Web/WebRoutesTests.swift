@@ -9,7 +9,8 @@ import Testing
 struct WebRoutesTests {
     /// The repository's `Web/` folder.
     static let webDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Web").path
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Web").path
 
     @Test("/ is the app shell; files revalidate with ETag (304); nothing outside Web/ is served")
     func files() async throws {

@@ -22,7 +22,8 @@ struct MeHandlers: Sendable {
         guard var user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let before = user
         try ProfileEdit.apply(
-            change, to: &user, today: CalendarDate(date: Date()), sports: Set(try await eventService.assembler.sports().keys))
+            change, to: &user, today: CalendarDate(date: Date()),
+            sports: Set(try await eventService.assembler.sports().keys))
         user.updatedAt = Clock.millis()
         try await users.updateProfile(user)
         // Sessions keep their players' gender and birth date for recommendations.

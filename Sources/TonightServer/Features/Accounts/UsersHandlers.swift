@@ -7,12 +7,12 @@ struct UsersHandlers: Sendable {
     let users: UserRepository
     let people: People
     let reader: PostReader
-    let postService: PostService
+    let posts: PostRepository
 
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
         let user = try await people.profile(input.path.username)
         var profile = Components.Schemas.PublicProfile(user)
-        let followers = try await postService.posts.followers(
+        let followers = try await posts.followers(
             of: user.id, viewer: RequestInfo.current?.principal?.userID)
         profile.followers = Int(followers.count)
         profile.followedByMe = followers.followedByViewer

@@ -97,7 +97,9 @@ struct ArtistsHandlers: Sendable {
         let favorites = try await catalog.favorites(userID: caller.userID, offset: 0, limit: 1000)
         guard !favorites.isEmpty else { return .ok(.init(body: .json(.init(items: [])))) }
         query.artistIDs = favorites.map(\.id)
-        let (records, next) = try await eventService.keysetPage(query, limit: limit) { EventWindows.isUpcoming($0, now: now) }
+        let (records, next) = try await eventService.keysetPage(query, limit: limit) {
+            EventWindows.isUpcoming($0, now: now)
+        }
         let items = try await eventService.assembler.assemble(records, callerID: caller.userID)
         return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }

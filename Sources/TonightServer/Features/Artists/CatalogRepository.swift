@@ -275,7 +275,8 @@ extension CatalogRepository {
     func artistIDs(byFoldedName names: [String]) async throws -> [String: [String]] {
         guard !names.isEmpty else { return [:] }
         var byName: [String: [String]] = [:]
-        for row in try await db.raw("SELECT id, name_folded FROM artists WHERE name_folded IN (\(binds: names))").all() {
+        for row in try await db.raw("SELECT id, name_folded FROM artists WHERE name_folded IN (\(binds: names))").all()
+        {
             byName[try row.decode(column: "name_folded", as: String.self), default: []]
                 .append(try row.decode(column: "id", as: String.self))
         }

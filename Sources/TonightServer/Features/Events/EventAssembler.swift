@@ -30,7 +30,7 @@ struct EventAssembler: Sendable {
             try await catalog.categories().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var mine: [String: String] = [:]
         if let callerID { mine = try await events.attendance(of: callerID, in: ids) }
-        let sports = records.contains { $0.kind == "session" } ? try await self.sports() : [:]
+        let sports = records.contains { $0.kind == .session } ? try await self.sports() : [:]
         var result: [Components.Schemas.Event] = []
         for record in records {
             guard let place = placesByID[record.placeID] else { continue }
@@ -53,8 +53,8 @@ extension Components.Schemas.Event {
         now: Date
     ) {
         self.init(
-            id: event.id, kind: .init(rawValue: event.kind) ?? .party, name: event.name,
-            description: event.description, status: .init(rawValue: event.status) ?? .scheduled,
+            id: event.id, kind: .init(rawValue: event.kind.rawValue) ?? .party, name: event.name,
+            description: event.description, status: .init(rawValue: event.status.rawValue) ?? .scheduled,
             start: Clock.date(event.startAt), end: event.endAt.map(Clock.date), localDate: event.localDate,
             localTime: event.localTime.map { String($0.prefix(5)) }, timeZone: event.timeZone,
             place: .init(place, distance: distance, now: now),
@@ -81,7 +81,7 @@ extension Components.Schemas.SessionInfo {
     /// The session part of an event; nil for other kinds. An unknown sport slug (an added sport
     /// since removed from the database by hand) shows its slug as the name.
     init?(_ event: EventRecord, sports: [String: Sport]) {
-        guard event.kind == "session", let slug = event.sport else { return nil }
+        guard event.kind == .session, let slug = event.sport else { return nil }
         let sport = sports[slug] ?? Sport(slug: slug, name: slug, icon: "sportscourt")
         let capacity = event.capacity ?? Int(event.goingCount)
         self.init(

@@ -93,7 +93,7 @@ struct EventEdit {
         if let minutes = patch.durationMinutes, !(1...10080).contains(minutes) {
             issues.append(.init(field: "durationMinutes", code: "out_of_range", message: "Use 1 to 10080 minutes."))
         }
-        if let status = patch.status { event.status = status.rawValue }
+        if let status = patch.status { event.status = EventStatus(rawValue: status.rawValue) ?? event.status }
         guard issues.isEmpty, let place, let date, let time else { throw APIError.validation(issues) }
 
         // The start is the place's wall-clock time; moving the place re-reads it in the new zone.
@@ -128,7 +128,7 @@ enum EventChanges {
         if old.startAt != new.startAt || old.localTime != new.localTime {
             record("start", Self.instant(old), Self.instant(new))
         }
-        if old.status != new.status { record("status", old.status, new.status) }
+        if old.status != new.status { record("status", old.status.rawValue, new.status.rawValue) }
         return changes
     }
 

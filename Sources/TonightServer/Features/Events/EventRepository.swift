@@ -5,7 +5,7 @@ import TonightCore
 /// A row of `events`.
 struct EventRecord: Sendable, Equatable {
     var id: String
-    var kind: String
+    var kind: EventKind
     var name: String
     var description: String?
     var placeID: String
@@ -15,7 +15,7 @@ struct EventRecord: Sendable, Equatable {
     /// `HH:MM:SS`, nil when not announced.
     var localTime: String?
     var timeZone: String
-    var status: String
+    var status: EventStatus
     var categoryID: String?
     var minPrice: Double?
     var maxPrice: Double?
@@ -36,10 +36,10 @@ struct EventRecord: Sendable, Equatable {
     var capacity: Int? = nil
 
     /// A new scheduled event of `kind` by `organizerID`, before its edit fills in name, place and time.
-    static func draft(kind: String, organizerID: String, now: Int64) -> EventRecord {
+    static func draft(kind: EventKind, organizerID: String, now: Int64) -> EventRecord {
         EventRecord(
             id: Identifier.make(), kind: kind, name: "", placeID: "", startAt: 0, localDate: "", timeZone: "UTC",
-            status: EventStatus.scheduled.rawValue, organizerID: organizerID, createdAt: now, updatedAt: now)
+            status: .scheduled, organizerID: organizerID, createdAt: now, updatedAt: now)
     }
 }
 
@@ -472,7 +472,7 @@ struct EventRepository: Sendable {
     static func decode(_ row: any SQLRow) throws -> EventRecord {
         EventRecord(
             id: try row.decode(column: "id", as: String.self),
-            kind: try row.decode(column: "kind", as: String.self),
+            kind: try row.decode(column: "kind", as: EventKind.self),
             name: try row.decode(column: "name", as: String.self),
             description: try row.decode(column: "description", as: String?.self),
             placeID: try row.decode(column: "place_id", as: String.self),
@@ -481,7 +481,7 @@ struct EventRepository: Sendable {
             localDate: try row.decode(column: "local_date", as: String.self),
             localTime: try row.decode(column: "local_time", as: String?.self),
             timeZone: try row.decode(column: "time_zone", as: String.self),
-            status: try row.decode(column: "status", as: String.self),
+            status: try row.decode(column: "status", as: EventStatus.self),
             categoryID: try row.decode(column: "category_id", as: String?.self),
             minPrice: try row.decode(column: "min_price", as: Double?.self),
             maxPrice: try row.decode(column: "max_price", as: Double?.self),

@@ -92,7 +92,8 @@ struct EventsHandlers: Sendable {
     func getEvent(_ input: Operations.GetEvent.Input) async throws -> Operations.GetEvent.Output {
         let event = try await eventService.find(input.path.eventId)
         let caller = RequestInfo.current?.principal?.userID
-        guard let item = try await eventService.assembler.assemble([event], callerID: caller, withChanges: true).first else {
+        guard let item = try await eventService.assembler.assemble([event], callerID: caller, withChanges: true).first
+        else {
             throw APIError.notFound("No such event.")
         }
         return .ok(.init(body: .json(item)))
@@ -101,7 +102,7 @@ struct EventsHandlers: Sendable {
     func createEvent(_ input: Operations.CreateEvent.Input) async throws -> Operations.CreateEvent.Output {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
-        var event = EventRecord.draft(kind: "party", organizerID: caller.userID, now: Clock.millis())
+        var event = EventRecord.draft(kind: .party, organizerID: caller.userID, now: Clock.millis())
         let patch = Components.Schemas.EventPatch(
             name: body.name, description: body.description, placeId: body.placeId, localDate: body.localDate,
             localTime: body.localTime, durationMinutes: body.durationMinutes, categoryId: body.categoryId,
@@ -126,9 +127,9 @@ struct EventsHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         var event = try await eventService.find(input.path.eventId)
         try EventService.requireOrganizer(caller, of: event)
-        if event.status != EventStatus.cancelled.rawValue {
+        if event.status != .cancelled {
             let old = event
-            event.status = EventStatus.cancelled.rawValue
+            event.status = .cancelled
             return .ok(.init(body: .json(try await eventService.saveEdit(event, from: old, by: caller))))
         }
         let item = try await eventService.assembler.assemble([event], callerID: caller.userID, withChanges: true)
@@ -161,7 +162,7 @@ struct EventsHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
         let event = try await eventService.find(input.path.eventId)
-        if event.status == EventStatus.cancelled.rawValue && body.status != .following {
+        if event.status == .cancelled && body.status != .following {
             throw APIError.conflict("This event is cancelled; you can only follow it.", code: .eventCancelled)
         }
         guard

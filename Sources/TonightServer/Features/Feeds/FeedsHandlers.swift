@@ -6,7 +6,7 @@ import TonightCore
 struct FeedsHandlers: Sendable {
     let config: AppConfig
     let places: PlaceRepository
-    let postService: PostService
+    let posts: PostRepository
     let social: SocialRepository
     let users: UserRepository
     let people: People
@@ -72,7 +72,7 @@ struct FeedsHandlers: Sendable {
         let offset = try Paging.offset(input.query.cursor)
         let score = config.trending
         let now = Clock.millis()
-        let candidates = try await postService.posts.recent(
+        let candidates = try await posts.recent(
             city: input.query.city, since: now - Int64(score.windowHours) * 3_600_000, viewer: viewer, limit: 2000)
         let ranked = candidates.map { post in
             (
@@ -99,21 +99,21 @@ struct FeedsHandlers: Sendable {
                 .init(field: "username", code: "self", message: "You cannot follow yourself.")
             ])
         }
-        try await postService.posts.follow(caller.userID, user.id, now: Clock.millis())
+        try await posts.follow(caller.userID, user.id, now: Clock.millis())
         return .ok(.init(body: .json(try await followState(user.id, viewer: caller.userID))))
     }
 
     func unfollowUser(_ input: Operations.UnfollowUser.Input) async throws -> Operations.UnfollowUser.Output {
         let caller = try RequestInfo.requireMember()
         let user = try await people.profile(input.path.username)
-        try await postService.posts.unfollow(caller.userID, user.id)
+        try await posts.unfollow(caller.userID, user.id)
         return .ok(.init(body: .json(try await followState(user.id, viewer: caller.userID))))
     }
 
     // MARK: - Helpers
 
     private func followState(_ user: String, viewer: String) async throws -> Components.Schemas.FollowState {
-        let (count, following) = try await postService.posts.followers(of: user, viewer: viewer)
+        let (count, following) = try await posts.followers(of: user, viewer: viewer)
         return .init(userId: user, following: following, followers: count)
     }
 
@@ -134,7 +134,7 @@ extension Components.Schemas.Post {
         }
         let servedKey = p.videoKey ?? p.originalKey
         let media = Components.Schemas.PostMedia(
-            kind: p.mediaKind == "video" ? .video : .image, url: urls.url(for: servedKey),
+            kind: p.mediaKind == .video ? .video : .image, url: urls.url(for: servedKey),
             contentType: p.videoType ?? p.originalType, posterUrl: p.posterKey.map { urls.url(for: $0) },
             width: p.width, height: p.height, durationSeconds: p.duration)
         let tempo = p.bpm.map { bpm in
@@ -143,13 +143,14 @@ extension Components.Schemas.Post {
             )
         }
         self.init(
-            id: p.id, status: .init(rawValue: p.status) ?? .processing, failureReason: p.failure, author: author,
+            id: p.id, status: .init(rawValue: p.status.rawValue) ?? .processing, failureReason: p.failure,
+            author: author,
             source: p.sourceName.map { .init(name: $0) }, placeId: p.placeID, placeName: p.placeName,
             cityKey: p.cityKey, eventId: p.eventID, caption: p.caption, song: song, tags: p.tags, media: media,
             tempo: tempo, up: p.upCount, down: p.downCount, comments: p.commentCount, views: p.viewCount,
             myVote: viewer?.vote, flaggedByMe: signedIn ? (viewer?.flagged ?? false) : nil,
             bookmarked: signedIn ? (viewer?.bookmarked ?? false) : nil,
-            hidden: p.moderation == "hidden" ? true : nil, retention: .init(rawValue: p.retention) ?? .media,
+            hidden: p.moderation == .hidden ? true : nil, retention: .init(rawValue: p.retention) ?? .media,
             createdAt: Clock.date(p.createdAt))
     }
 }

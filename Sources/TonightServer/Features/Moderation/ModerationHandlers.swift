@@ -7,6 +7,7 @@ struct ModerationHandlers: Sendable {
     let users: UserRepository
     let notifier: Notifier
     let postService: PostService
+    let posts: PostRepository
     let bans: BanList
     let logins: LoginRepository
     let notifications: NotificationRepository
@@ -22,7 +23,7 @@ struct ModerationHandlers: Sendable {
         let retention = body.retention.rawValue
         let expiresAt =
             retention == "media" ? post.createdAt + Int64(config.mediaRetentionDays) * 86_400_000 : nil
-        try await postService.posts.setRetention(
+        try await posts.setRetention(
             id: post.id, retention: retention, expiresAt: expiresAt, now: Clock.millis())
         return .ok(.init(body: .json(try await assembledPost(post.id, viewer: caller.userID))))
     }
@@ -36,7 +37,7 @@ struct ModerationHandlers: Sendable {
     func restorePost(_ input: Operations.RestorePost.Input) async throws -> Operations.RestorePost.Output {
         let caller = try RequestInfo.requireModerator()
         let post = try await reader.visible(input.path.postId, viewer: caller)
-        try await postService.posts.restore(id: post.id, now: Clock.millis())
+        try await posts.restore(id: post.id, now: Clock.millis())
         try await tellAuthor(of: post, "Your post was reviewed and is visible again.")
         return .ok(.init(body: .json(try await assembledPost(post.id, viewer: caller.userID))))
     }
@@ -80,7 +81,7 @@ struct ModerationHandlers: Sendable {
 
     /// A post as stored now, as the API shows it to `viewer`.
     private func assembledPost(_ id: String, viewer: String) async throws -> Components.Schemas.Post {
-        guard let post = try await postService.posts.find(id: id) else { throw APIError.notFound("No such post.") }
+        guard let post = try await posts.find(id: id) else { throw APIError.notFound("No such post.") }
         return try await reader.assemble([post], viewer: viewer)[0]
     }
 }

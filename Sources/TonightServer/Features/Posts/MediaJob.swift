@@ -18,7 +18,7 @@ struct MediaJob: Sendable {
     /// The handler for ``PostService/processJob``.
     func run(_ job: ClaimedJob) async throws {
         let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
-        guard let post = try await service.posts.find(id: payload.postId), post.status == "processing" else { return }
+        guard let post = try await service.posts.find(id: payload.postId), post.status == .processing else { return }
         guard let container = MediaContainer(contentType: post.originalType) else {
             try await fail(post, "The stored file has an unknown type.")
             return

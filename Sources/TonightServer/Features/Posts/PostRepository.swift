@@ -23,9 +23,9 @@ struct PostRecord: Sendable, Equatable {
     var songTitle: String?
     var songArtist: String?
     var songURI: String?
-    var status: String
+    var status: PostStatus
     var failure: String?
-    var mediaKind: String
+    var mediaKind: MediaKind
     var originalKey: String
     var originalType: String
     var videoKey: String?
@@ -41,7 +41,7 @@ struct PostRecord: Sendable, Equatable {
     var flagCount: Int64 = 0
     var commentCount: Int64 = 0
     var viewCount: Int64 = 0
-    var moderation: String = "visible"
+    var moderation: ModerationState = .visible
     var retention: String = "media"
     var expiresAt: Int64?
     var createdAt: Int64
@@ -386,8 +386,8 @@ struct PostRepository: Sendable {
             placeID: try text("place_id"), cityKey: try row.decode(column: "city_key", as: String.self),
             eventID: try text("event_id"), caption: try row.decode(column: "caption", as: String.self),
             songTitle: try text("song_title"), songArtist: try text("song_artist"), songURI: try text("song_uri"),
-            status: try row.decode(column: "status", as: String.self), failure: try text("failure"),
-            mediaKind: try row.decode(column: "media_kind", as: String.self),
+            status: try row.decode(column: "status", as: PostStatus.self), failure: try text("failure"),
+            mediaKind: try row.decode(column: "media_kind", as: MediaKind.self),
             originalKey: try row.decode(column: "original_key", as: String.self),
             originalType: try row.decode(column: "original_type", as: String.self), videoKey: try text("video_key"),
             videoType: try text("video_type"), posterKey: try text("poster_key"), width: try int("width").map(Int.init),
@@ -397,7 +397,7 @@ struct PostRepository: Sendable {
             flagCount: try row.decode(column: "flag_count", as: Int64.self),
             commentCount: try row.decode(column: "comment_count", as: Int64.self),
             viewCount: try row.decode(column: "view_count", as: Int64.self),
-            moderation: try row.decode(column: "moderation", as: String.self),
+            moderation: try row.decode(column: "moderation", as: ModerationState.self),
             retention: try row.decode(column: "retention", as: String.self), expiresAt: try int("expires_at"),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self),

@@ -50,8 +50,8 @@ struct PostService: Sendable {
         let record = PostRecord(
             id: id, authorID: author, source: source?.kind, sourceID: source?.id, sourceName: source?.name,
             placeID: post.placeID, cityKey: post.cityKey, eventID: post.eventID, caption: post.caption,
-            songTitle: post.songTitle, songArtist: post.songArtist, songURI: post.songURI, status: "processing",
-            mediaKind: ContainerSniffer.isVideo(container) ? "video" : "image", originalKey: key,
+            songTitle: post.songTitle, songArtist: post.songArtist, songURI: post.songURI, status: .processing,
+            mediaKind: ContainerSniffer.isVideo(container) ? .video : .image, originalKey: key,
             originalType: container.contentType, expiresAt: now + Int64(retentionDays) * 86_400_000,
             createdAt: now, updatedAt: now, tags: post.tags)
         do {

@@ -10,6 +10,7 @@ struct PostsHandlers: Sendable {
     let social: SocialRepository
     let notifier: Notifier
     let postService: PostService
+    let posts: PostRepository
     let songSearch: SongSearch
     let bans: BanList
     let config: AppConfig
@@ -109,7 +110,7 @@ struct PostsHandlers: Sendable {
         let viewer = RequestInfo.current?.principal
         let post = try await reader.visible(input.path.postId, viewer: viewer)
         let limit = try Paging.limit(input.query.limit)
-        let rows = try await postService.posts.comments(
+        let rows = try await posts.comments(
             postID: post.id, viewer: viewer?.userID, after: try Paging.keyset(input.query.cursor), limit: limit + 1)
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.createdAt, $0.id) } : nil
@@ -130,8 +131,8 @@ struct PostsHandlers: Sendable {
                     userID: author, kind: .postComment, text: "New comment on your post: \(text.prefix(80))",
                     actorID: caller.userID, postID: post.id)
         }
-        await notifier.publish(try await postService.posts.addComment(comment, notice: notice))
-        guard let stored = try await postService.posts.comment(id: comment.id) else {
+        await notifier.publish(try await posts.addComment(comment, notice: notice))
+        guard let stored = try await posts.comment(id: comment.id) else {
             throw APIError.notFound("No such post.")
         }
         return .created(.init(body: .json(.init(stored))))
@@ -139,28 +140,28 @@ struct PostsHandlers: Sendable {
 
     func deleteComment(_ input: Operations.DeleteComment.Input) async throws -> Operations.DeleteComment.Output {
         let caller = try RequestInfo.requireMember()
-        guard let comment = try await postService.posts.comment(id: input.path.commentId),
-            comment.postID == input.path.postId, let post = try await postService.posts.find(id: comment.postID)
+        guard let comment = try await posts.comment(id: input.path.commentId),
+            comment.postID == input.path.postId, let post = try await posts.find(id: comment.postID)
         else { throw APIError.notFound("No such comment.") }
         guard comment.authorID == caller.userID || post.authorID == caller.userID || caller.role >= .moderator
         else {
             throw APIError.forbidden(
                 "Only its author, the post's author or a moderator can delete a comment.", code: .notAuthor)
         }
-        _ = try await postService.posts.deleteComment(id: comment.id, postID: post.id)
+        _ = try await posts.deleteComment(id: comment.id, postID: post.id)
         return .noContent(.init())
     }
 
     func bookmarkPost(_ input: Operations.BookmarkPost.Input) async throws -> Operations.BookmarkPost.Output {
         let caller = try RequestInfo.requireMember()
         let post = try await reader.visible(input.path.postId, viewer: caller)
-        try await postService.posts.bookmark(user: caller.userID, post: post.id, now: Clock.millis())
+        try await posts.bookmark(user: caller.userID, post: post.id, now: Clock.millis())
         return .noContent(.init())
     }
 
     func unbookmarkPost(_ input: Operations.UnbookmarkPost.Input) async throws -> Operations.UnbookmarkPost.Output {
         let caller = try RequestInfo.requireMember()
-        try await postService.posts.unbookmark(user: caller.userID, post: input.path.postId)
+        try await posts.unbookmark(user: caller.userID, post: input.path.postId)
         return .noContent(.init())
     }
 

@@ -105,14 +105,15 @@ extension RecommendationsHandlers {
             // Nothing left: dismissed events (not sessions) come back.
             let dismissed = try await sessions.dismissals(of: user.id).map(\.eventID)
             let kinds = try await events.find(ids: dismissed)
-            let eventIDs = dismissed.filter { kinds[$0].map { $0.kind != "session" } ?? true }
+            let eventIDs = dismissed.filter { kinds[$0].map { $0.kind != .session } ?? true }
             if !eventIDs.isEmpty {
                 try await sessions.forgetDismissals(of: user.id, eventIDs: eventIDs)
                 (cards, coldStart) = try await ask()
                 refreshed = true
             }
         }
-        let assembled = try await eventService.assembler.assemble(cards.map(\.event), callerID: user.id, distanceFrom: center)
+        let assembled = try await eventService.assembler.assemble(
+            cards.map(\.event), callerID: user.id, distanceFrom: center)
         let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let items: [Components.Schemas.EventRecommendation] = cards.compactMap { card in
             guard let event = byID[card.event.id] else { return nil }

@@ -77,7 +77,10 @@ struct TonightDigest: Service {
         let text = DigestText.compose(
             events: cards.map { line($0, withDay: false) }, sessions: picked.map { line($0, withDay: true) })
         let written = try await notifications.write(
-            [NotificationDraft(userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)],
+            [
+                NotificationDraft(
+                    userID: userID, kind: .digest, text: text, eventID: cards.first?.id ?? picked.first?.id)
+            ],
             now: Clock.millis(now))
         await notifier.publish(written)
         return !written.isEmpty

@@ -48,7 +48,7 @@ struct SessionsHandlers: Sendable {
     func createSession(_ input: Operations.CreateSession.Input) async throws -> Operations.CreateSession.Output {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
-        var event = EventRecord.draft(kind: "session", organizerID: caller.userID, now: Clock.millis())
+        var event = EventRecord.draft(kind: .session, organizerID: caller.userID, now: Clock.millis())
         let patch = Components.Schemas.SessionPatch(
             sport: body.sport, skill: body.skill, name: body.name, notes: body.notes, placeId: body.placeId,
             spot: body.spot, localDate: body.localDate, localTime: body.localTime,
@@ -215,7 +215,7 @@ struct SessionsHandlers: Sendable {
     }
 
     func findSession(_ id: String) async throws -> EventRecord {
-        guard let event = try await events.find(id: id), event.kind == "session" else {
+        guard let event = try await events.find(id: id), event.kind == .session else {
             throw APIError.notFound("No such session.")
         }
         return event

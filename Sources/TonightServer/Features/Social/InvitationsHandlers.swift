@@ -16,7 +16,7 @@ struct InvitationsHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
         let event = try await eventService.find(input.path.eventId)
-        guard event.status != EventStatus.cancelled.rawValue else {
+        guard event.status != .cancelled else {
             throw APIError.conflict("This event is cancelled.", code: .eventCancelled)
         }
         let mine = try await events.attendance(of: caller.userID, in: [event.id])[event.id]
@@ -74,7 +74,7 @@ struct InvitationsHandlers: Sendable {
         let now = Clock.millis()
         if input.path.answer == .accept {
             let event = try await eventService.find(invitation.eventID)
-            guard event.status != EventStatus.cancelled.rawValue else {
+            guard event.status != .cancelled else {
                 throw APIError.conflict("This event is cancelled.", code: .eventCancelled)
             }
             guard

@@ -1,6 +1,6 @@
 import Foundation
-import Prometheus
 import OpenAPIRuntime
+import Prometheus
 import TonightAPI
 import TonightCore
 

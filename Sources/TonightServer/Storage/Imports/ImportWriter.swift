@@ -443,9 +443,9 @@ public actor ImportWriter {
             }
             event.updatedAt = now
             rows.append([
-                .init(event.id), .init(event.kind), .init(event.name), .init(SearchText.fold(event.name)),
+                .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(SearchText.fold(event.name)),
                 .init(event.description), .init(event.placeID), .init(event.startAt), .init(event.endAt),
-                .init(event.localDate), .init(event.localTime), .init(event.timeZone), .init(event.status),
+                .init(event.localDate), .init(event.localTime), .init(event.timeZone), .init(event.status.rawValue),
                 .init(event.categoryID), .init(event.minPrice), .init(event.maxPrice), .init(event.currency),
                 .init(event.ticketURL), .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
                 .init(event.createdAt), .init(event.updatedAt),
@@ -480,9 +480,9 @@ enum ImportedEventMapping {
         let (startAt, date, time) = resolve(event.start, zone: zone)
         let end = event.end.map { resolve($0, zone: zone).0 }
         return EventRecord(
-            id: id, kind: "show", name: event.name, description: event.description, placeID: placeID, startAt: startAt,
+            id: id, kind: .show, name: event.name, description: event.description, placeID: placeID, startAt: startAt,
             endAt: end.flatMap { $0 > startAt ? $0 : nil }, localDate: date.description, localTime: time?.description,
-            timeZone: zoneID, status: event.status.rawValue, categoryID: categoryKey,
+            timeZone: zoneID, status: event.status, categoryID: categoryKey,
             minPrice: event.minPrice.map { NSDecimalNumber(decimal: $0).doubleValue },
             maxPrice: event.maxPrice.map { NSDecimalNumber(decimal: $0).doubleValue }, currency: event.currency,
             ticketURL: event.url, onSaleAt: event.onSaleDate.map(Clock.millis), organizerID: nil, source: source,

@@ -35,9 +35,10 @@ func insertShow(
     let time = LocalClock.localTime(of: start, in: tz)
     try await services.events.insert(
         EventRecord(
-            id: id, kind: "show", name: "Show \(id)", placeID: place, startAt: Clock.millis(start),
+            id: id, kind: .show, name: "Show \(id)", placeID: place, startAt: Clock.millis(start),
             endAt: end.map(Clock.millis), localDate: LocalClock.localDate(of: start, in: tz).description,
-            localTime: String(format: "%02d:%02d:00", time.hour, time.minute), timeZone: zone, status: status,
+            localTime: String(format: "%02d:%02d:00", time.hour, time.minute), timeZone: zone,
+            status: EventStatus(rawValue: status) ?? .scheduled,
             minPrice: minPrice, createdAt: 0, updatedAt: 0),
         performers: performers)
 }
