@@ -25,7 +25,9 @@ func withServer(
     config.bcryptCost = 4
     config.jobsEnabled = false
     config.logLevel = .warning
-    config.idleTimeout = 5
+    // Long enough that a pooled client connection is never closed under a request that a busy
+    // machine (the whole suite at once) holds up; the idle-timeout tests set their own.
+    config.idleTimeout = 60
     configure(&config)
     let services = try await AppServices.make(config: config)
     let app = try await buildApplication(config, services: services)
