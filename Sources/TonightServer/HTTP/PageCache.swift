@@ -191,17 +191,22 @@ struct PathTemplate: Sendable {
         }
     }
 
-    /// Whether `path` (without its query) fits the template.
+    /// Whether `path` (without its query) fits the template. Every request's path is checked on
+    /// the event loop, so this walks it in place instead of splitting it.
     func matches(_ path: some StringProtocol) -> Bool {
         var index = 0
-        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+        var start = path.startIndex
+        while true {
+            let end = path[start...].firstIndex(of: "/") ?? path.endIndex
             guard index < segments.count else { return false }
             if let literal = segments[index] {
-                guard part == literal else { return false }
-            } else if part.isEmpty {
+                guard path[start..<end].elementsEqual(literal) else { return false }
+            } else if start == end {
                 return false
             }
             index += 1
+            guard end < path.endIndex else { break }
+            start = path.index(after: end)
         }
         return index == segments.count
     }
