@@ -138,7 +138,16 @@ struct AuthRouteTests {
 
     @Test("concurrent refreshes with one token: exactly one wins", arguments: Backend.available)
     func refreshRace(backend: Backend) async throws {
-        try await withApp(backend) { _, client in
+        // 200 requests queue on one login's row lock: with the whole suite on two cores, waiting for
+        // one of 8 pooled connections could pass the pool's 10 s request timeout (a 500, not the
+        // race this checks), so each gets a connection and waits at the lock instead; on SQLite a queued write waits at the
+        // write gate, which under that load can stand still for longer than the default 10 s.
+        try await withApp(
+            backend,
+            configure: {
+                $0.databasePoolSize = backend == .postgres ? 200 : 8; $0.databaseBusyTimeoutMilliseconds = 60_000
+            }
+        ) { _, client in
             let refreshToken = try await client.signUp("frank").refreshToken
             nonisolated(unsafe) let client = client
             let statuses = try await client.concurrentStatuses(200) { _ in

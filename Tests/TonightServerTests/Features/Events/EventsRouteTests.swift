@@ -119,7 +119,14 @@ struct EventsRouteTests {
 
     @Test("attendance counters stay exact with many people racing", arguments: Backend.available)
     func attendanceRace(backend: Backend) async throws {
-        try await withApp(backend) { services, client in
+        // 180 writes queue on one event's row lock; see refreshRace for the pool size.
+        try await withApp(
+            backend,
+            configure: {
+                $0.databasePoolSize = backend == .postgres ? 200 : 8; $0.databaseBusyTimeoutMilliseconds = 60_000
+            }
+        ) {
+            services, client in
             let mod = try await moderatorToken(services, client)
             let place = try await createPlace(client, token: mod, name: "Hall", lat: 48.85, lon: 2.35)
             let host = try await client.signUp("host").accessToken
