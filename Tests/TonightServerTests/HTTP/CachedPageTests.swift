@@ -169,10 +169,20 @@ struct CachedPageTests {
             }
             let connection = try #require(answered)
             let before = pages.loopAnswers.load(ordering: .relaxed)
+            // A round every 0.5 s keeps it busy. On a loaded machine this test's own pause between
+            // rounds can outlast the idle timeout; then a close is right, and the run says nothing.
+            var lastAnswer = ContinuousClock.now
             for round in 2...8 {
-                try await connection.send(request)
+                let pause = ContinuousClock.now - lastAnswer
+                do {
+                    try await connection.send(request)
+                } catch {
+                    try #require(pause > .seconds(2), "closed while busy, \(pause) after the last answer")
+                    return
+                }
                 let text = try await connection.receive { responseCount($0) == round && $0.hasSuffix("}") }
                 #expect(responseCount(text) == round)
+                lastAnswer = ContinuousClock.now
                 try await Task.sleep(for: .milliseconds(500))
             }
             #expect(connection.isOpen, "closed while busy")

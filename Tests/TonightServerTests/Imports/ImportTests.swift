@@ -564,6 +564,41 @@ struct ImportTests {
         }
     }
 
+    @Test("a search after an import here waits for a check that started after it, not one already running")
+    func suggestAfterImportDuringCheck() async throws {
+        try await withApp(.sqlite) { services, _ in
+            // A check that reads the fingerprint, then waits to be let go (as a slow one would).
+            let (held, hold) = AsyncStream<Void>.makeStream()
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let holding = NIOLockedValueBox(false)
+            let catalog = services.catalog
+            let suggester = ArtistSuggester(catalog: catalog, checkInterval: 60) {
+                let read = (
+                    artists: try await catalog.artistsFingerprint(), shows: try await catalog.showsFingerprint()
+                )
+                if holding.withLockedValue({ $0 }) {
+                    holding.withLockedValue { $0 = false }
+                    hold.yield()
+                    for await _ in released { break }
+                }
+                return read
+            }
+            #expect(try await suggester.search("sig", limit: 5).isEmpty)
+            holding.withLockedValue { $0 = true }
+            let slowCheck = Task { try await suggester.check() }
+            for await _ in held { break }
+            // The import lands while that check holds what it read before it.
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            await suggester.invalidate()
+            let search = Task { try await suggester.search("sig", limit: 5) }
+            try await Task.sleep(for: .milliseconds(100))
+            release.yield()
+            #expect(try await search.value == ["feed:735647"])
+            try await slowCheck.value
+        }
+    }
+
     @Test("favourite counts stay exact when many fans add and remove at once", arguments: Backend.available)
     func favoritesRace(backend: Backend) async throws {
         try await withApp(backend) { services, client in

@@ -12,21 +12,43 @@ import TonightCore
 /// The fingerprint also covers performers and event changes (upcoming-show counts in a
 /// suggestion): any difference starts a new ``generation``, which ends every cached suggestion
 /// (see ``PageCache``).
+///
+/// An import in this process calls ``invalidate()``: the next search then waits for a check that
+/// started after it (a check already running may have read the fingerprint before the import).
 actor ArtistSuggester {
+    /// The fingerprint: artists, and what upcoming-show counts depend on.
+    typealias Fingerprint = (artists: String, shows: String)
     private let catalog: CatalogRepository
+    private let readFingerprint: @Sendable () async throws -> Fingerprint
     let checkInterval: TimeInterval
     /// Moves whenever what a suggestion shows may have changed.
     nonisolated let generation: SuggestionGeneration
     private var index: PrefixIndex?
     private var ids: [String] = []
-    private var fingerprint: (artists: String, shows: String)?
+    private var fingerprint: Fingerprint?
     private var lastCheck = Date.distantPast
     private var refresh: Task<Void, any Error>?
+    /// How many times ``invalidate()`` was called, and that count when the last check that
+    /// finished had started: the index is known current only while they are equal.
+    private var invalidations = 0
+    private var checkedInvalidations = 0
 
-    init(catalog: CatalogRepository, checkInterval: TimeInterval = 5, generation: SuggestionGeneration = .init()) {
+    /// `readFingerprint` defaults to the catalog's; a test may pass one that pauses.
+    init(
+        catalog: CatalogRepository, checkInterval: TimeInterval = 5, generation: SuggestionGeneration = .init(),
+        readFingerprint: (@Sendable () async throws -> Fingerprint)? = nil
+    ) {
         self.catalog = catalog
         self.checkInterval = checkInterval
         self.generation = generation
+        self.readFingerprint =
+            readFingerprint ?? {
+                // Only SQLite caches suggestions (see ``CatalogRepository/showsFingerprint()``).
+                (
+                    try await catalog.artistsFingerprint(),
+                    catalog.database.kind == .sqlite ? try await catalog.showsFingerprint() : ""
+                )
+            }
     }
 
     /// Checks the fingerprint every ``checkInterval`` while the server runs, so cached
@@ -55,6 +77,7 @@ actor ArtistSuggester {
     /// the fingerprint first.
     func invalidate() {
         lastCheck = .distantPast
+        invalidations += 1
         generation.advance()
     }
 
@@ -78,6 +101,16 @@ actor ArtistSuggester {
             refresh = task
             try await task.value
         }
+        // After an import here, only a check that started after it will do.
+        while checkedInvalidations != invalidations {
+            if let running = refresh {
+                try await running.value
+            } else {
+                let task = Task { try await self.rebuildIfChanged() }
+                refresh = task
+                try await task.value
+            }
+        }
         guard let index else { return [] }
         return index.search(query, limit: limit).map { ids[$0] }
     }
@@ -85,15 +118,17 @@ actor ArtistSuggester {
     private func rebuildIfChanged() async throws {
         defer { refresh = nil }
         lastCheck = Date()
-        let artists = try await catalog.artistsFingerprint()
-        // Only SQLite caches suggestions (see ``CatalogRepository/showsFingerprint()``).
-        let shows = catalog.database.kind == .sqlite ? try await catalog.showsFingerprint() : ""
-        let current = (artists: artists, shows: shows)
-        guard fingerprint.map({ $0 != current }) ?? true || index == nil else { return }
+        let started = invalidations
+        let current = try await readFingerprint()
+        guard fingerprint.map({ $0 != current }) ?? true || index == nil else {
+            checkedInvalidations = started
+            return
+        }
         if current.artists != fingerprint?.artists || index == nil { try await rebuild() }
         // The generation moves after the new index is in place: a suggestion made from the old
         // one meanwhile is then never kept. A failed rebuild leaves the fingerprint as it was.
         fingerprint = current
+        checkedInvalidations = started
         generation.advance()
     }
 
