@@ -148,7 +148,7 @@ func runEvery(
             do {
                 try await round()
             } catch {
-                logger.warning("\(failure)", metadata: ["error": "\(error)"])
+                logger.warning("\(failure)", metadata: LoggedError.metadata(error))
             }
             try await Task.sleep(for: interval)
         }

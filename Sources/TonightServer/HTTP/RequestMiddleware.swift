@@ -81,11 +81,14 @@ enum ProblemRenderer {
         return encoder
     }()
 
-    /// The problem response for `error`. Unknown errors are logged and answered as a bare 500.
+    /// The problem response for `error`. Server-side failures are logged (what ``LoggedError``
+    /// allows: never the request's headers or input) and answered without their details.
     static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
         let apiError = classify(error)
         if apiError.status.code >= 500 {
-            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            var metadata = LoggedError.metadata(error)
+            metadata["status"] = .stringConvertible(apiError.status.code)
+            (RequestInfo.current?.logger ?? logger).error("request failed", metadata: metadata)
         }
         return response(for: apiError, requestID: requestID)
     }

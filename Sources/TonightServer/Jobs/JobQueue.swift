@@ -67,7 +67,7 @@ public struct JobWorker: Service {
                 do {
                     ran = try await runOnce()
                 } catch {
-                    logger.error("job claim failed", metadata: ["error": "\(error)"])
+                    logger.error("job claim failed", metadata: LoggedError.metadata(error))
                     ran = 0
                 }
                 if ran == 0 { try await Task.sleep(for: pollInterval) }
@@ -93,19 +93,24 @@ public struct JobWorker: Service {
             try await handler(job)
             try await repository.complete(id: job.id, worker: workerID)
         } catch {
+            // The reason is kept with the job for operators; the log says only what kind of error.
             let message = String(describing: error).prefix(1000).description
+            var metadata = LoggedError.metadata(error)
+            metadata["job"] = .string(job.id)
+            metadata["kind"] = .string(job.kind)
             do {
                 switch policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now) {
                 case .retry(let at):
-                    logger.warning("job failed, will retry", metadata: ["job": "\(job.id)", "error": "\(message)"])
+                    logger.warning("job failed, will retry", metadata: metadata)
                     try await repository.retry(
                         id: job.id, worker: workerID, runAt: Clock.millis(at), error: message, now: Clock.millis(now))
                 case .dead:
-                    logger.error("job is dead", metadata: ["job": "\(job.id)", "error": "\(message)"])
+                    logger.error("job is dead", metadata: metadata)
                     try await repository.bury(id: job.id, worker: workerID, error: message, now: Clock.millis(now))
                 }
             } catch {
-                logger.error("recording job failure failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                logger.error(
+                    "recording job failure failed", metadata: LoggedError.metadata(error).merging(["job": "\(job.id)"]) { $1 })
             }
         }
     }

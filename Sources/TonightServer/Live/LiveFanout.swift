@@ -59,7 +59,7 @@ final class PostgresFanout: LiveFanout, Service {
             }
             try await outbox.notify(Self.channel, payload)
         } catch {
-            logger.warning("live fan-out failed", metadata: ["error": "\(String(reflecting: error))"])
+            logger.warning("live fan-out failed", metadata: LoggedError.metadata(error))
         }
     }
 
@@ -84,7 +84,7 @@ final class PostgresFanout: LiveFanout, Service {
                 return
             } catch {
                 attempt += 1
-                logger.warning("live listener lost its connection", metadata: ["error": "\(error)"])
+                logger.warning("live listener lost its connection", metadata: LoggedError.metadata(error))
             }
             listening.withLockedValue { $0 = false }
             try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))

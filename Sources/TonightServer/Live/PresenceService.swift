@@ -44,7 +44,7 @@ struct PresenceService: Service {
         do {
             try await self.users.setOnline(users, until: onlineUntil, now: now)
         } catch {
-            logger.warning("presence update failed", metadata: ["error": "\(error)"])
+            logger.warning("presence update failed", metadata: LoggedError.metadata(error))
         }
     }
 }

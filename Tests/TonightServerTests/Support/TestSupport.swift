@@ -56,14 +56,14 @@ func freshPostgresDatabase() async throws -> String {
 }
 
 /// Builds the real application for `backend` and runs `body` against it, in process
-/// (`.router`) or on a real port (`.live`).
+/// (`.router`) or on a real port (`.live`), logging to `logger` if given.
 func withApp(
     _ backend: Backend, framework: TestingSetup = .router, configure: (inout AppConfig) -> Void = { _ in },
-    _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
+    logger: Logger? = nil, _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
 ) async throws {
     var config = try await testConfig(backend)
     configure(&config)
-    let services = try await AppServices.make(config: config)
+    let services = try await AppServices.make(config: config, logger: logger)
     let app = try await buildApplication(config, services: services)
     try await app.test(framework) { client in try await body(services, client) }
 }

@@ -66,7 +66,7 @@ actor ArtistSuggester {
                     do {
                         try await suggester.check()
                     } catch {
-                        logger.warning("artist index check failed", metadata: ["error": "\(error)"])
+                        logger.warning("artist index check failed", metadata: LoggedError.metadata(error))
                     }
                 }
             }

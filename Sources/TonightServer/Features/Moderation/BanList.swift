@@ -50,7 +50,7 @@ final class BanList: Service, Sendable {
             while !Task.isCancelled {
                 try await Task.sleep(for: self.interval)
                 do { try await self.reload() } catch {
-                    self.logger.warning("ban list reload failed", metadata: ["error": "\(error)"])
+                    self.logger.warning("ban list reload failed", metadata: LoggedError.metadata(error))
                 }
             }
         }

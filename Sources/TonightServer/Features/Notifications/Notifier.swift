@@ -29,7 +29,7 @@ struct Notifier: Sendable {
                     try LiveMessage.event(LiveMessage.EventType.notification, payload), to: [record.userID])
             }
         } catch {
-            logger.warning("live notification delivery failed", metadata: ["error": "\(error)"])
+            logger.warning("live notification delivery failed", metadata: LoggedError.metadata(error))
         }
     }
 }

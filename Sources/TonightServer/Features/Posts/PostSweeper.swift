@@ -37,7 +37,7 @@ struct PostSweeper: Service {
                             ])
                     }
                 } catch {
-                    logger.warning("media sweep failed", metadata: ["error": "\(error)"])
+                    logger.warning("media sweep failed", metadata: LoggedError.metadata(error))
                 }
                 try await Task.sleep(for: interval)
             }

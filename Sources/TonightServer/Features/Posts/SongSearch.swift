@@ -14,7 +14,7 @@ struct SongSearch: Sendable {
             do {
                 return (try await spotify.search(query, limit: limit), "spotify")
             } catch {
-                logger.info("song search: Spotify failed, answering from posts", metadata: ["error": "\(error)"])
+                logger.info("song search: Spotify failed, answering from posts", metadata: LoggedError.metadata(error))
             }
         }
         return (try await posts.songs(matching: query, limit: limit), "tonight")

@@ -38,7 +38,7 @@ actor ViewCounter: Service {
             guard !batch.isEmpty else { return }
             do { try await repository.addViews(batch) } catch {
                 // Dropped, not retried: a batch that fails once would likely fail again.
-                logger.warning("view counts not written", metadata: ["error": "\(error)"])
+                logger.warning("view counts not written", metadata: LoggedError.metadata(error))
             }
         }
         writing = task
