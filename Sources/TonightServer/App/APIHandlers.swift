@@ -32,7 +32,8 @@ struct APIHandlers: Sendable {
     init(services s: AppServices, metrics: PrometheusCollectorRegistry, openAPIDocument: String) {
         auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
         me = MeHandlers(
-            accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people)
+            accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people,
+            bans: s.bans, fanout: s.fanout)
         users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
         analytics = AnalyticsHandlers(analytics: s.analytics)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)
@@ -47,7 +48,7 @@ struct APIHandlers: Sendable {
             people: s.people, reader: s.postReader, adPlacer: s.adPlacer)
         moderation = ModerationHandlers(
             users: s.users, notifier: s.notifier, postService: s.posts, posts: s.postRepository, bans: s.bans,
-            logins: s.logins,
+            fanout: s.fanout, logins: s.logins,
             notifications: s.notifications, config: s.config, reader: s.postReader)
         devices = DevicesHandlers(devices: s.devices)
         notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)

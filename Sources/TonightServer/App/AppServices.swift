@@ -97,12 +97,14 @@ public struct AppServices: Sendable {
         let named = try await users.backfillNameKeys()
         if named > 0 { logger.info("user search: indexed \(named) display names") }
         let logins = LoginRepository(database: database)
+        let bans = BanList(repository: BanRepository(database: database), logger: logger)
+        try await bans.reload()
         let accounts = AccountService(
             users: users, logins: logins, identities: IdentityRepository(db: database.sql), tokens: tokens,
-            hasher: hasher, limiter: RateLimiter(), config: config)
+            hasher: hasher, limiter: RateLimiter(), bans: bans, config: config)
         let cities = CityRepository(db: database.sql)
         let notifications = NotificationRepository(db: database.sql, database: database)
-        let live = LiveHub()
+        let live = LiveHub(bans: bans)
         let fanout: any LiveFanout =
             database.kind == .postgres
             ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
@@ -113,8 +115,6 @@ public struct AppServices: Sendable {
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
         let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
-        let bans = BanList(repository: BanRepository(database: database), logger: logger)
-        try await bans.reload()
         let postRepository = PostRepository(db: database.sql, database: database)
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),

@@ -44,7 +44,7 @@ public func buildApplication(
         configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]))
     LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
-        fanout: services.fanout
+        fanout: services.fanout, bans: services.bans
     ).register(on: router)
     WebRoutes(
         directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL
@@ -65,6 +65,7 @@ public func buildApplication(
     ]
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     serviceList.append(ArtistSuggester.Watch(suggester: services.suggester, logger: services.logger))
+    serviceList.append(LiveHub.Watchdog(hub: services.live, logger: services.logger))
     if config.jobsEnabled {
         serviceList.append(services.sweeper)
         serviceList.append(

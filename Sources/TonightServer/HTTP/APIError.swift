@@ -75,6 +75,9 @@ public struct APIError: Error, Sendable, HTTPResponseError {
     /// 401: the account behind a valid token was deleted since the token was issued.
     public static let accountGone = APIError.unauthorized("This account no longer exists.", code: .accountGone)
 
+    /// 401: a moderator banned this account; its tokens, logins and sockets no longer count.
+    public static let accountSuspended = APIError.unauthorized("This account is suspended.", code: .accountSuspended)
+
     /// 404.
     public static func notFound(_ detail: String) -> APIError {
         APIError(status: 404, code: .notFound, detail: detail)

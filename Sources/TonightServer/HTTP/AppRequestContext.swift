@@ -9,10 +9,13 @@ public struct AppRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket: WebSocketHandlerReference<Self>
     /// The TCP peer's address, without port.
     public let peerAddress: String
+    /// The connection (a live socket closes it when its peer stops reading).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
         self.peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.channel = source.channel
     }
 }

@@ -1,11 +1,11 @@
 import Hummingbird
 
 /// Verifies `Authorization: Bearer …` and puts the caller into ``RequestInfo``. A request
-/// without the header goes on anonymously (routes decide); a bad token, or a banned user's, is a 401.
+/// without the header goes on anonymously (routes decide); a bad token, or a banned or deleted user's, is a 401.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: TokenService
-    /// Banned users' tokens are refused.
+    /// Banned and deleted users' tokens are refused.
     let bans: BanList
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -20,9 +20,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard let principal = await tokens.verify(String(header.dropFirst(7))) else {
             throw APIError.unauthorized("The access token is invalid or expired.", code: .invalidToken)
         }
-        guard !bans.contains(principal.userID) else {
-            throw APIError.unauthorized("This account is suspended.", code: .accountSuspended)
-        }
+        if let refusal = bans.refusal(for: principal.userID) { throw refusal }
         info.principal = principal
         info.logger[metadataKey: "user_id"] = .string(principal.userID)
         return try await RequestInfo.$current.withValue(info) { try await next(request, context) }

@@ -110,7 +110,8 @@ public struct JobWorker: Service {
                 }
             } catch {
                 logger.error(
-                    "recording job failure failed", metadata: LoggedError.metadata(error).merging(["job": "\(job.id)"]) { $1 })
+                    "recording job failure failed",
+                    metadata: LoggedError.metadata(error).merging(["job": "\(job.id)"]) { $1 })
             }
         }
     }

@@ -1,22 +1,34 @@
 import Foundation
-import HummingbirdWebSocket
 import Logging
-import OpenAPIRuntime
+import ServiceLifecycle
 import TonightAPI
 
 /// The open `/v1/live` sockets of this process, by user, and delivery of events to them.
 ///
 /// ``LiveFanout`` feeds ``deliver(_:to:)``: directly in one process, or on every instance through
 /// PostgreSQL `LISTEN/NOTIFY`, so a user's sockets receive events whichever instance holds them.
+/// Delivery only queues (``LiveSocket``): no producer ever waits for a peer.
+///
+/// A ``revoked`` message (sent when a member is banned or deletes their account) is not passed
+/// on: each of the user's sockets gets an `error` message and is closed (policy violation), on
+/// every instance, and the instance's ``BanList`` learns of it.
 public actor LiveHub {
-    private var sockets: [String: [UUID: WebSocketOutboundWriter]] = [:]
+    /// The internal message type that ends a user's sockets; its `message` is the error code
+    /// (`account_suspended` or `account_gone`).
+    static let revoked = "revoked"
+
+    private var sockets: [String: [UUID: LiveSocket]] = [:]
     private static let encoder = JSONEncoder()
+    let bans: BanList?
+
+    /// Creates an empty hub; `bans` learns of revocations that arrive through the fan-out.
+    init(bans: BanList?) { self.bans = bans }
 
     /// Creates an empty hub.
-    public init() {}
+    public init() { self.bans = nil }
 
-    func register(userID: String, socketID: UUID, writer: WebSocketOutboundWriter) {
-        sockets[userID, default: [:]][socketID] = writer
+    func register(userID: String, socket: LiveSocket) {
+        sockets[userID, default: [:]][socket.id] = socket
     }
 
     func unregister(userID: String, socketID: UUID) {
@@ -29,21 +41,63 @@ public actor LiveHub {
         sockets[userID]?.isEmpty == false
     }
 
-    /// Sends an event to every open socket of `userID`; returns how many sockets got it.
+    /// Queues an event for every open socket of `userID`; returns how many sockets took it.
     @discardableResult
     public nonisolated func deliver(_ message: LiveMessage, to userID: String) async -> Int {
-        let writers = await self.writers(for: userID)
-        guard !writers.isEmpty, let data = try? Self.encoder.encode(message) else { return 0 }
+        if message.type == Self.revoked {
+            await revoke(userID, code: message.message ?? "")
+            return 0
+        }
+        let targets = await self.sockets(for: userID)
+        guard !targets.isEmpty, let data = try? Self.encoder.encode(message) else { return 0 }
         let text = String(decoding: data, as: UTF8.self)
-        var sent = 0
-        for writer in writers where (try? await writer.write(.text(text))) != nil { sent += 1 }
-        return sent
+        return targets.reduce(0) { $0 + ($1.enqueue(.text(text)) ? 1 : 0) }
     }
 
     /// Users with at least one open socket here.
     func onlineUsers() -> [String] { Array(sockets.keys) }
 
-    private func writers(for userID: String) -> [WebSocketOutboundWriter] {
+    /// Ends every socket of `userID` here: an error message, then a close frame.
+    private func revoke(_ userID: String, code: String) {
+        let gone = code == ErrorCode.accountGone.rawValue
+        bans?.mark(userID, gone ? .gone : .banned)
+        let text = gone ? "This account no longer exists." : "This account is suspended."
+        for socket in sockets[userID]?.values ?? [:].values {
+            socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: text))
+            socket.enqueue(.close(.policyViolation, code))
+        }
+    }
+
+    /// Closes every socket whose current write has waited past ``LiveSocket/writeDeadline``.
+    func closeStuck() -> Int {
+        let now = DispatchTime.now().uptimeNanoseconds
+        var closed = 0
+        for socket in sockets.values.flatMap(\.values) where socket.isStuck(now: now) {
+            socket.abort()
+            closed += 1
+        }
+        return closed
+    }
+
+    private func sockets(for userID: String) -> [LiveSocket] {
         Array(sockets[userID]?.values ?? [:].values)
+    }
+
+    /// Checks every socket for a stuck write every second while the server runs.
+    struct Watchdog: Service {
+        let hub: LiveHub
+        let logger: Logger
+
+        func run() async throws {
+            try await runUntilShutdown {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    let closed = await hub.closeStuck()
+                    if closed > 0 {
+                        logger.info("closed live sockets that stopped reading", metadata: ["count": "\(closed)"])
+                    }
+                }
+            }
+        }
     }
 }

@@ -11,12 +11,18 @@ import TonightAPI
 /// answers `ping` with `pong` (WebSocket-level pings also run every 30 seconds). A client says
 /// it is typing with `{"type":"typing","conversationId":"…"}`; the other member gets a `typing`
 /// event. Opening and closing sockets keeps the user's presence (``PresenceService``).
+///
+/// Everything the server sends goes through the socket's bounded queue (``LiveSocket``); a peer
+/// that stops reading is disconnected, and nobody else waits for it. A banned or deleted
+/// member's token opens no socket, and their open sockets are closed (``LiveHub``).
 struct LiveRoutes {
     let hub: LiveHub
     let tokens: TokenService
     let presence: PresenceService
     let chat: ChatRepository
     let fanout: any LiveFanout
+    /// Banned and deleted members' tokens open no socket.
+    let bans: BanList
     let authTimeout: Duration = .seconds(10)
 
     func register(on router: Router<AppRequestContext>) {
@@ -27,38 +33,57 @@ struct LiveRoutes {
                     throw APIError(
                         status: 426, code: .upgradeRequired, detail: "Open /v1/live as a WebSocket.")
                 }
-                if let token = request.uri.queryParameters["token"], await tokens.verify(String(token)) == nil {
-                    throw APIError.unauthorized("The access token is invalid or expired.", code: .invalidToken)
+                if let token = request.uri.queryParameters["token"] {
+                    _ = try await verify(String(token))
                 }
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                try await serve(inbound: inbound, outbound: outbound, request: context.request, logger: context.logger)
+                let socket = LiveSocket(channel: context.requestContext.channel)
+                let drained = Task { await socket.drain(into: outbound) }
+                do {
+                    try await serve(inbound: inbound, socket: socket, request: context.request)
+                } catch {
+                    socket.abort()
+                    throw error
+                }
+                // What is still queued goes out, unless the peer has stopped reading.
+                socket.finish()
+                let deadline = Task {
+                    try await Task.sleep(for: LiveSocket.writeDeadline)
+                    socket.abort()
+                }
+                await drained.value
+                deadline.cancel()
             })
     }
 
-    private func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request, logger: Logger
-    ) async throws {
+    /// The caller of a token, or the 401 for an invalid token or a banned or deleted member.
+    private func verify(_ token: String) async throws -> Principal {
+        guard let principal = await tokens.verify(token) else {
+            throw APIError.unauthorized("The access token is invalid or expired.", code: .invalidToken)
+        }
+        if let refusal = bans.refusal(for: principal.userID) { throw refusal }
+        return principal
+    }
+
+    private func serve(inbound: WebSocketInboundStream, socket: LiveSocket, request: Request) async throws {
         let decoder = JSONDecoder()
         var principal: Principal?
         if let token = request.uri.queryParameters["token"] {
-            principal = await tokens.verify(String(token))
+            principal = try? await verify(String(token))
         }
         let authenticated = NIOLockedValueBox(principal != nil)
         let timeout = Task { [authTimeout] in
             try await Task.sleep(for: authTimeout)
-            if !authenticated.withLockedValue({ $0 }) {
-                try await outbound.close(.policyViolation, reason: "authenticate first")
-            }
+            if !authenticated.withLockedValue({ $0 }) { socket.enqueue(.close(.policyViolation, "authenticate first")) }
         }
         defer { timeout.cancel() }
-        let socketID = UUID()
-        if let principal { try await ready(principal, socketID: socketID, outbound: outbound) }
+        if let principal { await ready(principal, socket: socket) }
         defer {
             if let userID = principal?.userID {
                 Task {
-                    await hub.unregister(userID: userID, socketID: socketID)
+                    await hub.unregister(userID: userID, socketID: socket.id)
                     await presence.disconnected(userID)
                 }
             }
@@ -67,47 +92,49 @@ struct LiveRoutes {
             guard case .text(let text) = message,
                 let parsed = try? decoder.decode(LiveMessage.self, from: Data(text.utf8))
             else {
-                try await send(LiveMessage(type: LiveMessage.Kind.error, message: "Send JSON text messages."), outbound)
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: "Send JSON text messages."))
                 continue
             }
             switch parsed.type {
             case LiveMessage.Kind.ping:
-                try await send(LiveMessage(type: LiveMessage.Kind.pong), outbound)
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.pong))
             case LiveMessage.Kind.typing where principal != nil:
-                guard let userID = principal?.userID, let id = parsed.conversationId,
+                guard let userID = principal?.userID, bans.refusal(for: userID) == nil else {
+                    socket.enqueue(.close(.policyViolation, "access ended"))
+                    return
+                }
+                guard let id = parsed.conversationId,
                     let conversation = try? await chat.conversation(id: id), conversation.includes(userID)
                 else {
-                    try await send(
-                        LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."), outbound)
+                    socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."))
                     continue
                 }
                 let typing = try LiveMessage.event(
                     LiveMessage.EventType.typing, ["conversationId": id, "userId": userID])
                 await fanout.send(typing, to: [conversation.other(than: userID)])
             case LiveMessage.Kind.auth where principal == nil:
-                guard let token = parsed.token, let verified = await tokens.verify(token) else {
-                    try await send(LiveMessage(type: LiveMessage.Kind.error, message: "Invalid token."), outbound)
-                    try await outbound.close(.policyViolation, reason: "invalid token")
+                let verified: Principal
+                do {
+                    verified = try await verify(parsed.token ?? "")
+                } catch let error as APIError {
+                    socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: error.detail))
+                    socket.enqueue(.close(.policyViolation, "invalid token"))
                     return
                 }
                 principal = verified
                 authenticated.withLockedValue { $0 = true }
-                try await ready(verified, socketID: socketID, outbound: outbound)
+                await ready(verified, socket: socket)
             default:
                 let reason = principal == nil ? "Authenticate first." : "Unknown message type \(parsed.type)."
-                try await send(LiveMessage(type: LiveMessage.Kind.error, message: reason), outbound)
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: reason))
             }
         }
     }
 
-    private func ready(_ principal: Principal, socketID: UUID, outbound: WebSocketOutboundWriter) async throws {
-        await hub.register(userID: principal.userID, socketID: socketID, writer: outbound)
+    /// `ready` goes first in the socket's queue, then the socket takes the user's events.
+    private func ready(_ principal: Principal, socket: LiveSocket) async {
+        socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID))
+        await hub.register(userID: principal.userID, socket: socket)
         await presence.connected(principal.userID)
-        try await send(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID), outbound)
-    }
-
-    private func send(_ message: LiveMessage, _ outbound: WebSocketOutboundWriter) async throws {
-        let data = try JSONEncoder().encode(message)
-        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
     }
 }

@@ -69,8 +69,25 @@ struct StorageTests {
         try await services.database.shutdown()
     }
 
-    func open(_ backend: Backend) async throws -> AppServices {
-        try await AppServices.make(config: try await testConfig(backend), logger: Logger(label: "storage-test"))
+    func open(_ backend: Backend, configure: (inout AppConfig) -> Void = { _ in }) async throws -> AppServices {
+        var config = try await testConfig(backend)
+        configure(&config)
+        return try await AppServices.make(config: config, logger: Logger(label: "storage-test"))
+    }
+
+    /// Runs `body` on fresh storage and shuts it down however `body` ends (a pool left open
+    /// stops the whole test process when it is released).
+    func withStorage(
+        _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in }, _ body: (AppServices) async throws -> Void
+    ) async throws {
+        let services = try await open(backend, configure: configure)
+        do {
+            try await body(services)
+        } catch {
+            try? await services.database.shutdown()
+            throw error
+        }
+        try await services.database.shutdown()
     }
 
     func user(_ name: String) -> UserRecord {
@@ -82,104 +99,110 @@ struct StorageTests {
 
     @Test("migrations are recorded and running them again changes nothing", arguments: Backend.available)
     func migrations(backend: Backend) async throws {
-        let services = try await open(backend)
-        let again = try await MigrationRunner(database: services.database, logger: services.logger).run()
-        #expect(again.isEmpty)
-        let names = try await services.database.sql.raw("SELECT name FROM schema_migrations ORDER BY name").all()
-            .map { try $0.decode(column: "name", as: String.self) }
-        #expect(names == Migrations.all.map(\.name))
-        try await services.database.shutdown()
+        try await withStorage(backend) { (services: AppServices) async throws in
+            let again = try await MigrationRunner(database: services.database, logger: services.logger).run()
+            #expect(again.isEmpty)
+            let names = try await services.database.sql.raw("SELECT name FROM schema_migrations ORDER BY name").all()
+                .map { try $0.decode(column: "name", as: String.self) }
+            #expect(names == Migrations.all.map(\.name))
+        }
     }
 
     @Test("users: insert, find by key, unique keys, profile update, delete", arguments: Backend.available)
     func users(backend: Backend) async throws {
-        let services = try await open(backend)
-        let repository = UserRepository(db: services.database.sql)
-        var alice = user("Alice")
-        try await repository.insert(alice)
-        #expect(try await repository.find(id: alice.id) == alice)
-        #expect(try await repository.find(loginKey: "alice")?.id == alice.id)
-        #expect(try await repository.find(loginKey: "alice@example.com")?.id == alice.id)
-        #expect(try await repository.usernameTaken("alice"))
-        #expect(try await !repository.emailTaken("bob@example.com"))
+        try await withStorage(backend) { (services: AppServices) async throws in
+            let repository = UserRepository(db: services.database.sql)
+            var alice = user("Alice")
+            try await repository.insert(alice)
+            #expect(try await repository.find(id: alice.id) == alice)
+            #expect(try await repository.find(loginKey: "alice")?.id == alice.id)
+            #expect(try await repository.find(loginKey: "alice@example.com")?.id == alice.id)
+            #expect(try await repository.usernameTaken("alice"))
+            #expect(try await !repository.emailTaken("bob@example.com"))
 
-        var clash = user("ALICE")
-        clash.emailKey = "other@example.com"
-        do {
-            try await repository.insert(clash)
-            Issue.record("a duplicate username key was stored")
-        } catch {
-            #expect(Database.isUniqueViolation(error))
+            var clash = user("ALICE")
+            clash.emailKey = "other@example.com"
+            do {
+                try await repository.insert(clash)
+                Issue.record("a duplicate username key was stored")
+            } catch {
+                #expect(Database.isUniqueViolation(error))
+            }
+
+            alice.bio = "Hello"
+            alice.showNameOnPosts = false
+            alice.preferences = #"{"budget":10}"#
+            try await repository.updateProfile(alice)
+            #expect(try await repository.find(id: alice.id) == alice)
+            try await repository.delete(id: alice.id)
+            #expect(try await repository.find(id: alice.id) == nil)
         }
-
-        alice.bio = "Hello"
-        alice.showNameOnPosts = false
-        alice.preferences = #"{"budget":10}"#
-        try await repository.updateProfile(alice)
-        #expect(try await repository.find(id: alice.id) == alice)
-        try await repository.delete(id: alice.id)
-        #expect(try await repository.find(id: alice.id) == nil)
-        try await services.database.shutdown()
     }
 
     @Test("refresh rotation is exactly-once under racing rotations", arguments: Backend.available)
     func rotationRace(backend: Backend) async throws {
-        let services = try await open(backend)
-        let users = UserRepository(db: services.database.sql)
-        let logins = LoginRepository(database: services.database)
-        let alice = user("alice")
-        try await users.insert(alice)
-        let loginID = try await logins.create(
-            userID: alice.id, userAgent: nil, tokenHash: "h0", expiresAt: .max, now: 1)
-        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for index in 0..<50 {
-                group.addTask {
-                    try await logins.rotate(
-                        oldHash: "h0", newHash: "h\(index + 1)", loginID: loginID, expiresAt: .max, now: 2)
-                }
-            }
-            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        // 50 racers, each with a connection (PostgreSQL) or the patience to wait for the write gate
+        // (SQLite) under the whole suite's load: the race is what is checked, not the pool.
+        let patient: (inout AppConfig) -> Void = {
+            $0.databasePoolSize = backend == .postgres ? 60 : 8
+            $0.databaseBusyTimeoutMilliseconds = 60_000
         }
-        #expect(wins == 1)
-        #expect(try await logins.findToken(hash: "h0")?.usedAt == 2)
-        try await logins.revoke(loginID: loginID, now: 3)
-        #expect(try await logins.findToken(hash: "h0")?.revokedAt == 3)
-        try await services.database.shutdown()
+        try await withStorage(backend, configure: patient) { (services: AppServices) async throws in
+            let users = UserRepository(db: services.database.sql)
+            let logins = LoginRepository(database: services.database)
+            let alice = user("alice")
+            try await users.insert(alice)
+            let loginID = try await logins.create(
+                userID: alice.id, userAgent: nil, tokenHash: "h0", expiresAt: .max, now: 1)
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await logins.rotate(
+                            oldHash: "h0", newHash: "h\(index + 1)", loginID: loginID, expiresAt: .max, now: 2)
+                    }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(wins == 1)
+            #expect(try await logins.findToken(hash: "h0")?.usedAt == 2)
+            try await logins.revoke(loginID: loginID, now: 3)
+            #expect(try await logins.findToken(hash: "h0")?.revokedAt == 3)
+        }
     }
 
     @Test("idempotency keys: one reservation wins, completion is stored", arguments: Backend.available)
     func idempotencyKeys(backend: Backend) async throws {
-        let services = try await open(backend)
-        let repository = IdempotencyRepository(db: services.database.sql)
-        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<30 {
-                group.addTask { try await repository.reserve(scope: "u", key: "k", requestHash: "h", now: 5) }
+        try await withStorage(backend) { (services: AppServices) async throws in
+            let repository = IdempotencyRepository(db: services.database.sql)
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<30 {
+                    group.addTask { try await repository.reserve(scope: "u", key: "k", requestHash: "h", now: 5) }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
             }
-            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            #expect(wins == 1)
+            try await repository.complete(
+                scope: "u", key: "k", status: 201, contentType: "application/json",
+                retryAfter: nil, body: "e30=")
+            let record = try #require(try await repository.find(scope: "u", key: "k"))
+            #expect(record.status == 201)
+            #expect(record.body == "e30=")
+            try await repository.purge(before: 6)
+            #expect(try await repository.find(scope: "u", key: "k") == nil)
         }
-        #expect(wins == 1)
-        try await repository.complete(
-            scope: "u", key: "k", status: 201, contentType: "application/json",
-            retryAfter: nil, body: "e30=")
-        let record = try #require(try await repository.find(scope: "u", key: "k"))
-        #expect(record.status == 201)
-        #expect(record.body == "e30=")
-        try await repository.purge(before: 6)
-        #expect(try await repository.find(scope: "u", key: "k") == nil)
-        try await services.database.shutdown()
     }
 
     @Test("a failed transaction leaves nothing behind", arguments: Backend.available)
     func transactionRollback(backend: Backend) async throws {
-        let services = try await open(backend)
-        let alice = user("alice")
-        await #expect(throws: Boom.self) {
-            try await services.database.transaction { db in
-                try await UserRepository(db: db).insert(alice)
-                throw Boom()
+        try await withStorage(backend) { (services: AppServices) async throws in
+            let alice = user("alice")
+            await #expect(throws: Boom.self) {
+                try await services.database.transaction { db in
+                    try await UserRepository(db: db).insert(alice)
+                    throw Boom()
+                }
             }
+            #expect(try await UserRepository(db: services.database.sql).find(id: alice.id) == nil)
         }
-        #expect(try await UserRepository(db: services.database.sql).find(id: alice.id) == nil)
-        try await services.database.shutdown()
     }
 }

@@ -18,6 +18,8 @@ struct AccountService: Sendable {
     let tokens: TokenService
     let hasher: PasswordHasher
     let limiter: RateLimiter
+    /// A banned member gets no new tokens (sign-in, refresh).
+    let bans: BanList
     let config: AppConfig
 
     /// Creates an account, or turns the calling anonymous device into one.
@@ -104,10 +106,13 @@ struct AccountService: Sendable {
         let invalid = APIError.unauthorized("The refresh token is invalid or expired.", code: .invalidRefreshToken)
         let now = Clock.millis()
         guard TokenService.looksLikeRefreshToken(token),
-            let record = try await logins.findToken(hash: TokenService.hash(token)), record.revokedAt == nil
+            let record = try await logins.findToken(hash: TokenService.hash(token))
         else {
             throw invalid
         }
+        // A ban also ended the login; say why.
+        if bans.contains(record.userId) { throw APIError.accountSuspended }
+        guard record.revokedAt == nil else { throw invalid }
         if record.usedAt != nil {
             try await logins.revoke(loginID: record.loginId, now: now)
             throw APIError.unauthorized(
@@ -177,6 +182,7 @@ struct AccountService: Sendable {
     }
 
     func issue(for user: UserRecord, userAgent: String?) async throws -> IssuedTokens {
+        if bans.contains(user.id) { throw APIError.accountSuspended }
         let refresh = TokenService.makeRefreshToken()
         let now = Clock.millis()
         let loginID = try await logins.create(

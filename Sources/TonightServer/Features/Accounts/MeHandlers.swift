@@ -9,6 +9,8 @@ struct MeHandlers: Sendable {
     let sessions: SessionRepository
     let eventService: EventService
     let people: People
+    let bans: BanList
+    let fanout: any LiveFanout
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestInfo.requireCaller()
@@ -37,6 +39,7 @@ struct MeHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         let playing = try await sessions.upcomingSessions(of: caller.userID, from: Clock.millis())
         try await users.delete(id: caller.userID)
+        await bans.revoke(caller.userID, .gone, fanout: fanout)
         try await sessions.refreshPlayers(of: playing)
         return .noContent(.init())
     }

@@ -1,12 +1,23 @@
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TonightAPI
 
 /// The banned users, held in memory so every request can be checked without a query: loaded at
-/// start, changed at once by this instance's bans, and reloaded every ``interval`` so bans made
-/// through another instance (PostgreSQL) take effect here within that time.
+/// start, changed at once by this instance's bans and by the revocations other instances send
+/// through the live fan-out (``LiveHub``), and reloaded every ``interval`` as well.
+///
+/// It also remembers accounts deleted while their access tokens may still be valid (``tokenLifetime``),
+/// so such a token is answered `401 account_gone` everywhere instead of failing on a missing row.
 final class BanList: Service, Sendable {
+    /// Why a user's tokens no longer count.
+    enum Revocation: Sendable { case banned, gone }
+
+    /// How long an access token lives (so how long a deleted account is remembered).
+    static let tokenLifetime: Int64 = 15 * 60 * 1000
     private let banned = Mutex<Set<String>>([])
+    /// Deleted accounts and when they can be forgotten (milliseconds).
+    private let gone = Mutex<[String: Int64]>([:])
     private let repository: BanRepository
     private let interval: Duration
     private let logger: Logger
@@ -19,6 +30,27 @@ final class BanList: Service, Sendable {
 
     /// Whether `userID` is banned.
     func contains(_ userID: String) -> Bool { banned.withLock { $0.contains(userID) } }
+
+    /// The answer to a request with `userID`'s token, if it no longer counts.
+    func refusal(for userID: String) -> APIError? {
+        if banned.withLock({ $0.contains(userID) }) { return .accountSuspended }
+        let until = gone.withLock { $0[userID] }
+        if let until, until > Clock.millis() { return .accountGone }
+        return nil
+    }
+
+    /// Records a revocation here, at once (nothing is stored).
+    func mark(_ userID: String, _ revocation: Revocation) {
+        switch revocation {
+        case .banned: set(userID, banned: true)
+        case .gone:
+            let now = Clock.millis()
+            gone.withLock { gone in
+                gone = gone.filter { $0.value > now }
+                gone[userID] = now + Self.tokenLifetime
+            }
+        }
+    }
 
     /// Bans a user: stored, and in force on this instance at once.
     func ban(_ userID: String, by moderatorID: String, now: Int64) async throws {
@@ -37,6 +69,14 @@ final class BanList: Service, Sendable {
         banned.withLock { set in
             if isBanned { set.insert(userID) } else { set.remove(userID) }
         }
+    }
+
+    /// Ends a member's access everywhere: here at once, and on every instance through `fanout`
+    /// (their open sockets get an error and close; each instance's list learns of it).
+    func revoke(_ userID: String, _ revocation: Revocation, fanout: any LiveFanout) async {
+        mark(userID, revocation)
+        let code: ErrorCode = revocation == .gone ? .accountGone : .accountSuspended
+        await fanout.send(LiveMessage(type: LiveHub.revoked, message: code.rawValue), to: [userID])
     }
 
     /// Reads the bans from the database.

@@ -9,6 +9,7 @@ struct ModerationHandlers: Sendable {
     let postService: PostService
     let posts: PostRepository
     let bans: BanList
+    let fanout: any LiveFanout
     let logins: LoginRepository
     let notifications: NotificationRepository
     let config: AppConfig
@@ -62,6 +63,7 @@ struct ModerationHandlers: Sendable {
         let now = Clock.millis()
         try await bans.ban(user.id, by: caller.userID, now: now)
         try await logins.revokeAll(userID: user.id, except: nil, now: now)
+        await bans.revoke(user.id, .banned, fanout: fanout)
         return .noContent(.init())
     }
 

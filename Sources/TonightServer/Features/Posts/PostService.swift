@@ -74,7 +74,8 @@ struct PostService: Sendable {
     func deleteBlobs(of post: PostRecord) async {
         for key in post.blobKeys {
             do { try await blobs.delete(key: key) } catch {
-                logger.warning("blob delete failed", metadata: LoggedError.metadata(error).merging(["key": "\(key)"]) { $1 })
+                logger.warning(
+                    "blob delete failed", metadata: LoggedError.metadata(error).merging(["key": "\(key)"]) { $1 })
             }
         }
     }
