@@ -21,10 +21,11 @@ extension Components {
         /// The stable codes of `Problem.code`, with the status each comes with:
         ///
         /// - `account_gone` (401): The account behind this token was deleted.
-        /// - `account_suspended` (403): The account is banned; its posts are hidden and it cannot sign in.
+        /// - `account_suspended` (401): The account is banned: its tokens, sign-in and live sockets are refused and its posts are hidden.
         /// - `admins_only` (403): Only administrators may do this.
         /// - `adults_only` (403): This needs an adult account (a birth date at least 18 years ago).
         /// - `already_matched` (409): The two people are already matched.
+        /// - `answer_withheld` (409): A request with this `Idempotency-Key` already succeeded, and its answer carried tokens, which are never repeated: sign in instead.
         /// - `anonymous_read_only` (403): Anonymous device tokens may only read; sign up to write.
         /// - `bad_request` (400): The request cannot be read.
         /// - `body_too_large` (413): The request body is larger than the server accepts.
@@ -82,6 +83,7 @@ extension Components {
             case adminsOnly = "admins_only"
             case adultsOnly = "adults_only"
             case alreadyMatched = "already_matched"
+            case answerWithheld = "answer_withheld"
             case anonymousReadOnly = "anonymous_read_only"
             case badRequest = "bad_request"
             case bodyTooLarge = "body_too_large"

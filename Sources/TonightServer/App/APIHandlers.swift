@@ -35,7 +35,7 @@ struct APIHandlers: Sendable {
             accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people,
             bans: s.bans, fanout: s.fanout)
         users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
-        analytics = AnalyticsHandlers(analytics: s.analytics)
+        analytics = AnalyticsHandlers(analytics: s.analytics, limiter: s.accounts.limiter, config: s.config)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)
         chat = ChatHandlers(
             users: s.users, social: s.social, notifier: s.notifier, chat: s.chat, fanout: s.fanout,

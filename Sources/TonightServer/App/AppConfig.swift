@@ -39,6 +39,12 @@ public struct AppConfig: Sendable {
     public var loginsPerMinutePerIP: Int = 30
     /// Login attempts per account per minute (`rate.login.account.per.minute`, default 10; 0 = off).
     public var loginsPerMinutePerAccount: Int = 10
+    /// Feedback messages per hour, per address and per member (`rate.feedback.per.hour`, default
+    /// 10; 0 = off): the one write anyone may make without an account.
+    public var feedbackPerHour: Int = 10
+    /// Analytics batches per minute, per address and per member (`rate.analytics.per.minute`,
+    /// default 120; 0 = off).
+    public var analyticsPerMinute: Int = 120
     /// Seconds before an idle connection (or one that sends no request) is closed
     /// (`http.idle.timeout`, default 60).
     public var idleTimeout: Int = 60
@@ -205,6 +211,8 @@ public struct AppConfig: Sendable {
         config.bcryptCost = reader.int(forKey: "auth.bcrypt.cost", default: config.bcryptCost)
         config.bodyLimit = reader.int(forKey: "http.body.limit", default: config.bodyLimit)
         config.signupsPerHourPerIP = reader.int(forKey: "rate.signup.per.hour", default: config.signupsPerHourPerIP)
+        config.feedbackPerHour = reader.int(forKey: "rate.feedback.per.hour", default: config.feedbackPerHour)
+        config.analyticsPerMinute = reader.int(forKey: "rate.analytics.per.minute", default: config.analyticsPerMinute)
         config.loginsPerMinutePerIP = reader.int(
             forKey: "rate.login.ip.per.minute", default: config.loginsPerMinutePerIP)
         config.loginsPerMinutePerAccount = reader.int(

@@ -88,7 +88,7 @@ final class CachedPageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     ) {
         let fields: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .contentLength: String(page.body.readableBytes),
-            .xRequestID: requestID, .date: ResponseDate.now(), .server: "Tonight",
+            .xRequestID: requestID, .date: ResponseDate.now(), .server: "Tonight", .xContentTypeOptions: "nosniff",
         ]
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(page.body)), promise: nil)

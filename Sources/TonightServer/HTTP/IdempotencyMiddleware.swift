@@ -8,8 +8,11 @@ import Logging
 /// another body is a 422; a retry while the first is still running is a 409.
 ///
 /// Answers that a retry might legitimately change are not kept: 5xx, 401 (the client may refresh
-/// its token and retry) and 429 (it may wait and retry). Keys are per caller (or shared by
-/// signed-out callers, who must send random keys) and kept ``ttl`` seconds.
+/// its token and retry) and 429 (it may wait and retry). A success of `/v1/auth/…` carries tokens,
+/// which are never stored nor repeated: a retry of it is a 409 `answer_withheld` (the request
+/// ran once; the client signs in). Keys are
+/// per caller: the member or device, or for signed-out callers their address (one caller's key
+/// never replays another's answer). They are kept ``ttl`` seconds.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let repository: IdempotencyRepository
@@ -27,7 +30,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
                     field: "Idempotency-Key", code: "invalid", message: "Use 1–255 visible ASCII characters.")
             ])
         }
-        let scope = RequestInfo.current?.principal?.userID ?? "public"
+        let issuesTokens = request.uri.path.hasPrefix(Self.tokenPaths)
+        let scope =
+            RequestInfo.current.map { info in info.principal?.userID ?? "address:" + info.clientAddress } ?? "public"
         var request = request
         let body = try await request.collectBody(upTo: .max)
         let hash = Self.hash(method: request.method.rawValue, path: request.uri.string, body: body)
@@ -53,6 +58,11 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 error.retryAfter = 1
                 throw error
             }
+            if issuesTokens, (200..<300).contains(status) {
+                throw APIError.conflict(
+                    "This request already succeeded; its answer held tokens, which are never repeated. Sign in.",
+                    code: .answerWithheld)
+            }
             return Self.replay(
                 status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
                 body: existing.body ?? "")
@@ -70,6 +80,11 @@ struct IdempotencyMiddleware: RouterMiddleware {
             try? await repository.release(scope: scope, key: key)
             return response
         }
+        if issuesTokens, (200..<300).contains(status) {
+            try await repository.complete(
+                scope: scope, key: key, status: status, contentType: nil, retryAfter: nil, body: "")
+            return response
+        }
         let collector = BodyCollector()
         var stored = response
         try await response.body.write(collector)
@@ -79,6 +94,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
             retryAfter: response.headers[.retryAfter], body: Data(buffer: collector.buffer).base64EncodedString())
         return stored
     }
+
+    /// Where answers carry tokens.
+    static let tokenPaths = "/v1/auth/"
 
     /// Fingerprint of a request: method, path and body. A JSON body is compared by content
     /// (keys sorted), so a client that re-serialises the same document is still a retry.

@@ -31,6 +31,8 @@ struct RequestMiddleware: RouterMiddleware {
             response = ProblemRenderer.response(for: error, requestID: requestID, logger: context.logger)
         }
         response.headers[.xRequestID] = requestID
+        // No answer is ever to be read as another type than it says (uploaded media included).
+        response.headers[.xContentTypeOptions] = "nosniff"
         return response
     }
 
@@ -202,6 +204,7 @@ enum ProblemRenderer {
 extension HTTPField.Name {
     static let xRequestID = Self("X-Request-Id")!
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xFrameOptions = Self("X-Frame-Options")!
     static let idempotencyKey = Self("Idempotency-Key")!
     static let idempotentReplayed = Self("Idempotent-Replayed")!
 }

@@ -47,9 +47,9 @@ struct MediaRoutes: Sendable {
         ]
         if key.hasSuffix(".html") {
             // Uploaded ad pages: no scripts, forms, plugins or same-origin access.
+            // Framed only by the app itself.
             headers[.contentSecurityPolicy] =
-                "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'"
-            headers[.xContentTypeOptions] = "nosniff"
+                "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; frame-ancestors 'self'"
         }
         if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
             return Response(status: .notModified, headers: headers)

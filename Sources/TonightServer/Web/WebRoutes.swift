@@ -7,7 +7,9 @@ import NIOCore
 /// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
 /// request (304) — a new release is picked up at the next load without versioned file names.
 /// The page's Content-Security-Policy lets images come from https sources and from the configured
-/// map tile server's origin (which may be plain http on a local network).
+/// map tile server's origin (which may be plain http on a local network); it connects only to its
+/// own origin (the API and the live socket), and no other site may frame it (clickjacking).
+/// HSTS belongs to the TLS proxy in front (docs/operations.md).
 struct WebRoutes: Sendable {
     let directory: String
     let contentSecurityPolicy: String
@@ -18,7 +20,8 @@ struct WebRoutes: Sendable {
         let tiles = Self.origin(of: mapTileURL).map { " " + $0 } ?? ""
         contentSecurityPolicy =
             "default-src 'self'; img-src 'self' https: data: blob:\(tiles); media-src 'self' https: blob:; "
-            + "connect-src 'self' ws: wss:; frame-src 'self' https:"
+            + "connect-src 'self'; frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; "
+            + "form-action 'self'"
     }
 
     /// `scheme://host[:port]` of a URL template such as `http://tiles.lan:8080/{z}/{x}/{y}.png`.
@@ -54,6 +57,7 @@ struct WebRoutes: Sendable {
         ]
         if name == "index.html" {
             headers[.contentSecurityPolicy] = contentSecurityPolicy
+            headers[.xFrameOptions] = "DENY"
         }
         if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
             return Response(status: .notModified, headers: headers)

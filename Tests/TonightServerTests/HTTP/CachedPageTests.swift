@@ -142,6 +142,7 @@ struct CachedPageTests {
             #expect(alone.hasPrefix("HTTP/1.1 200"))
             #expect(alone.lowercased().contains("content-type: application/json"))
             #expect(alone.lowercased().contains("x-request-id: "))
+            #expect(alone.lowercased().contains("x-content-type-options: nosniff"))
         }
     }
 

@@ -45,10 +45,18 @@ struct WebRoutesTests {
             }
         ) {
             _, client in
-            let csp = try #require(try await client.send(.get, "/").headers[.contentSecurityPolicy])
+            let page = try await client.send(.get, "/")
+            let csp = try #require(page.headers[.contentSecurityPolicy])
             #expect(csp.contains("img-src 'self' https: data: blob: http://tiles.lan:8080;"))
+            // Never framed by another site; connects to its own origin only (API and socket).
+            #expect(csp.contains("frame-ancestors 'none'") && page.headers[.xFrameOptions] == "DENY")
+            #expect(csp.contains("connect-src 'self';") && !csp.contains("ws:"))
             let config = try await client.send(.get, "/v1/config")
             #expect(config.json["mapTileURL"] as? String == template)
+            // Every answer says nosniff: pages, API answers, problems, files.
+            for path in ["/", "/v1/config", "/v1/nothing-here", "/app/app.js"] {
+                #expect(try await client.send(.get, path).headers[.xContentTypeOptions] == "nosniff", "\(path)")
+            }
         }
         #expect(WebRoutes.origin(of: "https://{s}.tile.example/{z}/{x}/{y}.png") == nil)
         #expect(WebRoutes.origin(of: "https://tile.example/{z}/{x}/{y}.png") == "https://tile.example")

@@ -5,6 +5,17 @@ import TonightCore
 /// The operations of this feature (routed by the generated `APIHandlers+Routes.swift`).
 struct AnalyticsHandlers: Sendable {
     let analytics: AnalyticsRepository
+    let limiter: RateLimiter
+    let config: AppConfig
+
+    /// Both are open to signed-out callers: each address, and each member, gets its own budget.
+    private func limit(_ kind: String, capacity: Int, period: TimeInterval) async throws {
+        guard let info = RequestInfo.current else { return }
+        try await limiter.check("\(kind)-ip:\(info.clientAddress)", capacity: capacity, period: period)
+        if let user = info.principal?.userID {
+            try await limiter.check("\(kind)-user:\(user)", capacity: capacity, period: period)
+        }
+    }
 
     func recordAnalytics(_ input: Operations.RecordAnalytics.Input) async throws -> Operations.RecordAnalytics.Output {
         let body = input.body.json
@@ -13,6 +24,7 @@ struct AnalyticsHandlers: Sendable {
                 .init(field: "events", code: "too_many", message: "Send at most 100 events.")
             ])
         }
+        try await limit("analytics", capacity: config.analyticsPerMinute, period: 60)
         let user = RequestInfo.current?.principal?.userID
         let now = Clock.millis()
         var issues: [FieldIssue] = []
@@ -61,6 +73,7 @@ struct AnalyticsHandlers: Sendable {
                 .init(field: "email", code: "invalid", message: "Give a valid email or none.")
             ])
         }
+        try await limit("feedback", capacity: config.feedbackPerHour, period: 3600)
         try await analytics.addFeedback(
             id: Identifier.make(), userID: RequestInfo.current?.principal?.userID, text: text,
             email: email.flatMap { $0.isEmpty ? nil : $0 },

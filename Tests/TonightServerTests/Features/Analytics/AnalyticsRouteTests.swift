@@ -43,4 +43,26 @@ struct AnalyticsRouteTests {
             #expect(rows.first { $0.city == "Halifax$Nova Scotia$CA" }?.activeUsers == 1)
         }
     }
+
+    @Test("feedback and analytics take no more than their budget per address and per member")
+    func anonymousWritesAreLimited() async throws {
+        try await withApp(.sqlite, configure: { $0.feedbackPerHour = 3; $0.analyticsPerMinute = 2 }) {
+            services, client in
+            var statuses: [Int] = []
+            for index in 0..<4 {
+                statuses.append(
+                    Int(try await client.send(.post, "/v1/feedback", json: ["text": "note \(index)"]).status.code))
+            }
+            #expect(statuses == [201, 201, 201, 429])
+            let limited = try await client.send(.post, "/v1/feedback", json: ["text": "again"])
+            #expect(limited.headers[.retryAfter] != nil && limited.json["code"] as? String == "rate_limited")
+            #expect(try await rowCount("feedback", in: services) == 3)
+            let batch: JSON = ["events": [["name": "open", "time": "2026-11-25T20:00:00Z"]]]
+            var analytics: [Int] = []
+            for _ in 0..<3 {
+                analytics.append(Int(try await client.send(.post, "/v1/analytics/events", json: batch).status.code))
+            }
+            #expect(analytics == [202, 202, 429])
+        }
+    }
 }

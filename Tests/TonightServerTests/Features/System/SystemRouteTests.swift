@@ -85,11 +85,20 @@ struct SystemRouteTests {
             let first = try await client.send(.post, "/v1/auth/signup", json: body, headers: key)
             let second = try await client.send(.post, "/v1/auth/signup", json: body, headers: key)
             #expect(first.status == .created)
-            #expect(second.status == .created)
-            #expect(second.json.accessToken == first.json.accessToken)
-            #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
+            // The sign-up ran once; its tokens are never handed out again, to anyone.
+            #expect(second.status == .conflict && second.json["code"] as? String == "answer_withheld")
+            #expect(!second.text.contains(first.json.accessToken) && !second.text.contains("refreshToken"))
             let count = try await rowCount("users", in: services)
             #expect(count == 1)
+
+            // Another caller's key of the same text is theirs alone: an address or a member each.
+            let poll: JSON = ["text": "same key, other callers"]
+            let pollKey: HTTPFields = [.init("Idempotency-Key")!: "fb-1"]
+            let asGuest = try await client.send(.post, "/v1/feedback", json: poll, headers: pollKey)
+            let asOlga = try await client.send(
+                .post, "/v1/feedback", json: poll, token: first.json.accessToken, headers: pollKey)
+            #expect(asGuest.status.code < 300 && asOlga.status.code < 300, "\(asGuest.text) \(asOlga.text)")
+            #expect(asOlga.headers[.init("Idempotent-Replayed")!] == nil)
 
             var other = body
             other["username"] = "olga2"
