@@ -46,7 +46,12 @@ struct AnalyticsRouteTests {
 
     @Test("feedback and analytics take no more than their budget per address and per member")
     func anonymousWritesAreLimited() async throws {
-        try await withApp(.sqlite, configure: { $0.feedbackPerHour = 3; $0.analyticsPerMinute = 2 }) {
+        try await withApp(
+            .sqlite,
+            configure: {
+                $0.feedbackPerHour = 3; $0.analyticsPerMinute = 2
+            }
+        ) {
             services, client in
             var statuses: [Int] = []
             for index in 0..<4 {
