@@ -723,6 +723,31 @@ extension Components {
                 case password
                 case displayName
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.username = try container.decode(
+                    Swift.String.self,
+                    forKey: .username
+                )
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "username",
+                    "email",
+                    "password",
+                    "displayName"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/OIDCSignInRequest`.
         public struct OIDCSignInRequest: Codable, Hashable, Sendable {
@@ -790,6 +815,21 @@ extension Components {
                 case username
                 case password
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.username = try container.decode(
+                    Swift.String.self,
+                    forKey: .username
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "username",
+                    "password"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/RefreshRequest`.
         public struct RefreshRequest: Codable, Hashable, Sendable {
@@ -804,6 +844,16 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case refreshToken
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.refreshToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .refreshToken
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "refreshToken"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/ChangePasswordRequest`.
@@ -827,6 +877,21 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case currentPassword
                 case newPassword
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.currentPassword = try container.decode(
+                    Swift.String.self,
+                    forKey: .currentPassword
+                )
+                self.newPassword = try container.decode(
+                    Swift.String.self,
+                    forKey: .newPassword
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "currentPassword",
+                    "newPassword"
+                ])
             }
         }
         /// Fields absent are left alone; fields named in `clear` are emptied.
@@ -4161,6 +4226,16 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case value
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.value = try container.decode(
+                    Swift.Int.self,
+                    forKey: .value
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "value"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/VoteState`.
         public struct VoteState: Codable, Hashable, Sendable {
@@ -4260,6 +4335,16 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case text
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "text"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/CommentPage`.
         public struct CommentPage: Codable, Hashable, Sendable {
@@ -4297,6 +4382,16 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case postIds
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.postIds = try container.decode(
+                    [Swift.String].self,
+                    forKey: .postIds
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "postIds"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/FollowState`.
@@ -4343,6 +4438,16 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case retention
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.retention = try container.decode(
+                    Components.Schemas.Retention.self,
+                    forKey: .retention
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "retention"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/SongResult`.
@@ -4474,6 +4579,31 @@ extension Components {
                 case tagline
                 case startsAt
                 case endsAt
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.tier = try container.decode(
+                    Swift.Int.self,
+                    forKey: .tier
+                )
+                self.tagline = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .tagline
+                )
+                self.startsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.endsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .endsAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "tier",
+                    "tagline",
+                    "startsAt",
+                    "endsAt"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Promotion`.
@@ -4652,6 +4782,36 @@ extension Components {
                 case pages
                 case style
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.area = try container.decode(
+                    Swift.String.self,
+                    forKey: .area
+                )
+                self.mediaUrl = try container.decode(
+                    Swift.String.self,
+                    forKey: .mediaUrl
+                )
+                self.feeds = try container.decode(
+                    [Swift.String].self,
+                    forKey: .feeds
+                )
+                self.pages = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .pages
+                )
+                self.style = try container.decode(
+                    Components.Schemas.AdInput.StylePayload.self,
+                    forKey: .style
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "area",
+                    "mediaUrl",
+                    "feeds",
+                    "pages",
+                    "style"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/Ad`.
         public struct Ad: Codable, Hashable, Sendable {
@@ -4823,6 +4983,16 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case events
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.events = try container.decode(
+                    [Components.Schemas.AnalyticsEvent].self,
+                    forKey: .events
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "events"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/AnalyticsAccepted`.
         public struct AnalyticsAccepted: Codable, Hashable, Sendable {
@@ -4868,6 +5038,26 @@ extension Components {
                 case text
                 case email
                 case appVersion
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                self.email = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.appVersion = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .appVersion
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "text",
+                    "email",
+                    "appVersion"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/AdCreativeUpload`.

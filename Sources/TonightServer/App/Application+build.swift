@@ -41,7 +41,8 @@ public func buildApplication(
         services: services, metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router,
-        configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]))
+        configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]),
+        middlewares: [SpecLimitMiddleware()])
     LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout, bans: services.bans

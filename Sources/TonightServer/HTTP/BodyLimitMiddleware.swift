@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// Reads request bodies up to the configured limit (413 beyond it), so handlers and the
 /// idempotency store see a complete body.
@@ -23,8 +24,13 @@ struct BodyLimitMiddleware: RouterMiddleware {
         }
         if streamingLimit != nil { return try await next(request, context) }
         var request = request
-        let buffer = try await request.collectBody(upTo: limit)
-        request.body = .init(buffer: buffer)
+        do {
+            // Without a Content-Length (chunked), the limit is met while reading.
+            request.body = .init(buffer: try await request.collectBody(upTo: limit))
+        } catch is NIOTooManyBytesError {
+            throw APIError(
+                status: 413, code: .bodyTooLarge, detail: "The request body is larger than \(limit) bytes.")
+        }
         return try await next(request, context)
     }
 }

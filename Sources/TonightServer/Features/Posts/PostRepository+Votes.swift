@@ -17,7 +17,7 @@ struct VoteChange: Sendable, Equatable {
 /// What a vote change left: the user's vote and flag and the post's counters, or why it was refused.
 enum VoteOutcome: Sendable, Equatable {
     case applied(value: Int, flagged: Bool, up: Int64, down: Int64)
-    /// No such post (or not ready, or removed).
+    /// No such post (or not ready, hidden by flags, removed, or by a banned author).
     case notFound
     /// The author's own post.
     case ownPost
@@ -43,7 +43,8 @@ extension PostRepository {
             for row in try await tx.raw(
                 """
                 SELECT id, author_id FROM posts
-                WHERE id IN (\(binds: postIDs)) AND moderation <> 'removed' AND status = 'ready'
+                WHERE id IN (\(binds: postIDs)) AND moderation = 'visible' AND status = 'ready'
+                  AND (author_id IS NULL OR author_id NOT IN (SELECT user_id FROM bans))
                 ORDER BY id \(unsafeRaw: lock)
                 """
             ).all() {

@@ -447,6 +447,13 @@ struct PostsRouteTests {
             let mine = try await client.send(.get, "/v1/posts/\(post)", token: author.token)
             #expect(mine.json["hidden"] as? Bool == true)
             #expect(try await services.posts.posts.countVotes(postID: post).flags == 2)
+            // Hidden means hidden: no more votes or flags until a moderator restores it.
+            let late = try await client.member("late")
+            #expect(
+                try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: late.token).status
+                    == .notFound)
+            #expect(try await client.send(.put, "/v1/posts/\(post)/flag", token: late.token).status == .notFound)
+            #expect(try await services.posts.posts.countVotes(postID: post).flags == 2)
         }
     }
 

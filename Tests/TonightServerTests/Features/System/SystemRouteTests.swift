@@ -62,6 +62,16 @@ struct SystemRouteTests {
             #expect(oversize.status == .contentTooLarge)
             #expect(oversize.json["code"] as? String == "body_too_large")
 
+            // Fields the operation does not have are refused, not ignored.
+            let unknown = try await client.send(
+                .post, "/v1/auth/signup",
+                json: [
+                    "username": "eve", "email": "eve@example.com", "password": "a long enough passphrase",
+                    "role": "admin",
+                ])
+            #expect(unknown.status == .badRequest && unknown.json["code"] as? String == "invalid_body")
+            #expect(unknown.json["detail"] as? String ?? "" != "", "\(unknown.text)")
+
             let wrongType = try await client.send(
                 .post, "/v1/auth/login", raw: "username=x", headers: [.contentType: "application/x-www-form-urlencoded"]
             )
@@ -74,6 +84,51 @@ struct SystemRouteTests {
             // Nothing was written by any of these.
             let count = try await rowCount("users", in: services)
             #expect(count == 0)
+        }
+    }
+
+    @Test("the spec's limits on query parameters and bodies are refused with field errors, never a 500")
+    func specLimits() async throws {
+        try await withApp(.sqlite, configure: { $0.bodyLimit = 1 << 20 }) { _, client in
+            let token = try await client.signUp("sam").accessToken
+            func refused(_ method: HTTPRequest.Method, _ path: String, _ body: JSON? = nil) async throws -> [String] {
+                let response = try await client.send(method, path, json: body, token: token)
+                #expect(response.status == .badRequest, "\(path.prefix(60)): \(response.text.prefix(300))")
+                return response.json.fieldErrors
+            }
+            // Query parameters: each error names its parameter.
+            #expect(try await refused(.get, "/v1/users?q=" + String(repeating: "a", count: 70_000)) == ["q"])
+            #expect(try await refused(.get, "/v1/places?near=44.6,-63.5&radius=1e9") == ["radius"])
+            #expect(try await refused(.get, "/v1/events?limit=abc") == ["limit"])
+            let radius = try await client.send(.get, "/v1/places?near=44.6,-63.5&radius=1e9", token: token)
+            #expect(radius.text.contains("radius parameter must be a whole number"))
+            // Bodies: lengths, item counts and ranges, with the path of each field.
+            let ids = (0..<25_000).map { "u\($0)" }
+            #expect(try await refused(.post, "/v1/events/feed:E1/invitations", ["userIds": ids]) == ["userIds"])
+            let events: [JSON] = (0..<3).map { _ in
+                ["name": String(repeating: "n", count: 300), "time": "2026-11-25T20:00:00Z"]
+            }
+            #expect(
+                try await refused(.post, "/v1/analytics/events", ["events": events])
+                    == ["events[0].name", "events[1].name", "events[2].name"])
+            #expect(try await refused(.post, "/v1/feedback", ["text": String(repeating: "é", count: 8001)]) == ["text"])
+        }
+    }
+
+    @Test("a chunked body over the limit is a 413, like one that says its length")
+    func chunkedOversize() async throws {
+        try await withLiveApp(.sqlite, configure: { $0.bodyLimit = 1024 }) { services, client in
+            let connection = try await RawConnection(port: try #require(client.port))
+            let chunk = "{\"text\": \"" + String(repeating: "x", count: 3000) + "\"}"
+            try await connection.send(
+                "POST /v1/feedback HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n\(String(chunk.utf8.count, radix: 16))\r\n\(chunk)\r\n0\r\n\r\n"
+            )
+            let answer = try await connection.receive { $0.contains("}") }
+            await connection.close()
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            #expect(answer.contains("body_too_large"))
+            #expect(try await rowCount("feedback", in: services) == 0)
         }
     }
 

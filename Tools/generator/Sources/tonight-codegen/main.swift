@@ -9,6 +9,8 @@
 //   `input.body.json` (the generated enum has that one case).
 // - `CacheablePages.swift`: the path templates of the GET operations marked
 //   `x-tonight-page-cache: true`, the only ones the anonymous page cache may hold.
+// - `SpecLimits.swift`: the limits (lengths, ranges, item counts) the spec sets on each
+//   operation's query parameters and JSON body, which the server enforces (HTTP/SpecLimit.swift).
 //
 // Usage: tonight-codegen <openapi.yaml> <features directory> <output directory>
 import Foundation
@@ -176,6 +178,7 @@ let output = URL(fileURLWithPath: arguments[3], isDirectory: true)
 try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
 for (name, text) in [
     ("APIHandlers+Routes.swift", routes), ("RequestBodies.swift", bodies), ("CacheablePages.swift", pages),
+    ("SpecLimits.swift", limitsFile(operations: operations, paths: paths, components: Components(spec: spec), header: header)),
 ] {
     try text.write(to: output.appendingPathComponent(name), atomically: true, encoding: .utf8)
 }
