@@ -226,14 +226,15 @@ struct ImportTests {
 
     @Test("a queue of racing writers that keeps moving is never cut short, however long it is in all")
     func movingQueue() async throws {
-        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 5_000 }) { services, _ in
-            // 12 writers holding the gate 1 s each: the last waits more than twice the timeout. Each
-            // hand-over has 4 s of slack, which the whole suite on two cores can take.
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 10_000 }) { services, _ in
+            // 41 writers holding the gate 0.5 s each: the last waits more than twice the timeout.
+            // Each hand-over has 9.5 s of slack: 4 s was once not enough with the whole suite
+            // running on two cores.
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<12 {
+                for _ in 0..<41 {
                     group.addTask {
                         try await services.database.transaction { db in
-                            try await Task.sleep(for: .seconds(1))
+                            try await Task.sleep(for: .milliseconds(500))
                             try await db.raw("SELECT 1").run()
                         }
                     }
