@@ -98,6 +98,9 @@ public struct AppConfig: Sendable {
     public var mediaMaxBytes: Int = 100 * 1024 * 1024
     /// Longest clip in seconds (`media.max.seconds`, default 60).
     public var mediaMaxSeconds: Double = 60
+    /// Media jobs processed at once (`media.workers`, default: the cores, at least 2, at most 4):
+    /// one slow clip never holds everyone else's.
+    public var mediaWorkers: Int = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// Where media lives (`media.storage`): `local` (default, `<data dir>/media`) or `s3`.
     public var mediaStorage: String = "local"
     /// S3-compatible storage: endpoint URL (`s3.endpoint`, e.g. `https://s3.eu-west-1.amazonaws.com`),
@@ -244,6 +247,7 @@ public struct AppConfig: Sendable {
         config.apnsEndpoint = reader.string(forKey: "apns.endpoint", default: config.apnsEndpoint)
         config.mediaMaxBytes = reader.int(forKey: "media.max.bytes", default: config.mediaMaxBytes)
         config.mediaMaxSeconds = reader.double(forKey: "media.max.seconds", default: config.mediaMaxSeconds)
+        config.mediaWorkers = max(1, reader.int(forKey: "media.workers", default: config.mediaWorkers))
         config.mediaStorage = reader.string(forKey: "media.storage", default: config.mediaStorage)
         config.s3Endpoint = reader.string(forKey: "s3.endpoint", default: "")
         config.s3Bucket = reader.string(forKey: "s3.bucket", default: "")

@@ -79,14 +79,16 @@ public func buildApplication(
         if (0...DigestSchedule.lastHour).contains(config.digestHour) {
             serviceList.append(services.digest(interval: .seconds(300)))
         }
-        // Media processing has a worker of its own, so a long transcode never holds up push
-        // notifications and reminders queued behind it.
+        // Media processing has workers of its own (`media.workers`), so a long transcode never
+        // holds up push notifications and reminders, nor another member's clip.
         let handlers = services.jobHandlers.merging(jobHandlers) { $1 }
         let poll = Duration.milliseconds(max(10, config.jobPollMilliseconds))
-        serviceList.append(
-            JobWorker(
-                queue: services.jobs, handlers: handlers, pollInterval: poll, batchSize: 1,
-                lockDuration: 900, kinds: .only([PostService.processJob]), logger: services.logger))
+        for _ in 0..<config.mediaWorkers {
+            serviceList.append(
+                JobWorker(
+                    queue: services.jobs, handlers: handlers, pollInterval: poll, batchSize: 1,
+                    lockDuration: 900, kinds: .only([PostService.processJob]), logger: services.logger))
+        }
         serviceList.append(
             JobWorker(
                 queue: services.jobs, handlers: handlers, pollInterval: poll, kinds: .except([PostService.processJob]),

@@ -69,6 +69,13 @@ struct MediaProbe: Sendable, Equatable {
         if let duration, duration > limits.maxDuration {
             throw MediaRejection.tooLong(seconds: duration, limit: limits.maxDuration)
         }
+        // A clip's decoding cost; unknown frame rates and durations count as the most allowed.
+        if ContainerSniffer.isVideo(container) {
+            let pixels = Double(w) * Double(h) * min(frameRate ?? 60, 240) * (duration ?? limits.maxDuration)
+            if pixels > limits.maxDecodedPixels {
+                throw MediaRejection.tooHeavy(width: w, height: h, frameRate: frameRate)
+            }
+        }
     }
 }
 

@@ -13,15 +13,22 @@ struct MediaLimits: Sendable, Equatable {
     var stillLongSide: Int
     /// Largest accepted file, in bytes — the only limit checked when ffmpeg is missing.
     var maxBytes: Int64
-    /// Wall-clock limit for each ffmpeg/ffprobe run.
+    /// Wall-clock limit for each ffmpeg/ffprobe run. A run past it refuses the upload (a file
+    /// that takes that long would take it again), it is not retried.
     var timeout: Duration
+    /// The most pixels a clip may make ffmpeg decode: width × height × frame rate × duration.
+    /// The default is a 60 s 4K clip at 60 fps (what phones record); an 8192×8192 clip at 60 fps is
+    /// eight times that, and is refused at probe time instead of costing minutes of CPU.
+    var maxDecodedPixels: Double
 
     /// Limits with the given values (defaults: 60 s, 8192 px, 1280 px video, 2048 px stills,
-    /// 500 MiB, 120 s per tool run).
+    /// 500 MiB, 120 s per tool run, 3840 × 2160 × 60 fps × 60 s of pixels).
     init(
         maxDuration: Double = 60, maxDimension: Int = 8192, videoLongSide: Int = 1280, stillLongSide: Int = 2048,
-        maxBytes: Int64 = 500 << 20, timeout: Duration = .seconds(120)
+        maxBytes: Int64 = 500 << 20, timeout: Duration = .seconds(120),
+        maxDecodedPixels: Double = 3840 * 2160 * 60 * 60
     ) {
+        self.maxDecodedPixels = maxDecodedPixels
         self.maxDuration = maxDuration
         self.maxDimension = maxDimension
         self.videoLongSide = videoLongSide
@@ -88,9 +95,10 @@ extension MediaContainer {
 /// * **No ffmpeg** (`tools` nil): every upload is served as the original, with no poster and
 ///   no tempo; only the file size can be checked (duration, codec and dimensions are unknown).
 ///
-/// Errors: ``MediaRejection`` means the media is bad (fail the post with its message);
-/// anything else (``MediaInfrastructureError``, ``ProcessRunnerError`` — including
-/// timeouts —, `CancellationError`) is a problem of the machine and worth retrying.
+/// Errors: ``MediaRejection`` means the media is bad (fail the post with its message): this
+/// includes a tool run past ``MediaLimits/timeout`` (the same file would take as long again, and
+/// five retries cost ten CPU-minutes). Anything else (``MediaInfrastructureError``, other
+/// ``ProcessRunnerError``s, `CancellationError`) is a problem of the machine and worth retrying.
 /// A tool failure counts as infrastructure when its error output names an environmental
 /// cause (disk full, out of memory, permissions) or it was killed by SIGKILL/SIGTERM/SIGINT/SIGHUP
 /// (e.g. the OOM killer); otherwise it is a rejection.
@@ -110,6 +118,14 @@ struct MediaProcessor: Sendable {
     /// `workDirectory` (created if needed; existing `video.mp4`, `poster.jpg`, `image.*` are
     /// overwritten). Throws ``MediaRejection`` for bad media, other errors for infrastructure.
     func process(input: URL, container: MediaContainer, workDirectory: URL) async throws -> ProcessedMedia {
+        do {
+            return try await convert(input: input, container: container, workDirectory: workDirectory)
+        } catch ProcessRunnerError.timedOut {
+            throw MediaRejection.tooSlow(limit: limits.timeout)
+        }
+    }
+
+    private func convert(input: URL, container: MediaContainer, workDirectory: URL) async throws -> ProcessedMedia {
         let size = try fileSize(of: input)
         guard size > 0 else { throw MediaRejection.empty }
         guard size <= limits.maxBytes else { throw MediaRejection.tooLarge(bytes: size, limit: limits.maxBytes) }

@@ -21,6 +21,10 @@ enum MediaRejection: Error, Sendable, Equatable, CustomStringConvertible {
     case badDimensions(width: Int, height: Int)
     /// Probing succeeded but converting failed; carries ffmpeg's first error line.
     case transcodeFailed(String)
+    /// Too many pixels to decode (size × frame rate × duration over the budget).
+    case tooHeavy(width: Int, height: Int, frameRate: Double?)
+    /// Converting took longer than the limit for one tool run.
+    case tooSlow(limit: Duration)
 
     /// A human-readable reason, suitable for showing to the uploader.
     var message: String {
@@ -34,6 +38,10 @@ enum MediaRejection: Error, Sendable, Equatable, CustomStringConvertible {
             "The clip is too long (\(Self.format(seconds)) s; the limit is \(Self.format(limit)) s)."
         case .badDimensions(let w, let h): "The picture size \(w)×\(h) is not supported."
         case .transcodeFailed(let detail): "The file could not be converted (\(detail))."
+        case .tooHeavy(let w, let h, let rate):
+            "The clip is too heavy to convert (\(w)×\(h)\(rate.map { " at \(Int($0.rounded())) fps" } ?? "")): "
+                + "send a smaller or shorter one."
+        case .tooSlow(let limit): "The file took too long to convert (over \(limit.components.seconds) s)."
         }
     }
 

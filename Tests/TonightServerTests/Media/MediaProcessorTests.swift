@@ -215,6 +215,39 @@ import Testing
         #expect(rejection?.message.contains("too long") == true)
     }
 
+    @Test("a clip too heavy to decode is refused at probe time; a phone's minute of 4K at 60 fps is not")
+    func heavyClipIsRejectedAtProbe() async throws {
+        func probe(_ width: Int, _ height: Int, fps: Double?, seconds: Double?) -> MediaProbe {
+            var probe = MediaProbe(container: .mp4, fileSize: 24 << 20)
+            probe.videoStreamIndex = 0
+            probe.videoCodec = "h264"
+            (probe.width, probe.height, probe.frameRate, probe.duration) = (width, height, fps, seconds)
+            return probe
+        }
+        let limits = MediaLimits()
+        #expect(throws: Never.self) { try probe(3840, 2160, fps: 60, seconds: 60).validate(limits) }
+        #expect(throws: MediaRejection.tooHeavy(width: 8192, height: 8192, frameRate: 60)) {
+            try probe(8192, 8192, fps: 60, seconds: 60).validate(limits)
+        }
+        // Unknown rate and duration count as the most allowed.
+        #expect(throws: MediaRejection.tooHeavy(width: 8192, height: 4320, frameRate: nil)) {
+            try probe(8192, 4320, fps: nil, seconds: nil).validate(limits)
+        }
+    }
+
+    @Test("a conversion past the time limit refuses the upload instead of being retried")
+    func slowConversionIsARefusal() async throws {
+        let dir = try Scratch()
+        defer { dir.cleanup() }
+        let input = dir.file("slow.mp4")
+        try await MediaFixture.mp4(input, seconds: 1)
+        let hurried = MediaProcessor(tools: try MediaFixture.tools(), limits: MediaLimits(timeout: .milliseconds(1)))
+        let rejection = await expectRejection {
+            try await hurried.process(input: input, container: .mp4, workDirectory: dir.file("work"))
+        }
+        #expect(rejection == .tooSlow(limit: .milliseconds(1)), "\(String(describing: rejection))")
+    }
+
     @Test func oversizedDimensionsAreRejected() async throws {
         let dir = try Scratch()
         defer { dir.cleanup() }
