@@ -27,9 +27,12 @@ struct FirstRequestDeadline<Base: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-/// Closes the channel when it stays silent for `timeout` before the server has written its first
-/// answer: armed when the channel becomes active, re-armed by every read, and disarmed for good
-/// by the first write (a response or a WebSocket upgrade).
+/// Closes the channel when the server has not written its first answer within `timeout` of the
+/// connection opening: armed once when the channel becomes active, and disarmed for good by the
+/// first write (a response or a WebSocket upgrade). Reads do not re-arm it: a client trickling a
+/// request head a byte at a time gets no more time in all than a silent one. (Later requests on
+/// the connection are governed by ``CachedPageHandler``'s idle timeout, which only parsed request
+/// parts reset.)
 final class FirstRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -50,11 +53,6 @@ final class FirstRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelH
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        arm(context)
-        context.fireChannelRead(data)
-    }
-
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if !answered {
             answered = true
@@ -69,7 +67,7 @@ final class FirstRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelH
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        guard !answered else { return }
+        guard !answered, deadline == nil else { return }
         deadline?.cancel()
         let channel = context.channel
         deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }

@@ -33,6 +33,29 @@ struct ConnectionHygieneTests {
     }
 }
 
+extension ConnectionHygieneTests {
+    @Test("a request head trickled a byte at a time gets no more time than the idle timeout in all")
+    func trickledHeadIsCutOff() async throws {
+        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 2 }) { _, client in
+            let connection = try await RawConnection(port: try #require(client.port))
+            // One byte every 0.5 s of a head that never ends: 30 bytes would take 15 s.
+            var sent = 0
+            for byte in String(repeating: "GET /health HTTP/1.1\r\nX-Slow: ", count: 2).prefix(30) {
+                do {
+                    try await connection.send(String(byte))
+                } catch {
+                    break
+                }
+                sent += 1
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(!connection.isOpen, "still open after \(sent) bytes")
+            #expect(sent < 30)
+            await connection.close()
+        }
+    }
+}
+
 /// Writes `payload` (if any) the moment its connection is active.
 private final class SendOnConnect: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
