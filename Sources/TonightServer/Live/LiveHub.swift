@@ -89,13 +89,10 @@ public actor LiveHub {
         let logger: Logger
 
         func run() async throws {
-            try await runUntilShutdown {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    let closed = await hub.closeStuck()
-                    if closed > 0 {
-                        logger.info("closed live sockets that stopped reading", metadata: ["count": "\(closed)"])
-                    }
+            try await runEvery(.seconds(1), logger: logger, failure: "live socket check failed") {
+                let closed = await hub.closeStuck()
+                if closed > 0 {
+                    logger.info("closed live sockets that stopped reading", metadata: ["count": "\(closed)"])
                 }
             }
         }

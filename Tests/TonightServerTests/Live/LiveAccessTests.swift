@@ -26,7 +26,7 @@ final class StalledSocket: Sendable {
             .channelOption(.socketOption(.so_rcvbuf), value: 4096)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                    try channel.pipeline.syncOperations.addHandler(TextCollector(received: received))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -40,16 +40,6 @@ final class StalledSocket: Sendable {
     /// What arrived in the one read.
     var text: String { received.withLockedValue { $0 } }
     func close() async { try? await channel.close() }
-
-    private final class Collector: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let received: NIOLockedValueBox<String>
-        init(received: NIOLockedValueBox<String>) { self.received = received }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let buffer = unwrapInboundIn(data)
-            received.withLockedValue { $0 += String(buffer: buffer) }
-        }
-    }
 }
 
 /// Runs `body`, failing instead of hanging if it has not finished after `limit` (a hang detector

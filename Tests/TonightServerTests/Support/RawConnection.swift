@@ -14,7 +14,7 @@ final class RawConnection: Sendable {
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                    try channel.pipeline.syncOperations.addHandler(TextCollector(received: received))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -39,14 +39,16 @@ final class RawConnection: Sendable {
     var closed: EventLoopFuture<Void> { channel.closeFuture }
     func close() async { try? await channel.close() }
 
-    private final class Collector: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let received: NIOLockedValueBox<String>
-        init(received: NIOLockedValueBox<String>) { self.received = received }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let buffer = unwrapInboundIn(data)
-            received.withLockedValue { $0 += String(buffer: buffer) }
-        }
+}
+
+/// Appends whatever a test connection receives, as text, to `received`.
+final class TextCollector: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let received: NIOLockedValueBox<String>
+    init(received: NIOLockedValueBox<String>) { self.received = received }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        received.withLockedValue { $0 += String(buffer: buffer) }
     }
 }
 

@@ -73,10 +73,9 @@ actor ArtistSuggester {
         }
     }
 
-    /// After an import in this process: cached suggestions end now, and the next search compares
-    /// the fingerprint first.
+    /// After an import in this process: cached suggestions end now, and the next search waits for
+    /// a fingerprint check that started after this call.
     func invalidate() {
-        lastCheck = .distantPast
         invalidations += 1
         generation.advance()
     }
@@ -85,10 +84,15 @@ actor ArtistSuggester {
     /// read before the caller's change, so it is waited for and one more made after it.
     func check() async throws {
         if let running = refresh { _ = try? await running.value }
-        if let running = refresh { return try await running.value }
+        try await currentCheck().value
+    }
+
+    /// The check running now, or a new one.
+    private func currentCheck() -> Task<Void, any Error> {
+        if let running = refresh { return running }
         let task = Task { try await self.rebuildIfChanged() }
         refresh = task
-        try await task.value
+        return task
     }
 
     /// Artist ids for `query`, best first.
@@ -97,20 +101,10 @@ actor ArtistSuggester {
             // Someone else is checking: use the current index, or wait for the first one.
             if index == nil { try await running.value }
         } else if index == nil || Date().timeIntervalSince(lastCheck) >= checkInterval {
-            let task = Task { try await self.rebuildIfChanged() }
-            refresh = task
-            try await task.value
+            try await currentCheck().value
         }
         // After an import here, only a check that started after it will do.
-        while checkedInvalidations != invalidations {
-            if let running = refresh {
-                try await running.value
-            } else {
-                let task = Task { try await self.rebuildIfChanged() }
-                refresh = task
-                try await task.value
-            }
-        }
+        while checkedInvalidations != invalidations { try await currentCheck().value }
         guard let index else { return [] }
         return index.search(query, limit: limit).map { ids[$0] }
     }
