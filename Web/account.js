@@ -322,12 +322,20 @@ function forget() {
 function accountActions(member = true) {
   return h("section", { "aria-label": "Account", class: "actions" },
     actionButton("Sign out", () => signOut()),
-    member && actionButton("Sign out everywhere", () => signOut("/v1/auth/logout-all"), { class: "secondary" }),
-    member && actionButton("Delete my account", async () => {
-      if (!confirm("Delete your account, your clips and your messages for good?")) return;
-      await api("DELETE", "/v1/me");
-      forget();
-    }, { class: "secondary danger" }));
+    member && actionButton("Sign out everywhere", () => signOut("/v1/auth/logout-all"), { class: "secondary" })
+  );
+}
+
+/** Deleting the account asks for the password again: a borrowed phone with an open session is not enough. */
+function deleteForm() {
+  return settingsForm("Delete account", async (data) => {
+    if (!confirm("Delete your account, your clips and your messages for good?")) return;
+    await api("DELETE", "/v1/me", { password: data.get("password") });
+    forget();
+  }, h("h2", {}, "Delete account"),
+  h("p", { class: "muted" }, "Your profile, clips, votes and messages are deleted for good."),
+  field("Current password", "password", "password", { autocomplete: "current-password", required: true }),
+  h("button", { type: "submit", class: "secondary danger" }, "Delete my account"));
 }
 
 async function settingsScreen() {
@@ -339,7 +347,7 @@ async function settingsScreen() {
     h("a", { href: "#/moderation" }, "Moderation queue"),
     me.role === "admin" ? h("a", { href: "#/admin" }, "Promotions and ads") : null);
   return [h("h1", {}, "Settings"), staff, profileForm(me), notificationsForm(settings), preferencesForm(me),
-    devicesSection(devices), passwordForm(), accountActions()];
+    devicesSection(devices), passwordForm(), accountActions(), deleteForm()];
 }
 
 // Moderation

@@ -20,6 +20,7 @@ start_server() {
   (cd "$tmp" && exec env -u HTTP_HOST -u HTTP_PORT -u DATA_DIR -u DATABASE_URL "$@" \
     LOG_LEVEL=warning AUTH_BCRYPT_COST="$BENCH_BCRYPT_COST" \
     RATE_SIGNUP_PER_HOUR=0 RATE_LOGIN_IP_PER_MINUTE=0 RATE_LOGIN_ACCOUNT_PER_MINUTE=0 \
+    HTTP_CONNECTIONS_PER_ADDRESS=0 RATE_UPLOADS_PER_HOUR=0 \
     "$bin" serve --host 127.0.0.1 --port "$port" --data-dir "$data") >>"$out/server.log" 2>&1 &
   server_pid=$!
   wait_healthy "$url" "$server_pid" 120 || health=$?

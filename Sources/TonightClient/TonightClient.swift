@@ -154,9 +154,17 @@ public final class TonightClient: Sendable {
         }
     }
 
-    /// Deletes the account and its personal data, then signs out locally.
-    public func deleteAccount() async throws {
-        _ = try await call { try await api.deleteMe() }
+    /// Deletes the account and its personal data, confirmed with the current password, then
+    /// signs out locally. A wrong password throws (403 `wrong_password`).
+    public func deleteAccount(password: String) async throws {
+        _ = try await call { try await api.deleteMe(body: .json(.init(password: password))) }
+        await session.set(nil)
+    }
+
+    /// Deletes an account that has no password (made by signing in with Apple, Google…),
+    /// confirmed with an ID token from a new sign-in with its provider (at most 10 minutes old).
+    public func deleteAccount(idToken: String) async throws {
+        _ = try await call { try await api.deleteMe(body: .json(.init(idToken: idToken))) }
         await session.set(nil)
     }
 

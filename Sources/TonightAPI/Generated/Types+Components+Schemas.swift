@@ -35,6 +35,7 @@ extension Components {
         /// - `forbidden` (403): The caller may not do this.
         /// - `friends_and_matches_only` (403): Only friends and matches may message each other.
         /// - `gazetteer_empty` (503): The server knows no cities (its gazetteer is empty).
+        /// - `headers_too_large` (431): The request's head (its header fields, or its request line on a new connection past the head limit) is larger than the server reads; the connection is closed.
         /// - `http_error` (400): An HTTP-level refusal without a more specific code.
         /// - `identity_taken` (409): This sign-in provider identity belongs to another account.
         /// - `idempotency_key_reused` (422): The `Idempotency-Key` was already used with a different request.
@@ -67,10 +68,12 @@ extension Components {
         /// - `session_full` (409): The session has no free seats.
         /// - `sport_exists` (409): The sport is already in the catalogue.
         /// - `taken` (409): The username or email is already in use.
+        /// - `too_many_connections` (503): This address already holds as many open connections as the server allows one address; the new one is closed. Reuse a connection or retry after `Retry-After`.
         /// - `unauthorized` (401): Sign in to do this.
         /// - `unsupported_media` (415): The uploaded file is not a kind the server accepts.
         /// - `unsupported_media_type` (415): The request body's content type is not accepted.
         /// - `upgrade_required` (426): The path must be opened as a WebSocket.
+        /// - `uri_too_long` (414): The request target (path and query) is longer than the server reads; the connection is closed.
         /// - `username_unavailable` (409): The username cannot be used.
         /// - `validation_failed` (400): Some fields are invalid; see `errors`.
         /// - `wrong_password` (403): The current password is wrong.
@@ -93,6 +96,7 @@ extension Components {
             case forbidden = "forbidden"
             case friendsAndMatchesOnly = "friends_and_matches_only"
             case gazetteerEmpty = "gazetteer_empty"
+            case headersTooLarge = "headers_too_large"
             case httpError = "http_error"
             case identityTaken = "identity_taken"
             case idempotencyKeyReused = "idempotency_key_reused"
@@ -125,10 +129,12 @@ extension Components {
             case sessionFull = "session_full"
             case sportExists = "sport_exists"
             case taken = "taken"
+            case tooManyConnections = "too_many_connections"
             case unauthorized = "unauthorized"
             case unsupportedMedia = "unsupported_media"
             case unsupportedMediaType = "unsupported_media_type"
             case upgradeRequired = "upgrade_required"
+            case uriTooLong = "uri_too_long"
             case usernameUnavailable = "username_unavailable"
             case validationFailed = "validation_failed"
             case wrongPassword = "wrong_password"
@@ -891,6 +897,46 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "currentPassword",
                     "newPassword"
+                ])
+            }
+        }
+        /// The confirmation of `DELETE /v1/me`: `password` for an account that has one, else `idToken`, an ID token from a provider linked to the account, issued within 10 minutes.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DeleteMeRequest`.
+        public struct DeleteMeRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeleteMeRequest/password`.
+            public var password: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeleteMeRequest/idToken`.
+            public var idToken: Swift.String?
+            /// Creates a new `DeleteMeRequest`.
+            ///
+            /// - Parameters:
+            ///   - password:
+            ///   - idToken:
+            public init(
+                password: Swift.String? = nil,
+                idToken: Swift.String? = nil
+            ) {
+                self.password = password
+                self.idToken = idToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case password
+                case idToken
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.password = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                self.idToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .idToken
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "password",
+                    "idToken"
                 ])
             }
         }

@@ -94,12 +94,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
-    /// Delete the account and its personal data.
+    /// Delete the account and its personal data, confirmed with the current password (or, for an account without one, a fresh ID token from its sign-in provider).
+    ///
+    /// A wrong password is a 403 `wrong_password` and counts towards the same limits as failed sign-ins (429 with `Retry-After`); an ID token must be valid, linked to this account and issued within the last 10 minutes (401 `invalid_id_token` otherwise).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
     /// Change the password; every other login of the account ends.
+    ///
+    /// A wrong `currentPassword` is a 403 `wrong_password` and counts towards the same limits as failed sign-ins (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/password`.
     /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.
@@ -825,14 +829,24 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Delete the account and its personal data.
+    /// Delete the account and its personal data, confirmed with the current password (or, for an account without one, a fresh ID token from its sign-in provider).
+    ///
+    /// A wrong password is a 403 `wrong_password` and counts towards the same limits as failed sign-ins (429 with `Retry-After`); an ID token must be valid, linked to this account and issued within the last 10 minutes (401 `invalid_id_token` otherwise).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
-    public func deleteMe(headers: Operations.DeleteMe.Input.Headers = .init()) async throws -> Operations.DeleteMe.Output {
-        try await deleteMe(Operations.DeleteMe.Input(headers: headers))
+    public func deleteMe(
+        headers: Operations.DeleteMe.Input.Headers = .init(),
+        body: Operations.DeleteMe.Input.Body
+    ) async throws -> Operations.DeleteMe.Output {
+        try await deleteMe(Operations.DeleteMe.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Change the password; every other login of the account ends.
+    ///
+    /// A wrong `currentPassword` is a 403 `wrong_password` and counts towards the same limits as failed sign-ins (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/password`.
     /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.

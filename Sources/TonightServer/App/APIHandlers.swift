@@ -33,7 +33,7 @@ struct APIHandlers: Sendable {
         auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
         me = MeHandlers(
             accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people,
-            bans: s.bans, fanout: s.fanout)
+            bans: s.bans, fanout: s.fanout, oidc: s.oidc)
         users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
         analytics = AnalyticsHandlers(analytics: s.analytics, limiter: s.accounts.limiter, config: s.config)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)
@@ -57,7 +57,8 @@ struct APIHandlers: Sendable {
         posts = PostsHandlers(
             places: s.places, events: s.events, social: s.social, notifier: s.notifier, postService: s.posts,
             posts: s.postRepository,
-            songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader)
+            songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader,
+            limiter: s.accounts.limiter)
         promotions = PromotionsHandlers(
             config: s.config, places: s.places, postService: s.posts, promotions: s.promotions, adPlacer: s.adPlacer)
         recommendations = RecommendationsHandlers(

@@ -37,7 +37,9 @@ public struct AppConfig: Sendable {
     public var signupsPerHourPerIP: Int = 20
     /// Login attempts per IP per minute (`rate.login.ip.per.minute`, default 30; 0 = off).
     public var loginsPerMinutePerIP: Int = 30
-    /// Login attempts per account per minute (`rate.login.account.per.minute`, default 10; 0 = off).
+    /// Wrong passwords per account per minute, per address and from all addresses together
+    /// (`rate.login.account.per.minute`, default 10; 0 = off): see
+    /// ``AccountService/checkPassword(_:hash:account:clientAddress:)``.
     public var loginsPerMinutePerAccount: Int = 10
     /// Feedback messages per hour, per address and per member (`rate.feedback.per.hour`, default
     /// 10; 0 = off): the one write anyone may make without an account.
@@ -45,11 +47,20 @@ public struct AppConfig: Sendable {
     /// Analytics batches per minute, per address and per member (`rate.analytics.per.minute`,
     /// default 120; 0 = off).
     public var analyticsPerMinute: Int = 120
+    /// Uploads (`POST /v1/posts`) per member per hour (`rate.uploads.per.hour`, default 30; 0 =
+    /// off): each takes disk, and a clip minutes of CPU. Counted when the upload starts, before a
+    /// byte is stored.
+    public var uploadsPerHour: Int = 30
     /// Seconds before an idle connection (or one that sends no request) is closed
     /// (`http.idle.timeout`, default 60).
     public var idleTimeout: Int = 60
     /// Trust `X-Forwarded-For` for the client address (`http.trust.proxy`, default false).
     public var trustProxy: Bool = false
+    /// Open connections one client address may hold (`http.connections.per.address`, default 256;
+    /// 0 = no cap). Further connections are answered 503 `too_many_connections` and closed. Not
+    /// applied when `trustProxy` is on: every connection then comes from the proxy, which enforces
+    /// its own per-client cap (nginx `limit_conn`).
+    public var connectionsPerAddress: Int = 256
     /// How often the job worker looks for due jobs, in milliseconds (`jobs.poll.ms`, default 1000).
     public var jobPollMilliseconds: Int = 1000
     /// Run the job worker in this process (`jobs.enabled`, default true).
@@ -216,12 +227,15 @@ public struct AppConfig: Sendable {
         config.signupsPerHourPerIP = reader.int(forKey: "rate.signup.per.hour", default: config.signupsPerHourPerIP)
         config.feedbackPerHour = reader.int(forKey: "rate.feedback.per.hour", default: config.feedbackPerHour)
         config.analyticsPerMinute = reader.int(forKey: "rate.analytics.per.minute", default: config.analyticsPerMinute)
+        config.uploadsPerHour = reader.int(forKey: "rate.uploads.per.hour", default: config.uploadsPerHour)
         config.loginsPerMinutePerIP = reader.int(
             forKey: "rate.login.ip.per.minute", default: config.loginsPerMinutePerIP)
         config.loginsPerMinutePerAccount = reader.int(
             forKey: "rate.login.account.per.minute", default: config.loginsPerMinutePerAccount)
         config.idleTimeout = reader.int(forKey: "http.idle.timeout", default: config.idleTimeout)
         config.trustProxy = reader.bool(forKey: "http.trust.proxy", default: config.trustProxy)
+        config.connectionsPerAddress = reader.int(
+            forKey: "http.connections.per.address", default: config.connectionsPerAddress)
         config.jobPollMilliseconds = reader.int(forKey: "jobs.poll.ms", default: config.jobPollMilliseconds)
         config.jobsEnabled = reader.bool(forKey: "jobs.enabled", default: config.jobsEnabled)
         config.idempotencyTTL = reader.int(forKey: "idempotency.ttl", default: config.idempotencyTTL)

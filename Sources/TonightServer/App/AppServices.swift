@@ -118,7 +118,7 @@ public struct AppServices: Sendable {
         let postRepository = PostRepository(db: database.sql, database: database)
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
-            urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL),
+            urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL, reviewSecret: key),
             votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier),
             views: ViewCounter(repository: postRepository, logger: logger),
             storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,

@@ -50,8 +50,13 @@ public func buildApplication(
     WebRoutes(
         directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL
     ).register(on: router)
+    let (postRepository, bans) = (services.posts.posts, services.bans)
     MediaRoutes(
         blobs: services.posts.blobs, urls: services.posts.urls,
+        hiddenPost: { id in
+            guard let post = try await postRepository.moderation(of: id) else { return true }
+            return post.state != .visible || (post.authorID.map(bans.contains) ?? false)
+        },
         memory: config.mediaMemoryMB > 0
             ? MediaMemoryCache(capacity: config.mediaMemoryMB << 20, largestFile: min(64, config.mediaMemoryMB) << 20)
             : nil
@@ -95,9 +100,14 @@ public func buildApplication(
                 logger: services.logger))
     }
     let logger = services.logger
+    FileLimit.raise(logger: logger)
+    let idleTimeout = TimeAmount.seconds(Int64(max(1, config.idleTimeout)))
+    let connections = ConnectionPolicy(
+        perAddress: config.trustProxy ? 0 : config.connectionsPerAddress, firstRequestTimeout: idleTimeout,
+        logger: logger)
     return Application(
         router: router,
-        server: server(router: router, idleTimeout: .seconds(Int64(max(1, config.idleTimeout))), pages: pages),
+        server: server(router: router, idleTimeout: idleTimeout, connections: connections, pages: pages),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
         services: serviceList,
         onServerRunning: { channel in
@@ -107,20 +117,23 @@ public func buildApplication(
     )
 }
 
-/// HTTP/1.1 with WebSocket upgrade; idle connections, and connections that never send a request,
-/// are closed after `idleTimeout`. With `pages`, cached feed pages and suggestions are answered on
-/// the event loop (``CachedPageHandler``).
-func server(router: Router<AppRequestContext>, idleTimeout: TimeAmount, pages: PageCache?) -> HTTPServerBuilder {
+/// HTTP/1.1 with WebSocket upgrade behind the ``ConnectionGuard``: idle connections are closed
+/// after `idleTimeout`, and connections are capped per address and their heads limited as
+/// `connections` says. With `pages`, cached feed pages and suggestions are answered on the event
+/// loop (``CachedPageHandler``).
+func server(
+    router: Router<AppRequestContext>, idleTimeout: TimeAmount, connections: ConnectionPolicy, pages: PageCache?
+) -> HTTPServerBuilder {
     let webSocketResponder = router.buildResponder()
     return HTTPServerBuilder { responder in
-        FirstRequestDeadline(
+        ConnectionGuard(
             base: HTTP1WebSocketUpgradeChannel(
                 responder: responder, webSocketResponder: webSocketResponder,
                 configuration: .init(
                     http1: .init(
                         additionalChannelHandlers: [CachedPageHandler(cache: pages, idleTimeout: idleTimeout)],
-                        idleTimeout: nil))),
-            timeout: idleTimeout)
+                        idleTimeout: nil, httpDecoderConfiguration: ConnectionPolicy.decoderLimits))),
+            policy: connections)
     }
 }
 

@@ -102,8 +102,9 @@ public enum MediaImporter {
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
         guard let container = ContainerSniffer.sniff(head) else {
-            throw MediaImportProblem(reason: "not a supported video or image (MP4, MOV, WebM, JPEG, PNG, HEIC)")
+            throw MediaImportProblem(reason: "not a supported video or image (MP4, MOV, WebM, JPEG, PNG)")
         }
+        guard container != .heic else { throw MediaImportProblem(reason: "a HEIC photo: convert it to JPEG") }
         return container
     }
 }

@@ -89,9 +89,9 @@ extension MediaContainer {
 /// * **JPEG / PNG** → `image.jpg` / `image.png`: always re-encoded in the same format (PNG
 ///   keeps transparency), long side ≤ ``MediaLimits/stillLongSide``, EXIF orientation
 ///   applied, metadata stripped (privacy: no GPS). The poster is that same file.
-/// * **HEIC** is served as the original with no poster and no probe beyond the file size:
-///   ffmpeg's HEIF support varies by version (none in 5.x, tile grids only in recent
-///   releases), and a half-decoded tile would be worse than the original.
+/// * **HEIC** is refused (``MediaRejection/unsupportedCodec(_:)``): ffmpeg's HEIF support varies
+///   by version (none in 5.x, tile grids only in recent releases), and undecoded bytes, with
+///   their metadata, are never served. Uploads and imports refuse it before this.
 /// * **No ffmpeg** (`tools` nil): every upload is served as the original, with no poster and
 ///   no tempo; only the file size can be checked (duration, codec and dimensions are unknown).
 ///
@@ -129,7 +129,10 @@ struct MediaProcessor: Sendable {
         let size = try fileSize(of: input)
         guard size > 0 else { throw MediaRejection.empty }
         guard size <= limits.maxBytes else { throw MediaRejection.tooLarge(bytes: size, limit: limits.maxBytes) }
-        guard let tools, container != .heic else {
+        // Uploads and imports refuse HEIC (ffmpeg 5 cannot decode it); posts stored before that
+        // are refused here rather than served undecoded.
+        if container == .heic { throw MediaRejection.unsupportedCodec("HEIC") }
+        guard let tools else {
             return ProcessedMedia(
                 probe: MediaProbe(container: container, fileSize: size), output: input,
                 outputContentType: container.contentType, transcoded: false)

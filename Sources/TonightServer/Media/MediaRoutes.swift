@@ -10,9 +10,16 @@ import TonightCore
 /// `If-None-Match` (304) and a long `Cache-Control`, since a key's bytes never change. S3: a
 /// redirect (302) to a presigned URL, and S3 does the rest. With media signing on, a request
 /// needs the `expires` and `sig` the API handed out (403 otherwise).
+///
+/// A post's media is public only while the post is: while it is hidden by flags, removed, or its
+/// author is banned, only a review link (``MediaURLs/reviewURL(for:)``) serves it, and a plain
+/// link answers 404 at once on every instance (each request asks the database). Copies already
+/// in a CDN or browser cache stay there until they expire: with a CDN, sign media so they do.
 struct MediaRoutes: Sendable {
     let blobs: any BlobStore
     let urls: MediaURLs
+    /// Whether post `id`'s media is hidden from the public.
+    let hiddenPost: @Sendable (String) async throws -> Bool
     /// Hot files in memory (nil: every request reads the disk).
     let memory: MediaMemoryCache?
     let fileIO = FileIO()
@@ -28,8 +35,12 @@ struct MediaRoutes: Sendable {
             throw APIError.notFound("No such media.")
         }
         let query = request.uri.queryParameters
-        guard urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
+        let review = urls.allowsReview(key, expires: query.get("expires"), review: query.get("review"))
+        guard review || urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
             throw APIError.forbidden("This media link is missing its signature or has expired.", code: .mediaLink)
+        }
+        if !review, key.hasPrefix("posts/"), try await hiddenPost(String(key.dropFirst(6).prefix { $0 != "/" })) {
+            throw APIError.notFound("No such media.")
         }
         guard let path = blobs.localFile(key: key) else {
             guard let url = blobs.directURL(key: key, seconds: urls.ttl) else {
@@ -43,7 +54,8 @@ struct MediaRoutes: Sendable {
         var headers: HTTPFields = [
             .contentType: Self.contentType(of: key), .acceptRanges: "bytes", .eTag: etag,
             .lastModified: HTTPDate.format(info.lastModified),
-            .cacheControl: urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
+            .cacheControl: review
+                ? "private, max-age=300" : urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
         ]
         if key.hasSuffix(".html") {
             // Uploaded ad pages: no scripts, forms, plugins or same-origin access.

@@ -13,6 +13,9 @@ final class UploadFile: @unchecked Sendable {
     enum Problem: Error, Equatable {
         case tooLarge(limit: Int)
         case unsupported
+        /// HEIC/HEIF: recognised, but this server's ffmpeg cannot decode it, and bytes that are
+        /// not decoded (and stripped of their metadata) are never served.
+        case heic
         case empty
     }
 
@@ -44,8 +47,7 @@ final class UploadFile: @unchecked Sendable {
         if container == nil {
             head.append(contentsOf: chunk.prefix(Self.sniffLength - head.count))
             if head.count >= Self.sniffLength {
-                guard let sniffed = ContainerSniffer.sniff(head) else { throw Problem.unsupported }
-                container = sniffed
+                container = try Self.accepted(ContainerSniffer.sniff(head))
             }
         }
         let data = Data(chunk)
@@ -59,9 +61,16 @@ final class UploadFile: @unchecked Sendable {
         try handle.close()
         guard size > 0 else { throw Problem.empty }
         if let container { return container }
-        guard let sniffed = ContainerSniffer.sniff(head) else { throw Problem.unsupported }
+        let sniffed = try Self.accepted(ContainerSniffer.sniff(head))
         container = sniffed
         return sniffed
+    }
+
+    /// The container if uploads of it are accepted.
+    static func accepted(_ container: MediaContainer?) throws -> MediaContainer {
+        guard let container else { throw Problem.unsupported }
+        guard container != .heic else { throw Problem.heic }
+        return container
     }
 
     /// Removes the file.

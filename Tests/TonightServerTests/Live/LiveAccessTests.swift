@@ -163,7 +163,10 @@ struct LiveAccessTests {
             let bob = try await client.member("bob")
             let post = try await insertPost(services, author: bob.id)
             try await withSocket(port: port, token: token) { inbound, _ in
-                #expect(try await client.send(.delete, "/v1/me", token: token).status == .noContent)
+                #expect(
+                    try await client.send(
+                        .delete, "/v1/me", json: ["password": "a long enough passphrase"], token: token
+                    ).status == .noContent)
                 var last: LiveMessage?
                 while let next = try await finishes(within: .seconds(30), { try await inbound.next() }) {
                     last = next

@@ -182,7 +182,8 @@ import Testing
         #expect(result.poster == result.output)
     }
 
-    @Test func heicIsServedAsOriginal() async throws {
+    /// Failed before: any bytes after an `ftypheic` header became a ready post served as image/heic.
+    @Test func heicIsRefusedNeverServedUndecoded() async throws {
         let dir = try Scratch()
         defer { dir.cleanup() }
         let input = dir.file("photo.heic")
@@ -190,11 +191,12 @@ import Testing
         let ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
         try Data(ftyp + [UInt8](repeating: 7, count: 1000)).write(to: input)
         #expect(try MediaFixture.sniff(input) == .heic)
-
-        let result = try await processor.process(input: input, container: .heic, workDirectory: dir.file("work"))
-        #expect(result.output == input && !result.transcoded)
-        #expect(result.outputContentType == "image/heic")
-        #expect(result.poster == nil && result.tempo == nil)
+        await #expect(throws: MediaRejection.self) {
+            _ = try await processor.process(input: input, container: .heic, workDirectory: dir.file("work"))
+        }
+        // Uploads refuse it with its own reason before storing anything.
+        #expect(throws: UploadFile.Problem.heic) { try UploadFile.accepted(.heic) }
+        #expect(PostsHandlers.uploadError(.heic).detail.contains("HEIC"))
     }
 
     @Test func clipLongerThanLimitIsRejected() async throws {

@@ -8,16 +8,19 @@ final class RawConnection: Sendable {
     private let channel: any Channel
     private let received: NIOLockedValueBox<String>
 
-    init(port: Int) async throws {
+    /// Connects to the test server from `source` (another loopback address, say `127.0.0.2`, is
+    /// another client to the server's per-address limits).
+    init(port: Int, from source: String? = nil) async throws {
         let received = NIOLockedValueBox("")
         self.received = received
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(TextCollector(received: received))
                 }
             }
-            .connect(host: "127.0.0.1", port: port).get()
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
     }
 
     /// Sends `text` as it is (several requests at once are pipelined).

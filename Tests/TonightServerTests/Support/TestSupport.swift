@@ -34,6 +34,9 @@ func testConfig(_ backend: Backend) async throws -> AppConfig {
     config.signupsPerHourPerIP = 100_000
     config.loginsPerMinutePerIP = 100_000
     config.loginsPerMinutePerAccount = 100_000
+    config.uploadsPerHour = 100_000
+    // Every test client connects from loopback; the connection-limit tests set their own cap.
+    config.connectionsPerAddress = 0
     config.jobsEnabled = false
     config.logLevel = .warning
     // Long enough that a pooled client connection is never closed under a request that a busy
@@ -70,10 +73,10 @@ func withApp(
 
 /// ``withApp(_:framework:configure:_:)`` on a real port.
 func withLiveApp(
-    _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in },
+    _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in }, logger: Logger? = nil,
     _ body: @escaping @Sendable (AppServices, any TestClientProtocol) async throws -> Void
 ) async throws {
-    try await withApp(backend, framework: .live, configure: configure) { services, client in
+    try await withApp(backend, framework: .live, configure: configure, logger: logger) { services, client in
         // On PostgreSQL live events travel through LISTEN/NOTIFY: start once the listener is on.
         if let listener = services.fanout as? PostgresFanout {
             #expect(await listener.waitUntilListening(), "the live listener did not start")
@@ -115,8 +118,10 @@ extension TestClientProtocol {
     }
 
     /// Signs in and returns the response.
-    func logIn(_ username: String, password: String = "a long enough passphrase") async throws -> TestResponse {
-        try await send(.post, "/v1/auth/login", json: ["username": username, "password": password])
+    func logIn(_ username: String, password: String = "a long enough passphrase", headers: HTTPFields = [:])
+        async throws -> TestResponse
+    {
+        try await send(.post, "/v1/auth/login", json: ["username": username, "password": password], headers: headers)
     }
 
     /// Sends `count` requests at once and returns their statuses.

@@ -65,6 +65,15 @@ extension Operations.CreateSport.Input.Body {
     }
 }
 
+extension Operations.DeleteMe.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.DeleteMeRequest {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
 extension Operations.DismissRecommendation.Input.Body {
     /// The JSON body (the only content type this operation accepts).
     var json: Components.Schemas.DismissalInput {

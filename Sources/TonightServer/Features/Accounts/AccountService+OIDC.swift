@@ -44,6 +44,23 @@ extension AccountService {
         return (try await issue(for: user, userAgent: userAgent), true)
     }
 
+    /// How recent an ID token that confirms a sensitive action must be.
+    static let confirmationWindow: TimeInterval = 600
+
+    /// Accepts `identity` as proof that the caller owns account `userID`: it must be linked to that
+    /// account and issued within ``confirmationWindow`` (a token from an old sign-in is not a
+    /// fresh confirmation). 401 `invalid_id_token` otherwise.
+    func confirm(_ identity: OIDCIdentity, owns userID: String, now: Date = Date()) async throws {
+        let linked = try await identities.userID(provider: identity.provider, subject: identity.subject)
+        guard linked == userID, let issued = identity.issuedAt,
+            now.timeIntervalSince(issued) <= Self.confirmationWindow
+        else {
+            throw APIError.unauthorized(
+                "Sign in with your provider again to confirm: the ID token must be for this account and at most "
+                    + "10 minutes old.", code: .invalidIdToken)
+        }
+    }
+
     /// A new account (or the upgraded calling device) with a free username made from the identity.
     private func newAccount(for identity: OIDCIdentity, verifiedEmail: String?, device: UserRecord?, now: Int64)
         async throws -> UserRecord

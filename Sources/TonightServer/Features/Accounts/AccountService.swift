@@ -79,15 +79,44 @@ struct AccountService: Sendable {
     {
         let key = AccountRules.usernameKey(login)
         try await limiter.check("login-ip:\(clientAddress)", capacity: config.loginsPerMinutePerIP, period: 60)
-        try await limiter.check("login-account:\(key)", capacity: config.loginsPerMinutePerAccount, period: 60)
         // Keys that no account can have are not looked up (nor sent to a database that refuses NUL).
         let lookup = key.utf8.count <= 254 && TextRules.isClean(key)
         let user = lookup ? try await users.find(loginKey: key) : nil
-        let valid = try await hasher.verify(password, hash: user?.passwordHash)
+        // A username and its email are one account, with one limit.
+        let valid = try await checkPassword(
+            password, hash: user?.passwordHash, account: user?.id ?? "login:\(key)", clientAddress: clientAddress)
         guard valid, let user, !user.isAnonymous else {
             throw APIError.unauthorized("Wrong username or password.", code: .invalidCredentials)
         }
         return try await issue(for: user, userAgent: userAgent)
+    }
+
+    /// Checks a password for `account` from `clientAddress` under the failure limits shared by
+    /// sign-in, password change and account deletion:
+    ///
+    /// - an address gets `rate.login.account.per.minute` failures per account a minute (429 after);
+    /// - all addresses together get as many per account; once they are spent, only addresses
+    ///   that failed on the account recently are refused. An address with no failures (the owner,
+    ///   at home) is still let in, so an attacker slows the account down without locking its
+    ///   owner out.
+    ///
+    /// Only failures count; a correct password draws nothing.
+    func checkPassword(_ password: String, hash: String?, account: String, clientAddress: String) async throws
+        -> Bool
+    {
+        let capacity = config.loginsPerMinutePerAccount
+        let pair = "password-fail:\(clientAddress)|\(account)"
+        let everywhere = "password-fail:\(account)"
+        try await limiter.ensureAvailable(pair, capacity: capacity, period: 60)
+        if await limiter.isDrawn(pair) {
+            try await limiter.ensureAvailable(everywhere, capacity: capacity, period: 60)
+        }
+        guard try await hasher.verify(password, hash: hash) else {
+            await limiter.spend(pair, capacity: capacity, period: 60)
+            await limiter.spend(everywhere, capacity: capacity, period: 60)
+            return false
+        }
+        return true
     }
 
     /// A new anonymous device with read-only tokens.
@@ -146,11 +175,14 @@ struct AccountService: Sendable {
     }
 
     /// Changes the password after checking the current one; other logins end.
-    func changePassword(_ caller: Principal, current: String, new: String) async throws {
+    func changePassword(_ caller: Principal, current: String, new: String, clientAddress: String) async throws {
         guard let user = try await users.find(id: caller.userID), !user.isAnonymous else {
             throw APIError.unauthorized("This account no longer exists.", code: .accountGone)
         }
-        guard try await hasher.verify(current, hash: user.passwordHash) else {
+        guard
+            try await checkPassword(
+                current, hash: user.passwordHash, account: user.id, clientAddress: clientAddress)
+        else {
             throw APIError.forbidden("The current password is wrong.", code: .wrongPassword)
         }
         if let issue = AccountRules.password(new, username: user.username, field: "newPassword") {

@@ -18,16 +18,20 @@ struct AuthHandlers: Sendable {
     func signInWithOIDC(_ input: Operations.SignInWithOIDC.Input) async throws -> Operations.SignInWithOIDC.Output {
         let body = input.body.json
         let info = RequestInfo.current
-        let identity: OIDCIdentity
-        do {
-            identity = try await oidc.verify(idToken: body.idToken, nonce: body.nonce)
-        } catch let error as OIDCError {
-            throw Self.problem(error)
-        }
+        let identity = try await Self.verify(body.idToken, nonce: body.nonce, with: oidc)
         let (tokens, created) = try await accounts.signIn(
             with: identity, caller: info?.principal, userAgent: info?.userAgent)
         let answer = try Components.Schemas.AuthTokens(tokens)
         return created ? .created(.init(body: .json(answer))) : .ok(.init(body: .json(answer)))
+    }
+
+    /// The identity `idToken` proves, or its refusal as a problem (``problem(_:)``).
+    static func verify(_ idToken: String, nonce: String?, with oidc: OIDCVerifier) async throws -> OIDCIdentity {
+        do {
+            return try await oidc.verify(idToken: idToken, nonce: nonce)
+        } catch {
+            throw problem(error)
+        }
     }
 
     /// Why an ID token was refused, as a 401 (or a 503 when the provider's keys are unreachable).

@@ -11,6 +11,7 @@ struct MeHandlers: Sendable {
     let people: People
     let bans: BanList
     let fanout: any LiveFanout
+    let oidc: OIDCVerifier
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestInfo.requireCaller()
@@ -37,6 +38,8 @@ struct MeHandlers: Sendable {
 
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
         let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        try await confirmOwner(caller, password: body.password, idToken: body.idToken)
         let playing = try await sessions.upcomingSessions(of: caller.userID, from: Clock.millis())
         try await users.delete(id: caller.userID)
         await bans.revoke(caller.userID, .gone, fanout: fanout)
@@ -47,8 +50,39 @@ struct MeHandlers: Sendable {
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
-        try await accounts.changePassword(caller, current: body.currentPassword, new: body.newPassword)
+        try await accounts.changePassword(
+            caller, current: body.currentPassword, new: body.newPassword,
+            clientAddress: RequestInfo.current?.clientAddress ?? "unknown")
         return .noContent(.init())
+    }
+
+    /// Asks the caller to prove again that the account is theirs, for an action a stolen access
+    /// token must not be enough for: the current password (under the sign-in failure limits), or,
+    /// for an account without one, a fresh ID token from a provider linked to it.
+    private func confirmOwner(_ caller: Principal, password: String?, idToken: String?) async throws {
+        guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        if let hash = user.passwordHash {
+            guard let password else {
+                throw APIError.validation([
+                    FieldIssue(field: "password", code: "required", message: "Confirm with your current password.")
+                ])
+            }
+            let address = RequestInfo.current?.clientAddress ?? "unknown"
+            guard try await accounts.checkPassword(password, hash: hash, account: user.id, clientAddress: address)
+            else {
+                throw APIError.forbidden("The current password is wrong.", code: .wrongPassword)
+            }
+            return
+        }
+        guard let idToken else {
+            throw APIError.validation([
+                FieldIssue(
+                    field: "idToken", code: "required",
+                    message: "Sign in with your provider again to confirm, and send its ID token.")
+            ])
+        }
+        let identity = try await AuthHandlers.verify(idToken, nonce: nil, with: oidc)
+        try await accounts.confirm(identity, owns: user.id)
     }
 }
 

@@ -58,16 +58,20 @@ public struct OIDCIdentity: Sendable, Equatable {
     public var emailVerified: Bool
     /// The user's display name, if the token carries one.
     public var name: String?
+    /// When the token was issued (`iat`), if it says.
+    public var issuedAt: Date?
 
     /// Creates an identity from its parts.
     public init(
-        provider: String, subject: String, email: String? = nil, emailVerified: Bool = false, name: String? = nil
+        provider: String, subject: String, email: String? = nil, emailVerified: Bool = false, name: String? = nil,
+        issuedAt: Date? = nil
     ) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.name = name
+        self.issuedAt = issuedAt
     }
 }
 
@@ -171,7 +175,8 @@ public actor OIDCVerifier {
         }
         return OIDCIdentity(
             provider: provider.name, subject: claims.sub, email: claims.email,
-            emailVerified: claims.emailVerified ?? false, name: claims.name)
+            emailVerified: claims.emailVerified ?? false, name: claims.name,
+            issuedAt: claims.iat.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Returns the cached key set when it is fresh and knows `kid` (or was fetched too recently to refetch);

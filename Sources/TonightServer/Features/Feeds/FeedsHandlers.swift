@@ -133,9 +133,11 @@ extension Components.Schemas.Post {
                 title: $0, artist: p.songArtist, uri: p.songURI, url: p.songURI.flatMap(PostRules.spotifyURL))
         }
         let servedKey = p.videoKey ?? p.originalKey
+        // Hidden from the public: only its author and moderators get the post, with review links.
+        let link = p.moderation == .visible ? { urls.url(for: $0) } : { urls.reviewURL(for: $0) }
         let media = Components.Schemas.PostMedia(
-            kind: p.mediaKind == .video ? .video : .image, url: urls.url(for: servedKey),
-            contentType: p.videoType ?? p.originalType, posterUrl: p.posterKey.map { urls.url(for: $0) },
+            kind: p.mediaKind == .video ? .video : .image, url: link(servedKey),
+            contentType: p.videoType ?? p.originalType, posterUrl: p.posterKey.map(link),
             width: p.width, height: p.height, durationSeconds: p.duration)
         let tempo = p.bpm.map { bpm in
             Components.Schemas.Tempo(

@@ -131,6 +131,18 @@ struct PostRepository: Sendable {
         try await load("p.id = \(bind: id)").first
     }
 
+    /// The moderation state and author of post `id` (nil: no such post): what decides whether its
+    /// media is public.
+    func moderation(of id: String) async throws -> (state: ModerationState, authorID: String?)? {
+        guard
+            let row = try await db.raw("SELECT moderation, author_id FROM posts WHERE id = \(bind: id)").first()
+        else { return nil }
+        return (
+            try row.decode(column: "moderation", as: ModerationState.self),
+            try row.decode(column: "author_id", as: String?.self)
+        )
+    }
+
     /// The imported post with this source id, if any.
     func find(source: String, sourceID: String) async throws -> PostRecord? {
         try await load("p.source = \(bind: source) AND p.source_id = \(bind: sourceID)").first

@@ -15,12 +15,14 @@ struct PostsHandlers: Sendable {
     let bans: BanList
     let config: AppConfig
     let reader: PostReader
+    let limiter: RateLimiter
 
     func createPost(_ input: Operations.CreatePost.Input) async throws -> Operations.CreatePost.Output {
         let caller = try RequestInfo.requireMember()
         guard case .multipartForm(let form) = input.body else {
             throw APIError.badRequest("Send multipart/form-data.")
         }
+        try await limiter.check("upload:\(caller.userID)", capacity: config.uploadsPerHour, period: 3600)
         let upload = try UploadFile(directory: config.uploadDirectory, limit: config.mediaMaxBytes)
         defer { upload.discard() }
         var fields: [String: String] = [:]
@@ -207,7 +209,12 @@ struct PostsHandlers: Sendable {
         case .unsupported:
             APIError(
                 status: 415, code: .unsupportedMedia,
-                detail: "This is not a supported file. Upload an MP4, MOV or WebM video, or a JPEG, PNG or HEIC image.")
+                detail: "This is not a supported file. Upload an MP4, MOV or WebM video, or a JPEG or PNG image.")
+        case .heic:
+            APIError(
+                status: 415, code: .unsupportedMedia,
+                detail: "HEIC photos are not accepted. Upload a JPEG or PNG (on an iPhone, share the photo, "
+                    + "or set Camera › Formats to Most Compatible).")
         case .empty:
             APIError.validation([.init(field: "media", code: "empty", message: "The file is empty.")])
         }

@@ -110,7 +110,10 @@ struct MeRouteTests {
     func deleteAccount(backend: Backend) async throws {
         try await withApp(backend) { _, client in
             let tokens = try await client.signUp("noah")
-            #expect(try await client.send(.delete, "/v1/me", token: tokens.accessToken).status == .noContent)
+            #expect(
+                try await client.send(
+                    .delete, "/v1/me", json: ["password": "a long enough passphrase"], token: tokens.accessToken
+                ).status == .noContent)
             #expect(try await client.send(.get, "/v1/me", token: tokens.accessToken).status == .unauthorized)
             #expect(try await client.send(.get, "/v1/users/noah").status == .notFound)
             #expect(

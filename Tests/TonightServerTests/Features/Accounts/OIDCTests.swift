@@ -67,7 +67,7 @@ private func claims(_ overrides: [String: Flex?] = [:]) -> [String: Flex] {
 }
 
 private let expectedIdentity = OIDCIdentity(
-    provider: "example", subject: "user-1", email: "a@example.com", emailVerified: true, name: "Ann")
+    provider: "example", subject: "user-1", email: "a@example.com", emailVerified: true, name: "Ann", issuedAt: now)
 
 private func base64URL(_ data: some DataProtocol) -> String {
     Data(data).base64EncodedString()
@@ -418,6 +418,35 @@ struct OIDCRouteTests {
             #expect((other.json.user["username"] as? String)?.hasPrefix("ann") == true)
             #expect(other.json.user["username"] as? String != "ann")
             #expect(other.json.user["email"] == nil)
+        }
+    }
+
+    @Test(
+        "an account without a password is deleted with a fresh ID token of its own identity only",
+        arguments: Backend.available)
+    func deleteWithIDToken(backend: Backend) async throws {
+        try await withApp(backend, configure: configure) { _, client in
+            let signedIn = try await client.send(.post, "/v1/auth/oidc", json: ["idToken": try await token("sub-9")])
+            let access = signedIn.json.accessToken
+            let other = ["email": Flex.s("b@example.com")]
+            _ = try await client.send(.post, "/v1/auth/oidc", json: ["idToken": try await token("sub-10", other)])
+            let now = Date().timeIntervalSince1970
+            let refusals: [JSON] = [
+                [:],  // no confirmation: 400
+                ["password": "anything"],  // it has no password: still 400, the ID token is asked for
+                ["idToken": try await token("sub-10", other)],  // another account's identity
+                ["idToken": try await token("sub-9", ["iat": .n(now - 1200)])],  // an old sign-in
+                ["idToken": "not-a-token"],
+            ]
+            for body in refusals {
+                let refused = try await client.send(.delete, "/v1/me", json: body, token: access)
+                #expect(refused.status == .badRequest || refused.status == .unauthorized, "\(body): \(refused.text)")
+            }
+            #expect(try await client.send(.get, "/v1/me", token: access).status == .ok)
+            let deleted = try await client.send(
+                .delete, "/v1/me", json: ["idToken": try await token("sub-9")], token: access)
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            #expect(try await client.send(.get, "/v1/me", token: access).status == .unauthorized)
         }
     }
 

@@ -296,27 +296,71 @@ struct PostsRouteTests {
         }
     }
 
+    @Test(
+        "a hidden post's media answers 404 to its public link and is served to its author and moderators by review links",
+        arguments: Backend.available)
+    func hiddenMedia(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.flagThreshold = 1 }) { services, client in
+            let (alice, bob) = (try await client.member("alice"), try await client.member("bob"))
+            let moderator = try await moderatorToken(services, client)
+            let id = try await insertPost(services, author: alice.id)
+            let file = Clips.directory + "/\(UUID().uuidString).jpg"
+            FileManager.default.createFile(atPath: file, contents: Data("the photo".utf8))
+            try await services.posts.blobs.put(
+                key: "posts/\(id)/original.jpg", from: file, contentType: "image/jpeg", storageClass: nil)
+            func mediaURL(_ token: String?) async throws -> String {
+                let post = try await client.send(.get, "/v1/posts/\(id)", token: token).json
+                return try #require((post["media"] as? JSON)?["url"] as? String)
+            }
+            let link = try await mediaURL(nil)
+            #expect(try await client.send(.get, link).text == "the photo")
+            _ = try await client.send(.put, "/v1/posts/\(id)/flag", token: bob.token)
+            // Hidden: the link everyone had is gone, at once.
+            #expect(try await client.send(.get, link).status == .notFound)
+            #expect(try await client.send(.head, link).status == .notFound)
+            // Its author and moderators still see it, through review links.
+            for token in [alice.token, moderator] {
+                let review = try await mediaURL(token)
+                #expect(review.contains("review="), "\(review)")
+                #expect(try await client.send(.get, review).text == "the photo")
+            }
+            let queue = try await client.send(.get, "/v1/moderation/posts", token: moderator).json
+            let queued = try #require(((queue["items"] as? [JSON])?.first?["media"] as? JSON)?["url"] as? String)
+            #expect(try await client.send(.get, queued).status == .ok)
+            let forged = try await mediaURL(alice.token).replacingOccurrences(of: "review=", with: "review=x")
+            #expect(try await client.send(.get, forged).status != .ok)
+            // Restored: public again.
+            _ = try await client.send(.post, "/v1/moderation/posts/\(id)/restore", token: moderator)
+            #expect(try await client.send(.get, link).text == "the photo")
+            // A banned author's media is hidden the same way.
+            services.bans.set(alice.id, banned: true)
+            #expect(try await client.send(.get, link).status == .notFound)
+        }
+    }
+
     @Test("media held in memory is never stale: a replaced or deleted file is read again or gone")
     func mediaMemoryCache() async throws {
         try await withApp(.sqlite) { services, client in
+            let id = try await insertPost(services, author: nil)
+            let (key, path) = ("posts/\(id)/video.mp4", "/v1/media/posts/\(id)/video.mp4")
             let file = Clips.directory + "/\(UUID().uuidString).bin"
             func store(_ text: String) async throws {
                 FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
                 try await services.posts.blobs.put(
-                    key: "posts/x/video.mp4", from: file, contentType: "video/mp4", storageClass: nil)
+                    key: key, from: file, contentType: "video/mp4", storageClass: nil)
             }
             try await store("first version")
-            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").text == "first version")
+            #expect(try await client.send(.get, path).text == "first version")
             #expect(
-                try await client.send(.get, "/v1/media/posts/x/video.mp4", headers: [.range: "bytes=0-4"]).text
+                try await client.send(.get, path, headers: [.range: "bytes=0-4"]).text
                     == "first")
             try await store("the second, longer version")
-            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").text == "the second, longer version")
+            #expect(try await client.send(.get, path).text == "the second, longer version")
             #expect(
-                try await client.send(.get, "/v1/media/posts/x/video.mp4", headers: [.range: "bytes=-7"]).text
+                try await client.send(.get, path, headers: [.range: "bytes=-7"]).text
                     == "version")
-            try await services.posts.blobs.delete(key: "posts/x/video.mp4")
-            #expect(try await client.send(.get, "/v1/media/posts/x/video.mp4").status == .notFound)
+            try await services.posts.blobs.delete(key: key)
+            #expect(try await client.send(.get, path).status == .notFound)
         }
     }
 
@@ -355,9 +399,17 @@ struct PostsRouteTests {
         }
     }
 
-    @Test("uploads are limited in size, need a city or place and a member", arguments: Backend.available)
+    @Test(
+        "uploads are limited in size and per member per hour, need a city or place and a member",
+        arguments: Backend.available)
     func uploadLimits(_ backend: Backend) async throws {
-        try await withApp(backend, configure: { $0.mediaMaxBytes = 4096 }) { services, client in
+        try await withApp(
+            backend,
+            configure: {
+                $0.mediaMaxBytes = 4096
+                $0.uploadsPerHour = 4
+            }
+        ) { services, client in
             let alice = try await client.member("alice")
             let big = try await client.upload(
                 try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
@@ -372,6 +424,16 @@ struct PostsRouteTests {
                 fields: ["city": "Halifax$Nova Scotia$CA", "songTitle": "x", "songUri": "spotify:track:nope"],
                 token: alice.token)
             #expect(badSong.json.fieldErrors == ["songUri"])
+            // The fourth upload of the hour is read; the fifth is refused before a byte is stored.
+            _ = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
+            let fifth = try await client.upload(
+                try Clips.jpeg().prefix(4000).map { $0 }, fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token
+            )
+            #expect(fifth.status == .tooManyRequests, "\(fifth.text)")
+            #expect(fifth.headers[.retryAfter] != nil)
+            let bob = try await client.member("bob")
+            let other = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: bob.token)
+            #expect(other.status == .badRequest)
             let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
             let denied = try await client.upload(
                 try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
