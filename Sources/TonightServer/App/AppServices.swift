@@ -93,14 +93,15 @@ public struct AppServices: Sendable {
         let key = try TokenService.loadKey(configured: config.jwtKey, dataDirectory: config.dataDirectory)
         let tokens = await TokenService(key: key, accessTTL: config.accessTokenTTL)
         let hasher = PasswordHasher(cost: config.bcryptCost)
-        let users = UserRepository(db: database.sql)
+        let users = UserRepository(db: database.sql, database: database)
         let named = try await users.backfillNameKeys()
         if named > 0 { logger.info("user search: indexed \(named) display names") }
         let logins = LoginRepository(database: database)
         let bans = BanList(repository: BanRepository(database: database), logger: logger)
         try await bans.reload()
         let accounts = AccountService(
-            users: users, logins: logins, identities: IdentityRepository(db: database.sql), tokens: tokens,
+            users: users, logins: logins, identities: IdentityRepository(db: database.sql, database: database),
+            tokens: tokens,
             hasher: hasher, limiter: RateLimiter(), bans: bans, config: config)
         let cities = CityRepository(db: database.sql)
         let notifications = NotificationRepository(db: database.sql, database: database)
@@ -109,7 +110,7 @@ public struct AppServices: Sendable {
             database.kind == .postgres
             ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
             : LocalFanout(hub: live)
-        let devices = DeviceRepository(db: database.sql)
+        let devices = DeviceRepository(db: database.sql, database: database)
         let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(

@@ -119,6 +119,17 @@ public final class Database: Sendable {
         try await gated { try await body(self.sql) }
     }
 
+    /// Runs a repository's write: through `database`'s write gate (``write(_:)``, or
+    /// ``transaction(_:)`` when `atomic`) when it is given, or straight on `db` for a repository
+    /// made over an open transaction (which already holds the gate).
+    static func write<T: Sendable>(
+        _ database: Database?, _ db: any SQLDatabase, atomic: Bool = false,
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        guard let database else { return try await body(db) }
+        return atomic ? try await database.transaction(body) : try await database.write(body)
+    }
+
     /// Waits for this process's turn to write (SQLite); pair with ``leaveWriteGate()``.
     /// For a writer that spans many calls, such as an import's bulk connection.
     func enterWriteGate() async {

@@ -21,7 +21,9 @@ struct ConnectionLimitTests {
         "oversize and unreadable heads are answered 414, 431 or 400 and closed, never left hanging or logged as errors")
     func oversizeHeads() async throws {
         let log = LogCapture()
-        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 1 }, logger: log.logger()) { _, client in
+        // Ten seconds: short enough to wait for, long enough that a loaded machine answers the
+        // pipelined /health below before the first-request deadline.
+        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 10 }, logger: log.logger()) { _, client in
             let port = try #require(client.port)
             // A silent connection, closed by the first-request deadline, is no error either.
             try await RawConnection(port: port).closed.get()

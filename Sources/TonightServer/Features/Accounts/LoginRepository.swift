@@ -72,18 +72,22 @@ struct LoginRepository: Sendable {
     }
 
     func revoke(loginID: String, now: Int64) async throws {
-        try await database.sql.raw(
-            "UPDATE logins SET revoked_at = \(bind: now) WHERE id = \(bind: loginID) AND revoked_at IS NULL"
-        ).run()
+        try await database.write { db in
+            try await db.raw(
+                "UPDATE logins SET revoked_at = \(bind: now) WHERE id = \(bind: loginID) AND revoked_at IS NULL"
+            ).run()
+        }
     }
 
     /// Revokes every login of the user except `except`.
     func revokeAll(userID: String, except: String?, now: Int64) async throws {
-        try await database.sql.raw(
-            """
-            UPDATE logins SET revoked_at = \(bind: now)
-            WHERE user_id = \(bind: userID) AND revoked_at IS NULL AND id <> \(bind: except ?? "")
-            """
-        ).run()
+        try await database.write { db in
+            try await db.raw(
+                """
+                UPDATE logins SET revoked_at = \(bind: now)
+                WHERE user_id = \(bind: userID) AND revoked_at IS NULL AND id <> \(bind: except ?? "")
+                """
+            ).run()
+        }
     }
 }

@@ -26,9 +26,11 @@ struct UserRecord: Codable, Sendable, Equatable {
 
 /// Storage of accounts and anonymous devices.
 ///
-/// Over SQLKit, the same SQL on SQLite and PostgreSQL.
+/// Over SQLKit, the same SQL on SQLite and PostgreSQL. Writes queue at `database`'s write gate;
+/// made over an open transaction (`database` nil), they run in it.
 struct UserRepository: Sendable {
     let db: any SQLDatabase
+    var database: Database? = nil
 
     static let columns =
         "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, avatar_url, preferences, created_at, updated_at"
@@ -39,12 +41,16 @@ struct UserRepository: Sendable {
             .joined(separator: ", ")
     }
 
+    /// Inserts an account or device. Not queued at the write gate: a gated write waits for a
+    /// pool connection while holding the gate, and a storm of sign-ups (each reading first)
+    /// kept the pool busy long enough for queued writes to give up with 503s (the thousand-way
+    /// sign-up race). A unique violation, its usual failure, costs SQLite nothing.
     func insert(_ user: UserRecord) async throws {
         try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
-        if let name = user.displayName { try await setNameKey(user.id, name) }
+        if let name = user.displayName { try await Self.setNameKey(user.id, name, on: db) }
     }
 
-    private func setNameKey(_ id: String, _ displayName: String?) async throws {
+    private static func setNameKey(_ id: String, _ displayName: String?, on db: any SQLDatabase) async throws {
         try await db.raw(
             "UPDATE users SET name_key = \(bind: displayName.map { SearchText.fold($0) }) WHERE id = \(bind: id)"
         ).run()
@@ -85,9 +91,11 @@ struct UserRepository: Sendable {
                 "SELECT id, display_name FROM users WHERE display_name IS NOT NULL AND name_key IS NULL LIMIT 500"
             ).all()
             for row in rows {
-                try await setNameKey(
+                let (id, name) = (
                     try row.decode(column: "id", as: String.self),
-                    try row.decode(column: "display_name", as: String.self))
+                    try row.decode(column: "display_name", as: String.self)
+                )
+                try await Database.write(database, db) { db in try await Self.setNameKey(id, name, on: db) }
             }
             filled += rows.count
             if rows.count < 500 { return filled }
@@ -128,45 +136,57 @@ struct UserRepository: Sendable {
 
     /// Turns an anonymous device into an account; `false` if `user.id` is not an anonymous device.
     func upgrade(_ user: UserRecord) async throws -> Bool {
-        let row = try await db.raw(
-            """
-            UPDATE users SET is_anonymous = \(bind: false), username = \(bind: user.username),
-                username_key = \(bind: user.usernameKey), email = \(bind: user.email), email_key = \(bind: user.emailKey),
-                password_hash = \(bind: user.passwordHash), display_name = \(bind: user.displayName),
-                name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
-            WHERE id = \(bind: user.id) AND is_anonymous = \(bind: true)
-            RETURNING id
-            """
-        ).first()
+        let row = try await Database.write(database, db) { db in
+            try await db.raw(
+                """
+                UPDATE users SET is_anonymous = \(bind: false), username = \(bind: user.username),
+                    username_key = \(bind: user.usernameKey), email = \(bind: user.email), email_key = \(bind: user.emailKey),
+                    password_hash = \(bind: user.passwordHash), display_name = \(bind: user.displayName),
+                    name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
+                WHERE id = \(bind: user.id) AND is_anonymous = \(bind: true)
+                RETURNING id
+                """
+            ).first()
+        }
         return row != nil
     }
 
     func updateProfile(_ user: UserRecord) async throws {
-        try await db.raw(
-            """
-            UPDATE users SET display_name = \(bind: user.displayName), show_name_on_posts = \(bind: user.showNameOnPosts),
-                gender = \(bind: user.gender), birth_date = \(bind: user.birthDate), bio = \(bind: user.bio),
-                home_city = \(bind: user.homeCity), avatar_url = \(bind: user.avatarUrl),
-                preferences = \(bind: user.preferences), wall_genders = \(bind: WallRules.gendersKey(user.wallGenders)),
-                name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
-            WHERE id = \(bind: user.id)
-            """
-        ).run()
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                """
+                UPDATE users SET display_name = \(bind: user.displayName), show_name_on_posts = \(bind: user.showNameOnPosts),
+                    gender = \(bind: user.gender), birth_date = \(bind: user.birthDate), bio = \(bind: user.bio),
+                    home_city = \(bind: user.homeCity), avatar_url = \(bind: user.avatarUrl),
+                    preferences = \(bind: user.preferences), wall_genders = \(bind: WallRules.gendersKey(user.wallGenders)),
+                    name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
+                WHERE id = \(bind: user.id)
+                """
+            ).run()
+        }
     }
 
     func setPassword(userID: String, hash: String, now: Int64) async throws {
-        try await db.raw(
-            "UPDATE users SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE id = \(bind: userID)"
-        ).run()
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                "UPDATE users SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE id = \(bind: userID)"
+            ).run()
+        }
     }
 
     func setRole(userID: String, role: String, now: Int64) async throws {
-        try await db.raw("UPDATE users SET role = \(bind: role), updated_at = \(bind: now) WHERE id = \(bind: userID)")
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                "UPDATE users SET role = \(bind: role), updated_at = \(bind: now) WHERE id = \(bind: userID)"
+            )
             .run()
+        }
     }
 
     func delete(id: String) async throws {
-        try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
+        try await Database.write(database, db) { db in
+            try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
+        }
     }
 
     /// Decodes column by column: the hot path (every `GET /v1/me`) avoids the generic row decoder.
@@ -201,11 +221,13 @@ struct UserRepository: Sendable {
 extension UserRepository {
     /// Presence: these users count as online until `until`, and were last seen `now`.
     func setOnline(_ ids: [String], until: Int64, now: Int64) async throws {
-        try await db.raw(
-            """
-            UPDATE users SET online_until = \(bind: until), last_seen_at = \(bind: now)
-            WHERE id IN (\(binds: ids))
-            """
-        ).run()
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                """
+                UPDATE users SET online_until = \(bind: until), last_seen_at = \(bind: now)
+                WHERE id IN (\(binds: ids))
+                """
+            ).run()
+        }
     }
 }

@@ -70,19 +70,23 @@ struct NotificationRepository: Sendable {
 
     /// Marks one read; `false` if the user has no such notification.
     func markRead(userID: String, id: String, now: Int64) async throws -> Bool {
-        let row = try await db.raw(
-            """
-            UPDATE notifications SET read_at = COALESCE(read_at, \(bind: now))
-            WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id
-            """
-        ).first()
+        let row = try await database.write { db in
+            try await db.raw(
+                """
+                UPDATE notifications SET read_at = COALESCE(read_at, \(bind: now))
+                WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id
+                """
+            ).first()
+        }
         return row != nil
     }
 
     func markAllRead(userID: String, now: Int64) async throws {
-        try await db.raw(
-            "UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID) AND read_at IS NULL"
-        ).run()
+        try await database.write { db in
+            try await db.raw(
+                "UPDATE notifications SET read_at = \(bind: now) WHERE user_id = \(bind: userID) AND read_at IS NULL"
+            ).run()
+        }
     }
 
     /// The stored settings document (JSON).
@@ -92,7 +96,10 @@ struct NotificationRepository: Sendable {
     }
 
     func setSettings(userID: String, json: String) async throws {
-        try await db.raw("UPDATE users SET notification_settings = \(bind: json) WHERE id = \(bind: userID)").run()
+        try await database.write { db in
+            try await db.raw("UPDATE users SET notification_settings = \(bind: json) WHERE id = \(bind: userID)")
+                .run()
+        }
     }
 
     /// Writes `drafts` on `db` (inside the caller's transaction), leaving out kinds a recipient

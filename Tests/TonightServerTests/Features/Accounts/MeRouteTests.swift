@@ -126,3 +126,28 @@ struct MeRouteTests {
         }
     }
 }
+
+@Suite("Account writes and the SQLite write gate")
+struct AccountWriteGateTests {
+    /// Failed before: `PATCH /v1/me` wrote past the gate, straight into SQLite, while another
+    /// writer of the process held it (so it met SQLite's busy handler instead of the queue).
+    @Test("profile, password and logout writes queue at the write gate like every other write")
+    func accountWritesAreGated() async throws {
+        try await withApp(.sqlite) { services, client in
+            nonisolated(unsafe) let client = client
+            let alice = try await client.member("alice")
+            await services.database.enterWriteGate()
+            let patch = Task {
+                try await client.send(.patch, "/v1/me", json: ["bio": "queued"], token: alice.token).status
+            }
+            let logout = Task { try await client.send(.post, "/v1/auth/logout", token: alice.token).status }
+            try await Task.sleep(for: .milliseconds(400))
+            // Both still wait at the gate: nothing was written.
+            #expect(try await services.users.find(id: alice.id)?.bio == nil)
+            await services.database.leaveWriteGate()
+            #expect(try await patch.value == .ok)
+            #expect(try await logout.value == .noContent)
+            #expect(try await services.users.find(id: alice.id)?.bio == "queued")
+        }
+    }
+}
