@@ -33,41 +33,19 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let issuesTokens = request.uri.path.hasPrefix(Self.tokenPaths)
         let scope =
             RequestInfo.current.map { info in info.principal?.userID ?? "address:" + info.clientAddress } ?? "public"
+        if let boundary = UploadFingerprint.boundary(of: request.headers[.contentType]) {
+            return try await upload(request, context: context, scope: scope, key: key, boundary: boundary, next: next)
+        }
         var request = request
         let body = try await request.collectBody(upTo: .max)
         let hash = Self.hash(method: request.method.rawValue, path: request.uri.string, body: body)
         let now = Clock.millis()
-
         if try await !repository.reserve(scope: scope, key: key, requestHash: hash, now: now) {
-            guard let existing = try await repository.find(scope: scope, key: key) else {
-                throw APIError.conflict(
-                    "This Idempotency-Key is being used right now; retry shortly.", code: .inProgress)
+            switch try await taken(scope: scope, key: key, now: now, issuesTokens: issuesTokens, hash: { hash }) {
+            case .expired: return try await handle(request, context: context, next: next)
+            case .answer(let response): return response
             }
-            if existing.createdAt < now - Int64(ttl) * 1000 {
-                try await repository.release(scope: scope, key: key)
-                return try await handle(request, context: context, next: next)
-            }
-            guard existing.requestHash == hash else {
-                throw APIError(
-                    status: 422, code: .idempotencyKeyReused,
-                    detail: "This Idempotency-Key was already used with a different request.")
-            }
-            guard let status = existing.status else {
-                var error = APIError.conflict(
-                    "A request with this Idempotency-Key is still in progress.", code: .inProgress)
-                error.retryAfter = 1
-                throw error
-            }
-            if issuesTokens, (200..<300).contains(status) {
-                throw APIError.conflict(
-                    "This request already succeeded; its answer held tokens, which are never repeated. Sign in.",
-                    code: .answerWithheld)
-            }
-            return Self.replay(
-                status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
-                body: existing.body ?? "")
         }
-
         let response: Response
         do {
             response = try await next(request, context)
@@ -85,13 +63,108 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 scope: scope, key: key, status: status, contentType: nil, retryAfter: nil, body: "")
             return response
         }
+        return try await store(response, scope: scope, key: key)
+    }
+
+    /// An upload (`multipart/form-data`) with a key is never held in memory: its fingerprint
+    /// (``UploadFingerprint``) is taken as it streams to the handler, or, for a retry of a stored
+    /// answer, as it is read and dropped. Only a success is kept: a refusal can come before the
+    /// body was read to its end, and refusing again costs nothing.
+    private func upload(
+        _ request: Request, context: Context, scope: String, key: String, boundary: String,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let fingerprint = UploadFingerprint(
+            method: request.method.rawValue, path: request.uri.string, boundary: boundary)
+        let now = Clock.millis()
+        if try await !repository.reserve(scope: scope, key: key, requestHash: Self.streaming, now: now) {
+            let answer = try await taken(scope: scope, key: key, now: now, issuesTokens: false) {
+                for try await chunk in request.body { fingerprint.update(chunk) }
+                return fingerprint.finish()
+            }
+            switch answer {
+            case .expired:
+                return try await upload(
+                    request, context: context, scope: scope, key: key, boundary: boundary, next: next)
+            case .answer(let response): return response
+            }
+        }
+        let body = FingerprintedBody(source: .init(request.body, fingerprint: fingerprint))
+        var streamed = request
+        streamed.body = RequestBody(asyncSequence: body)
+        let response: Response
+        do {
+            response = try await next(streamed, context)
+            guard (200..<300).contains(Int(response.status.code)) else {
+                try? await repository.release(scope: scope, key: key)
+                return response
+            }
+            try await body.drain()
+        } catch {
+            try? await repository.release(scope: scope, key: key)
+            throw error
+        }
+        return try await store(response, scope: scope, key: key, requestHash: fingerprint.finish())
+    }
+
+    /// The request hash an upload's key holds until its answer is stored.
+    private static let streaming = "streaming"
+
+    /// What a request gets whose key is already taken.
+    private enum Taken {
+        /// The stored key had expired and is gone: run the request afresh.
+        case expired
+        case answer(Response)
+    }
+
+    /// The answer to a request whose key is already taken: 409 while the first still runs, 422
+    /// for another request (`hash` is asked for only once the first has finished), else the
+    /// stored answer (a token-bearing success is withheld).
+    private func taken(
+        scope: String, key: String, now: Int64, issuesTokens: Bool, hash: () async throws -> String
+    ) async throws -> Taken {
+        guard let existing = try await repository.find(scope: scope, key: key) else {
+            throw APIError.conflict("This Idempotency-Key is being used right now; retry shortly.", code: .inProgress)
+        }
+        if existing.createdAt < now - Int64(ttl) * 1000 {
+            try await repository.release(scope: scope, key: key)
+            return .expired
+        }
+        guard let status = existing.status else {
+            var error = APIError.conflict(
+                "A request with this Idempotency-Key is still in progress.", code: .inProgress)
+            error.retryAfter = 1
+            throw error
+        }
+        guard existing.requestHash == (try await hash()) else {
+            throw APIError(
+                status: 422, code: .idempotencyKeyReused,
+                detail: "This Idempotency-Key was already used with a different request.")
+        }
+        if issuesTokens, (200..<300).contains(status) {
+            throw APIError.conflict(
+                "This request already succeeded; its answer held tokens, which are never repeated. Sign in.",
+                code: .answerWithheld)
+        }
+        return .answer(
+            Self.replay(
+                status: status, contentType: existing.contentType, retryAfter: existing.retryAfter,
+                body: existing.body ?? ""))
+    }
+
+    /// Stores `response` as the key's answer (and the request's fingerprint, when it was taken
+    /// while streaming) and returns it, its body now in memory.
+    private func store(_ response: Response, scope: String, key: String, requestHash: String? = nil) async throws
+        -> Response
+    {
         let collector = BodyCollector()
         var stored = response
         try await response.body.write(collector)
         stored.body = .init(byteBuffer: collector.buffer)
         try await repository.complete(
-            scope: scope, key: key, status: status, contentType: response.headers[.contentType],
-            retryAfter: response.headers[.retryAfter], body: Data(buffer: collector.buffer).base64EncodedString())
+            scope: scope, key: key, status: Int(response.status.code), contentType: response.headers[.contentType],
+            retryAfter: response.headers[.retryAfter], body: Data(buffer: collector.buffer).base64EncodedString(),
+            requestHash: requestHash)
         return stored
     }
 

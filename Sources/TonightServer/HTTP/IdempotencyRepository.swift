@@ -37,13 +37,17 @@ struct IdempotencyRepository: Sendable {
         ).first()?.decode(model: IdempotencyRecord.self, keyDecodingStrategy: .convertFromSnakeCase)
     }
 
-    func complete(scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String)
-        async throws
-    {
+    /// Stores the answer of a reserved key (and the request's hash, when it was only known at
+    /// the end: an upload's, taken as it streamed).
+    func complete(
+        scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String,
+        requestHash: String? = nil
+    ) async throws {
         try await db.raw(
             """
             UPDATE idempotency_keys SET status = \(bind: status), content_type = \(bind: contentType),
-                retry_after = \(bind: retryAfter), body = \(bind: body)
+                retry_after = \(bind: retryAfter), body = \(bind: body),
+                request_hash = COALESCE(\(bind: requestHash), request_hash)
             WHERE scope = \(bind: scope) AND idem_key = \(bind: key)
             """
         ).run()

@@ -53,13 +53,14 @@ enum Clips {
 
 extension TestClientProtocol {
     /// Uploads a post; returns the response.
-    func upload(_ file: [UInt8]?, fields: [String: String], token: String, filename: String = "clip.mp4")
-        async throws -> TestResponse
-    {
+    func upload(
+        _ file: [UInt8]?, fields: [String: String], token: String, filename: String = "clip.mp4",
+        headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
         let (body, type) = multipartBody(fields, file: file, filename: filename)
-        return try await execute(
-            uri: "/v1/posts", method: .post, headers: [.contentType: type, .authorization: "Bearer \(token)"],
-            body: body)
+        var headers: HTTPFields = [.contentType: type, .authorization: "Bearer \(token)"]
+        headers.append(contentsOf: extra)
+        return try await execute(uri: "/v1/posts", method: .post, headers: headers, body: body)
     }
 }
 
