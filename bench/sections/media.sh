@@ -7,6 +7,15 @@ if want media; then
   mkdir -p "$media_data/media/posts/bench"
   head -c $((BENCH_MEDIA_MB * 1048576)) /dev/urandom >"$media_data/media/posts/bench/video.mp4"
   BENCH_BCRYPT_COST=4 start_server "$media_data"
+  # A post's media is served only while its post exists and is visible: give the file its row.
+  post_row="INSERT INTO posts (id, city_key, status, media_kind, original_key, original_type, created_at, updated_at)
+    VALUES ('bench', 'bench', 'ready', 'video', 'posts/bench/video.mp4', 'video/mp4', 0, 0)
+    ON CONFLICT (id) DO NOTHING"
+  if [ -n "$DATABASE_URL" ]; then
+    psql -q "$DATABASE_URL" -c "$post_row"
+  else
+    sqlite3 "$media_data/tonight.sqlite" "$post_row"
+  fi
   nginx_port=$(free_port)
   mkdir -p "$tmp/nginx/logs"
   cat >"$tmp/nginx/nginx.conf" <<NGINX

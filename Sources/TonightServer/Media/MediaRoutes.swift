@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 import TonightCore
 
 /// `GET`/`HEAD /v1/media/<key>`: stored media, straight from the blob store.
@@ -13,13 +14,17 @@ import TonightCore
 ///
 /// A post's media is public only while the post is: while it is hidden by flags, removed, or its
 /// author is banned, only a review link (``MediaURLs/reviewURL(for:)``) serves it, and a plain
-/// link answers 404 at once on every instance (each request asks the database). Copies already
-/// in a CDN or browser cache stay there until they expire: with a CDN, sign media so they do.
+/// link answers 404 within a second on every instance (a post's state is read at most once a
+/// second per instance: a clip plays as a burst of range requests, and a read for each halved
+/// the throughput). Copies already in a CDN or browser cache stay there until they expire: with a
+/// CDN, sign media so they do.
 struct MediaRoutes: Sendable {
     let blobs: any BlobStore
     let urls: MediaURLs
     /// Whether post `id`'s media is hidden from the public.
     let hiddenPost: @Sendable (String) async throws -> Bool
+    /// Recent answers of ``hiddenPost``.
+    let recent = RecentAnswers(ttl: .seconds(1))
     /// Hot files in memory (nil: every request reads the disk).
     let memory: MediaMemoryCache?
     let fileIO = FileIO()
@@ -39,8 +44,11 @@ struct MediaRoutes: Sendable {
         guard review || urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
             throw APIError.forbidden("This media link is missing its signature or has expired.", code: .mediaLink)
         }
-        if !review, key.hasPrefix("posts/"), try await hiddenPost(String(key.dropFirst(6).prefix { $0 != "/" })) {
-            throw APIError.notFound("No such media.")
+        if !review, key.hasPrefix("posts/") {
+            let id = String(key.dropFirst(6).prefix { $0 != "/" })
+            if try await recent.answer(id, read: { try await hiddenPost(id) }) {
+                throw APIError.notFound("No such media.")
+            }
         }
         guard let path = blobs.localFile(key: key) else {
             guard let url = blobs.directURL(key: key, seconds: urls.ttl) else {
@@ -112,5 +120,25 @@ struct MediaRoutes: Sendable {
         case "html": "text/html; charset=utf-8"
         default: "application/octet-stream"
         }
+    }
+}
+
+/// Answers kept for `ttl`, at most 10,000 (all are dropped when that many are kept).
+final class RecentAnswers: Sendable {
+    private let answers = Mutex<[String: (value: Bool, until: ContinuousClock.Instant)]>([:])
+    let ttl: Duration
+
+    init(ttl: Duration) { self.ttl = ttl }
+
+    /// The answer for `key`: a recent one, or `read`'s, kept.
+    func answer(_ key: String, read: () async throws -> Bool) async throws -> Bool {
+        let now = ContinuousClock.now
+        if let kept = answers.withLock({ $0[key] }), kept.until > now { return kept.value }
+        let value = try await read()
+        answers.withLock { answers in
+            if answers.count >= 10_000 { answers.removeAll() }
+            answers[key] = (value, now + ttl)
+        }
+        return value
     }
 }
