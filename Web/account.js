@@ -216,7 +216,32 @@ async function inboxScreen() {
 
 // Settings
 
-const PROFILE_FIELDS = ["displayName", "bio", "homeCity", "gender", "birthDate", "avatarUrl"];
+const PROFILE_FIELDS = ["displayName", "bio", "homeCity", "gender", "birthDate"];
+
+// The profile photo, uploaded when chosen (the server squares it and strips its metadata).
+function photoForm(me) {
+  const preview = h("div", { class: "photo-preview" });
+  const store = (user) => {
+    me = user;
+    if (session.tokens) session.tokens = { ...session.tokens, user };
+    remove.hidden = !me.avatarUrl;
+    preview.replaceChildren(me.avatarUrl ? h("img", { class: "pala-photo small", src: me.avatarUrl, alt: "Your photo" })
+      : h("span", { class: "muted" }, "No photo yet"));
+  };
+  const input = h("input", { type: "file", accept: "image/jpeg,image/png", onchange: async () => {
+    const file = input.files[0];
+    try {
+      store(await api("POST", "/v1/me/photo", new Blob([file], { type: file.type === "image/png" ? file.type : "image/jpeg" })));
+      saved(form, "Photo saved");
+    } catch (error) { showProblem(form, error); }
+    input.value = "";
+  } });
+  const remove = actionButton("Remove photo", async () => { store(await api("DELETE", "/v1/me/photo")); saved(form, "Photo removed"); },
+    { class: "secondary" });
+  const form = h("form", { "aria-label": "Photo" }, h("h2", {}, "Photo"), preview, h("label", {}, "Choose a photo (JPEG or PNG)", input), remove);
+  store(me);
+  return form;
+}
 
 function profileForm(me) {
   const form = settingsForm("Profile", async (data) => {
@@ -238,7 +263,6 @@ function profileForm(me) {
   cityPicker("Home city", "homeCity", me.homeCity),
   select("Gender", "gender", [["", "Not set"], ...GENDER_VALUES.map((g) => [g, g])], me.gender),
   optional("Birth date", "birthDate", me.birthDate, { type: "date" }),
-  optional("Photo URL (https)", "avatarUrl", me.avatarUrl, { type: "url", maxlength: 500 }),
   h("label", { class: "check" }, h("input", { type: "checkbox", name: "showNameOnPosts", checked: me.showNameOnPosts }),
     "Show my name on my clips"),
   h("button", { type: "submit" }, "Save profile"));
@@ -346,7 +370,7 @@ async function settingsScreen() {
   const staff = me.role === "user" ? null : h("nav", { "aria-label": "Staff", class: "staff card" },
     h("a", { href: "#/moderation" }, "Moderation queue"),
     me.role === "admin" ? h("a", { href: "#/admin" }, "Promotions and ads") : null);
-  return [h("h1", {}, "Settings"), staff, profileForm(me), notificationsForm(settings), preferencesForm(me),
+  return [h("h1", {}, "Settings"), staff, photoForm(me), profileForm(me), notificationsForm(settings), preferencesForm(me),
     devicesSection(devices), passwordForm(), accountActions(), deleteForm()];
 }
 

@@ -45,13 +45,14 @@ async function refresh() {
   return refreshing;
 }
 
-/** Calls the API; `body` is sent as JSON (or as is for FormData). */
+/** Calls the API; `body` is sent as JSON (or as is for FormData, and as its own type for a Blob). */
 export async function api(method, path, body, { retry = true } = {}) {
   const headers = {};
   const token = session.tokens?.accessToken;
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload;
   if (body instanceof FormData) payload = body;
+  else if (body instanceof Blob) { headers["Content-Type"] = body.type; payload = body; }
   else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   const response = await fetch(path, { method, headers, body: payload });
   if (response.status === 401 && retry && token && (await refresh())) return api(method, path, body, { retry: false });

@@ -147,6 +147,20 @@ public final class TonightClient: Sendable {
         }
     }
 
+    /// Sets the profile photo from JPEG or PNG bytes (at most 10 MB). The server crops it to a
+    /// square, strips its metadata and serves it as ``Me`` `avatarUrl`; HEIC is refused (415).
+    public func setProfilePhoto(_ data: Data, png: Bool = false) async throws -> Me {
+        try await call {
+            let body = HTTPBody(data)
+            return try await api.uploadProfilePhoto(body: png ? .png(body) : .jpeg(body)).ok.body.json
+        }
+    }
+
+    /// Removes the profile photo.
+    public func removeProfilePhoto() async throws -> Me {
+        try await call { try await api.deleteProfilePhoto().ok.body.json }
+    }
+
     /// Changes the password; other devices are signed out.
     public func changePassword(current: String, new: String) async throws {
         _ = try await call {

@@ -3,11 +3,15 @@
 
 A and B sign up; A asks B to be friends (through the API, from A's page) and B's header badge
 turns 1 without a reload; B reads the request in the inbox and marks all read (badge gone), then
-renames themself in settings and the home screen greets with the new name. As `admin`: a clip is
+renames themself in settings and the home screen greets with the new name, then sets a profile
+photo (uploaded, shown from our own media under the page's CSP) and removes it. As `admin`: a clip is
 flagged until hidden (seeded through the API), the moderation queue lists it and "Restore" takes
 it off the queue; a promotion for a seeded Berlin venue and an advertisement are created in the
 admin screen and listed.
 """
+import re
+import subprocess
+import tempfile
 import time
 import uuid
 
@@ -73,6 +77,24 @@ def rename(page_b, display):
     expect(page_b.get_by_role("form", name="Profile").get_by_label("Display name")).to_have_value(display)
     page_b.get_by_role("link", name="Tonight").click()
     expect(page_b.get_by_role("heading", name=f"Hi, {display}")).to_be_visible()
+
+
+def photo(page_b):
+    """B picks a JPEG in settings: it is uploaded, squared by the server and shown; then removed."""
+    path = tempfile.mktemp(suffix=".jpg")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=800x600", "-frames:v", "1", path],
+                   check=True)
+    open_me(page_b)
+    form = page_b.get_by_role("form", name="Photo")
+    form.get_by_label("Choose a photo (JPEG or PNG)").set_input_files(path)
+    expect(page_b.get_by_role("status")).to_have_text("Photo saved")
+    shown = form.get_by_role("img", name="Your photo")
+    expect(shown).to_have_attribute("src", re.compile(r"^/v1/media/avatars/"))
+    # Loaded, not blocked by the CSP: a decoded 512×512 picture.
+    wait_until(lambda: shown.evaluate("img => img.complete && img.naturalWidth") == 512, "the photo to load")
+    form.get_by_role("button", name="Remove photo").click()
+    expect(page_b.get_by_role("status")).to_have_text("Photo removed")
+    expect(form.get_by_text("No photo yet")).to_be_visible()
 
 
 def another_member(i):
@@ -151,6 +173,7 @@ def body(new_page):
     sign_up(page_b, name_b)
     friend_request_and_inbox(page_a, page_b, name_a, name_b)
     rename(page_b, f"Bea {UID}")
+    photo(page_b)
 
     admin = new_page(width=1024, height=900)
     sign_in(admin, "admin")

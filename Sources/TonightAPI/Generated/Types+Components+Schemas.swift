@@ -50,6 +50,7 @@ extension Components {
         /// - `invalid_token` (401): The access token is invalid or expired; refresh it.
         /// - `invalid_upload` (400): The multipart upload cannot be read.
         /// - `malformed_json` (400): The request body is not valid JSON.
+        /// - `media_busy` (503): As many photos as the server converts at once are being converted; nothing was stored; retry after `Retry-After`.
         /// - `media_link` (403): The media link lacks its signature or has expired.
         /// - `media_too_large` (413): The uploaded file is larger than the media limit.
         /// - `method_not_allowed` (405): This method is not allowed on this path.
@@ -111,6 +112,7 @@ extension Components {
             case invalidToken = "invalid_token"
             case invalidUpload = "invalid_upload"
             case malformedJson = "malformed_json"
+            case mediaBusy = "media_busy"
             case mediaLink = "media_link"
             case mediaTooLarge = "media_too_large"
             case methodNotAllowed = "method_not_allowed"
@@ -502,7 +504,7 @@ extension Components {
             public var bio: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Me/homeCity`.
             public var homeCity: Swift.String?
-            /// An https image URL.
+            /// The profile photo, served by this server (`/v1/media/avatars/…`).
             ///
             /// - Remark: Generated from `#/components/schemas/Me/avatarUrl`.
             public var avatarUrl: Swift.String?
@@ -525,7 +527,7 @@ extension Components {
             ///   - ageGroup:
             ///   - bio:
             ///   - homeCity:
-            ///   - avatarUrl: An https image URL.
+            ///   - avatarUrl: The profile photo, served by this server (`/v1/media/avatars/…`).
             ///   - preferences:
             ///   - createdAt:
             public init(
@@ -593,7 +595,7 @@ extension Components {
             public var ageGroup: Components.Schemas.AgeGroup?
             /// - Remark: Generated from `#/components/schemas/PublicProfile/homeCity`.
             public var homeCity: Swift.String?
-            /// An https image URL.
+            /// The profile photo, served by this server (`/v1/media/avatars/…`).
             ///
             /// - Remark: Generated from `#/components/schemas/PublicProfile/avatarUrl`.
             public var avatarUrl: Swift.String?
@@ -616,7 +618,7 @@ extension Components {
             ///   - bio:
             ///   - ageGroup:
             ///   - homeCity:
-            ///   - avatarUrl: An https image URL.
+            ///   - avatarUrl: The profile photo, served by this server (`/v1/media/avatars/…`).
             ///   - createdAt:
             ///   - followers: How many follow this user (on `GET /v1/users/{username}` only).
             ///   - followedByMe: Whether the caller follows this user (on `GET /v1/users/{username}` only; false for guests).
@@ -958,7 +960,7 @@ extension Components {
             public var bio: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/homeCity`.
             public var homeCity: Swift.String?
-            /// An https image URL.
+            /// Only the caller's own photo as `POST /v1/me/photo` stored it (the `avatarUrl` this server answers); any other URL is refused, as photos are served by this server alone. Clear it with `clear: [avatarUrl]` or `DELETE /v1/me/photo`.
             ///
             /// - Remark: Generated from `#/components/schemas/UpdateMeRequest/avatarUrl`.
             public var avatarUrl: Swift.String?
@@ -990,7 +992,7 @@ extension Components {
             ///   - birthDate: YYYY-MM-DD, in the past.
             ///   - bio:
             ///   - homeCity:
-            ///   - avatarUrl: An https image URL.
+            ///   - avatarUrl: Only the caller's own photo as `POST /v1/me/photo` stored it (the `avatarUrl` this server answers); any other URL is refused, as photos are served by this server alone. Clear it with `clear: [avatarUrl]` or `DELETE /v1/me/photo`.
             ///   - preferences:
             ///   - clear: Optional fields to empty.
             public init(

@@ -101,6 +101,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
+    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    ///
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    ///
+    /// - Remark: HTTP `POST /v1/me/photo`.
+    /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
+    func uploadProfilePhoto(_ input: Operations.UploadProfilePhoto.Input) async throws -> Operations.UploadProfilePhoto.Output
+    /// Remove the profile photo; answers the updated caller.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/photo`.
+    /// - Remark: Generated from `#/paths//v1/me/photo/delete(deleteProfilePhoto)`.
+    func deleteProfilePhoto(_ input: Operations.DeleteProfilePhoto.Input) async throws -> Operations.DeleteProfilePhoto.Output
     /// Change the password; every other login of the account ends.
     ///
     /// A wrong `currentPassword` is a 403 `wrong_password` and counts towards the same limits as failed sign-ins (429 with `Retry-After`).
@@ -843,6 +855,28 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    ///
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    ///
+    /// - Remark: HTTP `POST /v1/me/photo`.
+    /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
+    public func uploadProfilePhoto(
+        headers: Operations.UploadProfilePhoto.Input.Headers = .init(),
+        body: Operations.UploadProfilePhoto.Input.Body
+    ) async throws -> Operations.UploadProfilePhoto.Output {
+        try await uploadProfilePhoto(Operations.UploadProfilePhoto.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Remove the profile photo; answers the updated caller.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/photo`.
+    /// - Remark: Generated from `#/paths//v1/me/photo/delete(deleteProfilePhoto)`.
+    public func deleteProfilePhoto(headers: Operations.DeleteProfilePhoto.Input.Headers = .init()) async throws -> Operations.DeleteProfilePhoto.Output {
+        try await deleteProfilePhoto(Operations.DeleteProfilePhoto.Input(headers: headers))
     }
     /// Change the password; every other login of the account ends.
     ///

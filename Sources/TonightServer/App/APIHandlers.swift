@@ -33,7 +33,7 @@ struct APIHandlers: Sendable {
         auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
         me = MeHandlers(
             accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people,
-            bans: s.bans, fanout: s.fanout, oidc: s.oidc)
+            bans: s.bans, fanout: s.fanout, oidc: s.oidc, photos: s.photos)
         users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
         analytics = AnalyticsHandlers(analytics: s.analytics, limiter: s.accounts.limiter, config: s.config)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)

@@ -43,6 +43,8 @@ public struct AppServices: Sendable {
     let fanout: any LiveFanout
     let presence: PresenceService
     let posts: PostService
+    /// Profile photos (converted in the request, stored with the media).
+    let photos: ProfilePhotos
     /// Processes uploads (ffmpeg when installed).
     let media: MediaJob
     /// Deletes expired posts, orphan blobs and leftover files.
@@ -161,6 +163,9 @@ public struct AppServices: Sendable {
             invitations: InvitationRepository(db: database.sql, database: database),
             chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
             presence: PresenceService(users: users, hub: live, logger: logger), posts: posts,
+            photos: ProfilePhotos(
+                users: users, blobs: posts.blobs, tools: tools, uploadDirectory: config.uploadDirectory,
+                limiter: accounts.limiter, uploadsPerHour: config.uploadsPerHour, concurrency: config.mediaWorkers),
             media: media,
             sweeper: PostSweeper(
                 service: posts, uploadDirectory: config.uploadDirectory,

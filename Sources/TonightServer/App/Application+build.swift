@@ -29,7 +29,7 @@ public func buildApplication(
         middleware: BodyLimitMiddleware(
             limit: config.bodyLimit,
             // The multipart envelope around the file: fields and headers, at most 64 kB.
-            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536]))
+            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536, "/v1/me/photo": ProfilePhotos.maxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
@@ -48,7 +48,8 @@ public func buildApplication(
         fanout: services.fanout, bans: services.bans
     ).register(on: router)
     WebRoutes(
-        directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL
+        directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL,
+        mediaOrigin: config.mediaStorage == "s3" ? config.s3Endpoint : ""
     ).register(on: router)
     let (postRepository, bans) = (services.posts.posts, services.bans)
     MediaRoutes(

@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import OpenAPIRuntime
 import PostgresNIO
-import SQLiteKit
 import TonightAPI
 import TonightCore
 
@@ -124,11 +123,7 @@ enum ProblemRenderer {
         }
     }
 
-    /// A write that found SQLite locked by another writer for longer than the busy timeout.
-    private static func isBusy(_ error: any Error) -> Bool {
-        if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
-        return error is DatabaseBusyError
-    }
+    private static func isBusy(_ error: any Error) -> Bool { Database.isBusy(error) }
 
     private static func classify(serverError error: ServerError) -> APIError {
         if let inner = error.underlyingError as? APIError { return inner }

@@ -70,6 +70,19 @@ enum FFmpegCommands {
             + codec + ["-map_metadata", "-1", "-f", "image2", "-update", "1", "file:" + output.path]
     }
 
+    /// A still as a square JPEG: the centred square of its short side, scaled to at most `side`
+    /// pixels (never upscaled, even), orientation applied, every bit of metadata left out.
+    static func squarePhoto(input: URL, container: MediaContainer, stream: Int, side: Int, output: URL) -> [String] {
+        let side = max(2, side - side % 2)
+        return quiet + self.input(input, container: container)
+            + ["-map", "0:\(stream)", "-frames:v", "1"]
+            + ["-vf", "crop='min(iw,ih)':'min(iw,ih)',scale='min(\(side),trunc(iw/2)*2)':ow,setsar=1,format=yuvj420p"]
+            + [
+                "-c:v", "mjpeg", "-q:v", "3", "-map_metadata", "-1", "-f", "image2", "-update", "1",
+                "file:" + output.path,
+            ]
+    }
+
     /// First audio stream as mono little-endian float PCM on stdout.
     static func extractPCM(input: URL, sampleRate: Int) -> [String] {
         ["-nostdin", "-hide_banner", "-loglevel", "error"] + self.input(input, container: .mp4)

@@ -150,6 +150,27 @@ struct MediaProcessor: Sendable {
         return try await processStill(input: input, probe: probe, tools: tools, workDirectory: workDirectory)
     }
 
+    /// A profile photo: the still in `input` (JPEG or PNG) as a square JPEG of at most `side`
+    /// pixels without metadata, written to `output`. Throws ``MediaRejection`` for what is not such
+    /// a still within the limits (a video included), other errors for infrastructure; false
+    /// without ffmpeg (nothing written: the caller keeps the original, as posts do).
+    func profilePhoto(input: URL, container: MediaContainer, side: Int, output: URL) async throws -> Bool {
+        guard container == .jpeg || container == .png else { throw MediaRejection.unsupportedCodec(container.rawValue) }
+        guard let tools else { return false }
+        do {
+            let probe = try await self.probe(
+                input: input, container: container, size: try fileSize(of: input), tools: tools)
+            try probe.validate(limits)
+            guard let index = probe.videoStreamIndex else { throw MediaRejection.noVideoStream }
+            let arguments = FFmpegCommands.squarePhoto(
+                input: input, container: container, stream: index, side: side, output: output)
+            try await runFFmpeg(arguments, tools: tools, input: input, expecting: output)
+            return true
+        } catch ProcessRunnerError.timedOut {
+            throw MediaRejection.tooSlow(limit: limits.timeout)
+        }
+    }
+
     /// Runs ffprobe on `input` and parses the result (not validated against limits).
     /// Throws ``MediaRejection`` when ffprobe cannot read it.
     func probe(input: URL, container: MediaContainer) async throws -> MediaProbe {

@@ -10,7 +10,8 @@ import TonightCore
 /// `If-Range` honoured), a strong `ETag` (size and modification time), `Last-Modified`,
 /// `If-None-Match` (304) and a long `Cache-Control`, since a key's bytes never change. S3: a
 /// redirect (302) to a presigned URL, and S3 does the rest. With media signing on, a request
-/// needs the `expires` and `sig` the API handed out (403 otherwise).
+/// needs the `expires` and `sig` the API handed out (403 otherwise), except for profile photos
+/// (``ProfilePhotos``), which are as public as profiles.
 ///
 /// A post's media is public only while the post is: while it is hidden by flags, removed, or its
 /// author is banned, only a review link (``MediaURLs/reviewURL(for:)``) serves it, and a plain
@@ -36,12 +37,15 @@ struct MediaRoutes: Sendable {
 
     private func serve(_ request: Request, _ context: AppRequestContext, head: Bool) async throws -> Response {
         let key = context.parameters.getCatchAll().joined(separator: "/")
-        guard key.hasPrefix("posts/") || key.hasPrefix("ads/"), BlobKey.isValid(key) else {
+        guard key.hasPrefix("posts/") || key.hasPrefix("ads/") || key.hasPrefix(ProfilePhotos.folder),
+            BlobKey.isValid(key)
+        else {
             throw APIError.notFound("No such media.")
         }
         let query = request.uri.queryParameters
         let review = urls.allowsReview(key, expires: query.get("expires"), review: query.get("review"))
-        guard review || urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
+        let isPhoto = key.hasPrefix(ProfilePhotos.folder)
+        guard review || isPhoto || urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
             throw APIError.forbidden("This media link is missing its signature or has expired.", code: .mediaLink)
         }
         if !review, key.hasPrefix("posts/") {
@@ -63,7 +67,8 @@ struct MediaRoutes: Sendable {
             .contentType: Self.contentType(of: key), .acceptRanges: "bytes", .eTag: etag,
             .lastModified: HTTPDate.format(info.lastModified),
             .cacheControl: review
-                ? "private, max-age=300" : urls.signs ? "private, max-age=3600" : "public, max-age=31536000, immutable",
+                ? "private, max-age=300"
+                : urls.signs && !isPhoto ? "private, max-age=3600" : "public, max-age=31536000, immutable",
         ]
         if key.hasSuffix(".html") {
             // Uploaded ad pages: no scripts, forms, plugins or same-origin access.

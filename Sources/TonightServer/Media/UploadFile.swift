@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import OpenAPIRuntime
 import TonightCore
 
 /// An upload being written to a temporary file: counts bytes against the limit and identifies the
@@ -73,11 +74,55 @@ final class UploadFile: @unchecked Sendable {
         return container
     }
 
+    /// Writes all of `body` and finishes the file. Throws the answer for the client when the
+    /// bytes are refused (413, 415, or 422 about `field`) or the body cannot be read (400
+    /// `invalid_upload`); a failure to write the file is ours and rethrown as it is.
+    func write(_ body: HTTPBody, field: String) async throws -> MediaContainer {
+        struct WriteFailure: Error { var error: any Error }
+        do {
+            for try await chunk in body {
+                do { try await append(chunk) } catch let problem as Problem { throw problem } catch {
+                    throw WriteFailure(error: error)
+                }
+            }
+            return try finish()
+        } catch let problem as Problem {
+            throw problem.apiError(field: field)
+        } catch let failure as WriteFailure {
+            throw failure.error
+        } catch {
+            throw APIError.badRequest("The upload could not be read.", code: .invalidUpload)
+        }
+    }
+
     /// Removes the file.
     func discard() {
         if !closed { try? handle.close() }
         closed = true
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+extension UploadFile.Problem {
+    /// The answer for an upload refused for this problem (413, 415, or 422 about `field`).
+    func apiError(field: String = "media") -> APIError {
+        switch self {
+        case .tooLarge(let limit):
+            APIError(
+                status: 413, code: .mediaTooLarge,
+                detail: "The file is larger than \(limit / 1_048_576) MB.")
+        case .unsupported:
+            APIError(
+                status: 415, code: .unsupportedMedia,
+                detail: "This is not a supported file. Upload an MP4, MOV or WebM video, or a JPEG or PNG image.")
+        case .heic:
+            APIError(
+                status: 415, code: .unsupportedMedia,
+                detail: "HEIC photos are not accepted. Upload a JPEG or PNG (on an iPhone, share the photo, "
+                    + "or set Camera › Formats to Most Compatible).")
+        case .empty:
+            APIError.validation([.init(field: field, code: "empty", message: "The file is empty.")])
+        }
     }
 }
 

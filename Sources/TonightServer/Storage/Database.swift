@@ -54,9 +54,11 @@ public final class Database: Sendable {
         }
         let configuration = try SQLPostgresConfiguration(url: url)
         let perLoop = max(1, poolSize / max(1, eventLoopGroup.makeIterator().reduce(0) { count, _ in count + 1 }))
+        // A request that gets no connection within the busy timeout is answered 503 `database_busy`.
         let pool = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: perLoop,
+            requestTimeout: .milliseconds(Int64(max(1, busyTimeoutMilliseconds))),
             logger: logger,
             on: eventLoopGroup
         )
@@ -190,6 +192,13 @@ public final class Database: Sendable {
     /// Closes every connection.
     public func shutdown() async throws {
         try await shutdownPool()
+    }
+
+    /// Whether `error` means the database stayed busy past the busy timeout: SQLite locked by
+    /// another writer, this process's write gate not moving, or no pooled connection free.
+    public static func isBusy(_ error: any Error) -> Bool {
+        if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
+        return error is DatabaseBusyError || error is ConnectionPoolTimeoutError
     }
 
     /// Whether `error` is a unique-constraint violation from either engine.

@@ -6,20 +6,24 @@ import NIOCore
 /// `index.html`. Every answer carries a strong `ETag` (size and modification time) and
 /// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
 /// request (304) — a new release is picked up at the next load without versioned file names.
-/// The page's Content-Security-Policy lets images come from https sources and from the configured
-/// map tile server's origin (which may be plain http on a local network); it connects only to its
-/// own origin (the API and the live socket), and no other site may frame it (clickjacking).
+/// The page's Content-Security-Policy loads images and media from its own origin only (photos of
+/// people and posts are our own media, so no other host learns who looks at them), plus the
+/// configured map tile server (which may be plain http on a local network) and, with S3 storage,
+/// the S3 endpoint our media links redirect to. It connects only to its own origin (the API and
+/// the live socket), frames https pages only (advertisers' pages, sandboxed), and no other site
+/// may frame it (clickjacking).
 /// HSTS belongs to the TLS proxy in front (docs/operations.md).
 struct WebRoutes: Sendable {
     let directory: String
     let contentSecurityPolicy: String
     let fileIO = FileIO()
 
-    init(directory: String, mapTileURL: String = "") {
+    init(directory: String, mapTileURL: String = "", mediaOrigin: String = "") {
         self.directory = directory
         let tiles = Self.origin(of: mapTileURL).map { " " + $0 } ?? ""
+        let media = Self.origin(of: mediaOrigin).map { " " + $0 } ?? ""
         contentSecurityPolicy =
-            "default-src 'self'; img-src 'self' https: data: blob:\(tiles); media-src 'self' https: blob:; "
+            "default-src 'self'; img-src 'self' data: blob:\(media)\(tiles); media-src 'self' blob:\(media); "
             + "connect-src 'self'; frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; "
             + "form-action 'self'"
     }

@@ -196,7 +196,7 @@ import Testing
         }
         // Uploads refuse it with its own reason before storing anything.
         #expect(throws: UploadFile.Problem.heic) { try UploadFile.accepted(.heic) }
-        #expect(PostsHandlers.uploadError(.heic).detail.contains("HEIC"))
+        #expect(UploadFile.Problem.heic.apiError().detail.contains("HEIC"))
     }
 
     @Test func clipLongerThanLimitIsRejected() async throws {

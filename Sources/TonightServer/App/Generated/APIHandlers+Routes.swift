@@ -220,12 +220,20 @@ extension APIHandlers: APIProtocol {
         try await me.deleteMe(input)
     }
 
+    func deleteProfilePhoto(_ input: Operations.DeleteProfilePhoto.Input) async throws -> Operations.DeleteProfilePhoto.Output {
+        try await me.deleteProfilePhoto(input)
+    }
+
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         try await me.getMe(input)
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         try await me.updateMe(input)
+    }
+
+    func uploadProfilePhoto(_ input: Operations.UploadProfilePhoto.Input) async throws -> Operations.UploadProfilePhoto.Output {
+        try await me.uploadProfilePhoto(input)
     }
 
     func banUser(_ input: Operations.BanUser.Input) async throws -> Operations.BanUser.Output {

@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import TonightAPI
 import TonightCore
 
@@ -12,6 +13,7 @@ struct MeHandlers: Sendable {
     let bans: BanList
     let fanout: any LiveFanout
     let oidc: OIDCVerifier
+    let photos: ProfilePhotos
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestInfo.requireCaller()
@@ -43,8 +45,28 @@ struct MeHandlers: Sendable {
         let playing = try await sessions.upcomingSessions(of: caller.userID, from: Clock.millis())
         try await users.delete(id: caller.userID)
         await bans.revoke(caller.userID, .gone, fanout: fanout)
+        await photos.deleteFiles(of: caller.userID)
         try await sessions.refreshPlayers(of: playing)
         return .noContent(.init())
+    }
+
+    func uploadProfilePhoto(_ input: Operations.UploadProfilePhoto.Input) async throws
+        -> Operations.UploadProfilePhoto.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        let body: HTTPBody
+        switch input.body {
+        case .jpeg(let bytes): body = bytes
+        case .png(let bytes): body = bytes
+        }
+        return .ok(.init(body: .json(try .init(try await photos.set(caller.userID, from: body)))))
+    }
+
+    func deleteProfilePhoto(_ input: Operations.DeleteProfilePhoto.Input) async throws
+        -> Operations.DeleteProfilePhoto.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        return .ok(.init(body: .json(try .init(try await photos.remove(caller.userID)))))
     }
 
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
@@ -135,10 +157,13 @@ enum ProfileEdit {
             }
         }
         if let avatar = change.avatarUrl {
-            if avatar.count <= 500, WebLink.isValid(avatar), avatar.lowercased().hasPrefix("https://") {
-                user.avatarUrl = avatar
+            if ProfilePhotos.isOwn(avatar, userID: user.id) {
+                user.avatarUrl = String(avatar.prefix { $0 != "?" })
             } else {
-                issues.append(.init(field: "avatarUrl", code: "invalid_url", message: "Use an https:// image URL."))
+                issues.append(
+                    .init(
+                        field: "avatarUrl", code: "not_own_photo",
+                        message: "Upload a photo instead (POST /v1/me/photo); photos are served by this server only."))
             }
         }
         if let text = change.birthDate {
@@ -248,7 +273,7 @@ extension Components.Schemas.Me {
             displayName: user.displayName, showNameOnPosts: user.showNameOnPosts,
             gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: user.birthDate,
             ageGroup: user.ageGroup(today: today),
-            bio: user.bio, homeCity: user.homeCity, avatarUrl: user.avatarUrl,
+            bio: user.bio, homeCity: user.homeCity, avatarUrl: ProfilePhotos.published(user.avatarUrl),
             preferences: PreferencesRules.decode(user.preferences),
             createdAt: Clock.date(user.createdAt))
     }

@@ -25,7 +25,7 @@ extension Components.Schemas.PublicProfile {
     init(_ user: UserRecord) {
         self.init(
             id: user.id, username: user.username ?? "", displayName: user.displayName, bio: user.bio,
-            ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: user.avatarUrl,
+            ageGroup: user.ageGroup(), homeCity: user.homeCity, avatarUrl: ProfilePhotos.published(user.avatarUrl),
             createdAt: Clock.date(user.createdAt))
     }
 }

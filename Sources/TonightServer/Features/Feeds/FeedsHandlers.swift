@@ -125,7 +125,8 @@ extension Components.Schemas.Post {
         let author = p.authorID.map { id in
             p.authorShowsName
                 ? Components.Schemas.PostAuthor(
-                    id: id, username: p.authorUsername, displayName: p.authorDisplayName, avatarUrl: p.authorAvatar)
+                    id: id, username: p.authorUsername, displayName: p.authorDisplayName,
+                    avatarUrl: ProfilePhotos.published(p.authorAvatar))
                 : Components.Schemas.PostAuthor(id: id)
         }
         let song = p.songTitle.map {

@@ -50,7 +50,7 @@ struct PostsHandlers: Sendable {
                 }
             }
         } catch let problem as UploadFile.Problem {
-            throw Self.uploadError(problem)
+            throw problem.apiError()
         } catch let failure as OwnFailure {
             throw failure.error
         } catch let error as APIError {
@@ -200,26 +200,6 @@ struct PostsHandlers: Sendable {
         }
     }
 
-    static func uploadError(_ problem: UploadFile.Problem) -> APIError {
-        switch problem {
-        case .tooLarge(let limit):
-            APIError(
-                status: 413, code: .mediaTooLarge,
-                detail: "The file is larger than \(limit / 1_048_576) MB.")
-        case .unsupported:
-            APIError(
-                status: 415, code: .unsupportedMedia,
-                detail: "This is not a supported file. Upload an MP4, MOV or WebM video, or a JPEG or PNG image.")
-        case .heic:
-            APIError(
-                status: 415, code: .unsupportedMedia,
-                detail: "HEIC photos are not accepted. Upload a JPEG or PNG (on an iPhone, share the photo, "
-                    + "or set Camera › Formats to Most Compatible).")
-        case .empty:
-            APIError.validation([.init(field: "media", code: "empty", message: "The file is empty.")])
-        }
-    }
-
     /// The upload's fields, validated; the place gives the city when there is one.
     private func validatedPost(_ fields: [String: String]) async throws -> NewPost {
         var issues: [FieldIssue] = []
@@ -299,7 +279,8 @@ extension Components.Schemas.Comment {
         self.init(
             id: c.id, postId: c.postID,
             author: .init(
-                id: c.authorID, username: c.authorUsername, displayName: c.authorDisplayName, avatarUrl: c.authorAvatar),
+                id: c.authorID, username: c.authorUsername, displayName: c.authorDisplayName,
+                avatarUrl: ProfilePhotos.published(c.authorAvatar)),
             text: c.text, createdAt: Clock.date(c.createdAt))
     }
 }

@@ -57,7 +57,7 @@ struct WallRouteTests {
             try await client.profile(ana, ["gender": "female", "preferences": ["genderPreference": ["male"]]])
             try await client.profile(ben, ["gender": "male", "preferences": ["genderPreference": ["female"]]])
             try await client.profile(cal, ["gender": "male", "preferences": ["genderPreference": ["male"]]])
-            try await client.profile(dan, ["gender": "male", "avatarUrl": "https://img.example/dan.jpg"])
+            try await client.profile(dan, ["gender": "male", "avatarUrl": "/v1/media/avatars/\(dan.id)/photo.jpg"])
             try await client.profile(eve, ["gender": "female"])
             try await client.profile(
                 kid, ["gender": "male", "birthDate": "\(Calendar.current.component(.year, from: Date()) - 15)-01-01"])
@@ -71,7 +71,7 @@ struct WallRouteTests {
             let cards = wall.json["items"] as? [JSON] ?? []
             #expect(cards.compactMap { ($0["user"] as? JSON)?["id"] as? String } == [ben.id, dan.id])
             #expect(cards.last?["gender"] as? String == "male")
-            #expect((cards.last?["user"] as? JSON)?["avatarUrl"] as? String == "https://img.example/dan.jpg")
+            #expect((cards.last?["user"] as? JSON)?["avatarUrl"] as? String == "/v1/media/avatars/\(dan.id)/photo.jpg")
             // Ben sees the women; Dan, open to everyone, sees whoever is open to men (not Ben).
             #expect(try await client.listedUsers("/v1/events/\(event)/wall", as: ben) == [ana.id, eve.id])
             #expect(try await client.listedUsers("/v1/events/\(event)/wall", as: dan) == [ana.id, cal.id, eve.id])
