@@ -113,7 +113,7 @@ public struct AppServices: Sendable {
             ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
             : LocalFanout(hub: live)
         let devices = DeviceRepository(db: database.sql, database: database)
-        let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
+        let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind, database: database))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
@@ -141,7 +141,7 @@ public struct AppServices: Sendable {
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         let suggestions = SuggestionGeneration()
         let social = SocialRepository(db: database.sql, database: database)
-        let places = PlaceRepository(db: database.sql)
+        let places = PlaceRepository(db: database.sql, database: database)
         let events = EventRepository(db: database.sql, database: database)
         let catalog = CatalogRepository(db: database.sql, database: database)
         let sessions = SessionRepository(db: database.sql, database: database)
@@ -149,7 +149,7 @@ public struct AppServices: Sendable {
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
-            users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql),
+            users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql, database: database),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: places, events: events, catalog: catalog,
             suggester: ArtistSuggester(catalog: catalog, generation: suggestions), cities: cities,
