@@ -67,9 +67,10 @@ async function hubScreen() {
 
 // the clip player
 
-const IMAGE = /\.(jpe?g|png|gif|webp|avif)(\?|$)/i;
+const IMAGE = /^\/v1\/media\/.*\.(jpe?g|png)(\?|$)/i;
 
-/** An ad's creative: an image, or its page in a sandboxed frame (no scripts, no forms). */
+/** An ad's creative: an uploaded image, or a page (ours or the advertiser's) in a sandboxed frame
+ * (no scripts, no forms; the page's CSP loads images from our own media only). */
 function adMedia(ad) {
   return IMAGE.test(ad.mediaUrl) ? h("img", { src: ad.mediaUrl, alt: "Advertisement" })
     : h("iframe", { src: ad.mediaUrl, title: "Advertisement", sandbox: "", loading: "lazy", referrerpolicy: "no-referrer" });

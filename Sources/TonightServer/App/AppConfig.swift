@@ -20,8 +20,9 @@ public struct AppConfig: Sendable {
     public var databaseURL: String = ""
     /// Most open database connections (`database.pool.size`, default 8).
     public var databasePoolSize: Int = 8
-    /// How long an SQLite write waits for another process's write to end before the request is
-    /// answered 503 `database_busy` (`database.busy.timeout.ms`, default 10000).
+    /// How long a request waits for the database (SQLite: another process's write to end;
+    /// PostgreSQL: a free pooled connection) before it is answered 503 `database_busy`
+    /// (`database.busy.timeout.ms`, default 10000).
     public var databaseBusyTimeoutMilliseconds: Int = 10_000
     /// Base64 HMAC key for access tokens (`jwt.key`); generated into the data directory if empty.
     public var jwtKey: String = ""

@@ -141,9 +141,12 @@ final class ConnectionPolicy: Sendable {
         }
     }
 
-    /// `logger` for one connection's handling: Hummingbird's error line for a connection that
-    /// closed before it finished a request ("Error handling upgrade result") is logged at debug and
-    /// counted in the summary; everything else passes unchanged.
+    /// `logger` for one connection's handling: every warning or error Hummingbird's connection
+    /// code (`HummingbirdCore`, `HummingbirdWebSocket`) logs for it — in practice "Error handling
+    /// upgrade result", once per connection that closed before it finished a request — is logged
+    /// at debug and counted in the summary. This logger reaches only the connection's own
+    /// handling: request errors are logged by ``RequestMiddleware`` with their own logger and are
+    /// never lowered; lines from other sources pass unchanged.
     func errorLogger(_ logger: Logger) -> Logger {
         var wrapped = logger
         wrapped.handler = ConnectionErrorLogHandler(base: logger.handler, policy: self)

@@ -6,7 +6,7 @@ import TonightAPI
 @testable import TonightServer
 
 /// A write operation of the spec.
-private struct WriteOperation: CustomStringConvertible {
+struct WriteOperation: CustomStringConvertible {
     var method: HTTPRequest.Method
     var path: String
     /// Whether signed-out callers may call it (`security` lists `{}`).
@@ -15,7 +15,7 @@ private struct WriteOperation: CustomStringConvertible {
 }
 
 /// The spec's write operations (POST, PUT, PATCH, DELETE), read from its `paths`.
-private func writeOperations() throws -> [WriteOperation] {
+func writeOperations() throws -> [WriteOperation] {
     var operations: [WriteOperation] = []
     var path = ""
     var inPaths = false
@@ -42,10 +42,13 @@ private func writeOperations() throws -> [WriteOperation] {
     return operations
 }
 
+/// `METHOD /path` of every write operation of the spec.
+func specWriteRoutes() throws -> [String] { try writeOperations().map { "\($0.method) \($0.path)" } }
+
 /// Every write route of the spec, called as nobody, with a forged token, as an anonymous device
 /// and as a member on someone else's things (path parameters name the owner's post or id):
 /// refused to all but members (never a 2xx), and never a 5xx for anyone. Which member may change
-/// what is tested route by route in each feature's suite.
+/// what is ``RoleMatrixTests``.
 @Suite("Authorization matrix")
 struct AuthorizationMatrixTests {
     @Test(

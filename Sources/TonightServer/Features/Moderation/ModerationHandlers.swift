@@ -67,8 +67,14 @@ struct ModerationHandlers: Sendable {
         return .noContent(.init())
     }
 
+    /// Lifts a ban; as banning them does, lifting a moderator's or admin's ban takes an admin.
     func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output {
-        _ = try RequestInfo.requireModerator()
+        let caller = try RequestInfo.requireModerator()
+        if let user = try await users.find(id: input.path.userId), (Role(rawValue: user.role) ?? .user) >= .moderator,
+            caller.role < .admin
+        {
+            throw APIError.forbidden("Only admins can lift the ban of moderators and admins.", code: .adminsOnly)
+        }
         try await bans.unban(input.path.userId)
         return .noContent(.init())
     }
