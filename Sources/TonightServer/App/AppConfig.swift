@@ -55,12 +55,16 @@ public struct AppConfig: Sendable {
     /// Seconds before an idle connection (or one that sends no request) is closed
     /// (`http.idle.timeout`, default 60).
     public var idleTimeout: Int = 60
-    /// Trust `X-Forwarded-For` for the client address (`http.trust.proxy`, default false).
+    /// The proxies whose `X-Forwarded-For` names the client (`http.trusted.proxies`: addresses and
+    /// CIDR ranges, comma-separated; default none). See ``TrustedProxies``.
+    public var trustedProxies: String = ""
+    /// Older switch (`http.trust.proxy`, default false): with no `trustedProxies`, trusts loopback
+    /// and private networks as proxies.
     public var trustProxy: Bool = false
     /// Open connections one client address may hold (`http.connections.per.address`, default 256;
     /// 0 = no cap). Further connections are answered 503 `too_many_connections` and closed. Not
-    /// applied when `trustProxy` is on: every connection then comes from the proxy, which enforces
-    /// its own per-client cap (nginx `limit_conn`).
+    /// applied to trusted proxies: their connections carry many clients, and the proxy enforces its
+    /// own per-client cap (nginx `limit_conn`).
     public var connectionsPerAddress: Int = 256
     /// How often the job worker looks for due jobs, in milliseconds (`jobs.poll.ms`, default 1000).
     public var jobPollMilliseconds: Int = 1000
@@ -235,6 +239,7 @@ public struct AppConfig: Sendable {
             forKey: "rate.login.account.per.minute", default: config.loginsPerMinutePerAccount)
         config.idleTimeout = reader.int(forKey: "http.idle.timeout", default: config.idleTimeout)
         config.trustProxy = reader.bool(forKey: "http.trust.proxy", default: config.trustProxy)
+        config.trustedProxies = reader.string(forKey: "http.trusted.proxies", default: config.trustedProxies)
         config.connectionsPerAddress = reader.int(
             forKey: "http.connections.per.address", default: config.connectionsPerAddress)
         config.jobPollMilliseconds = reader.int(forKey: "jobs.poll.ms", default: config.jobPollMilliseconds)
@@ -353,6 +358,12 @@ public struct AppConfig: Sendable {
                 endpoint: endpoint, bucket: s3Bucket, region: s3Region, accessKeyID: s3AccessKey,
                 secretAccessKey: s3SecretKey),
             httpClient: httpClient)
+    }
+
+    /// The trusted proxies these settings name (throws on an entry that is not an address or range).
+    func trustedProxyList() throws -> TrustedProxies {
+        if !trustedProxies.isEmpty { return try TrustedProxies(parsing: trustedProxies) }
+        return trustProxy ? .privateNetworks : .none
     }
 
     /// Whether storage is PostgreSQL (`database.url` set) rather than the embedded SQLite.

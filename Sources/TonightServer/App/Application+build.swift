@@ -23,7 +23,8 @@ public func buildApplication(
     if let services { built = services } else { built = try await AppServices.make(config: config) }
     let services = built
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestMiddleware(trustProxy: config.trustProxy))
+    let proxies = try config.trustedProxyList()
+    router.add(middleware: RequestMiddleware(proxies: proxies))
     router.add(middleware: MetricsMiddleware())
     router.add(
         middleware: BodyLimitMiddleware(
@@ -104,8 +105,7 @@ public func buildApplication(
     FileLimit.raise(logger: logger)
     let idleTimeout = TimeAmount.seconds(Int64(max(1, config.idleTimeout)))
     let connections = ConnectionPolicy(
-        perAddress: config.trustProxy ? 0 : config.connectionsPerAddress, firstRequestTimeout: idleTimeout,
-        logger: logger)
+        perAddress: config.connectionsPerAddress, exempt: proxies, firstRequestTimeout: idleTimeout, logger: logger)
     return Application(
         router: router,
         server: server(router: router, idleTimeout: idleTimeout, connections: connections, pages: pages),

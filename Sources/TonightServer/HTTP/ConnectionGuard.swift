@@ -58,6 +58,8 @@ struct ConnectionGuard<Base: ServerChildChannel>: ServerChildChannel {
 final class ConnectionPolicy: Sendable {
     /// Open connections one address may hold (0 = no cap).
     let perAddress: Int
+    /// Addresses the cap does not apply to: trusted proxies carry many clients' connections.
+    let exempt: TrustedProxies
     /// How long a new connection may take to get its first answer.
     let firstRequestTimeout: TimeAmount
     /// The longest request target (path and query) read, in bytes: as nginx's default
@@ -83,10 +85,11 @@ final class ConnectionPolicy: Sendable {
     }
 
     init(
-        perAddress: Int, firstRequestTimeout: TimeAmount, maxTarget: Int = 8192, summaryInterval: TimeInterval = 60,
-        logger: Logger
+        perAddress: Int, exempt: TrustedProxies = .none, firstRequestTimeout: TimeAmount, maxTarget: Int = 8192,
+        summaryInterval: TimeInterval = 60, logger: Logger
     ) {
         self.perAddress = perAddress
+        self.exempt = exempt
         self.firstRequestTimeout = firstRequestTimeout
         self.maxTarget = maxTarget
         self.summaryInterval = summaryInterval
@@ -99,6 +102,7 @@ final class ConnectionPolicy: Sendable {
     func admit(_ channel: any Channel) -> Bool {
         guard perAddress > 0 else { return true }
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        if exempt.contains(address) { return true }
         let admitted = open.withLock { open in
             let count = open[address, default: 0]
             guard count < perAddress else { return false }

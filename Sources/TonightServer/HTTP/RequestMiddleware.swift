@@ -12,7 +12,8 @@ import TonightCore
 /// as problem+json, so no client mistake becomes a 500 and no stack trace leaves the server.
 struct RequestMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let trustProxy: Bool
+    /// Whose `X-Forwarded-For` names the client.
+    let proxies: TrustedProxies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -36,12 +37,7 @@ struct RequestMiddleware: RouterMiddleware {
     }
 
     private func clientAddress(_ request: Request, context: Context) -> String {
-        if trustProxy, let forwarded = request.headers[.xForwardedFor],
-            let first = forwarded.split(separator: ",").first
-        {
-            return first.trimmingCharacters(in: .whitespaces)
-        }
-        return context.peerAddress
+        proxies.client(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor])
     }
 
     /// A caller's id if it is short and printable, otherwise a new one.

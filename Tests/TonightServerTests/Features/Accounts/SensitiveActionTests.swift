@@ -3,13 +3,13 @@ import Testing
 
 @testable import TonightServer
 
-/// Requests from `address` (the server trusts `X-Forwarded-For` in these tests).
+/// Requests from `address` (on a real port from loopback, which these tests trust as a proxy).
 private func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
 
 @Suite("Sensitive actions: the password again, and limits that spare the owner")
 struct SensitiveActionTests {
     private static func configure(_ config: inout AppConfig) {
-        config.trustProxy = true
+        config.trustedProxies = "127.0.0.1, ::1"
         config.loginsPerMinutePerAccount = 3
     }
 
@@ -17,7 +17,7 @@ struct SensitiveActionTests {
         "deleting the account needs the current password; wrong ones are limited like sign-ins",
         arguments: Backend.available)
     func deleteNeedsPassword(_ backend: Backend) async throws {
-        try await withApp(backend, configure: Self.configure) { _, client in
+        try await withLiveApp(backend, configure: Self.configure) { _, client in
             let tokens = try await client.signUp("noah")
             let token = tokens.accessToken
             // A stolen access token alone is not enough.
@@ -54,7 +54,7 @@ struct SensitiveActionTests {
         "a username and its email share one limit; guessing addresses are slowed, the owner's is not",
         arguments: Backend.available)
     func loginLimits(_ backend: Backend) async throws {
-        try await withApp(backend, configure: Self.configure) { _, client in
+        try await withLiveApp(backend, configure: Self.configure) { _, client in
             _ = try await client.signUp("mia")
             let attacker = from("10.0.1.1")
             #expect(try await client.logIn("mia", password: "guess 1", headers: attacker).status == .unauthorized)
