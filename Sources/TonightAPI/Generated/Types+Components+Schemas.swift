@@ -31,6 +31,7 @@ extension Components {
         /// - `body_too_large` (413): The request body is larger than the server accepts.
         /// - `conflict` (409): The request conflicts with existing data.
         /// - `database_busy` (503): Another writer (an import, say) held the database; nothing was changed; retry after `Retry-After`.
+        /// - `database_unavailable` (503): The database cannot be reached or did not answer in time; retry after `Retry-After` (a write may or may not have been made: repeat it with the same `Idempotency-Key`, or as the same PUT).
         /// - `event_cancelled` (409): The event or session was cancelled.
         /// - `forbidden` (403): The caller may not do this.
         /// - `friends_and_matches_only` (403): Only friends and matches may message each other.
@@ -93,6 +94,7 @@ extension Components {
             case bodyTooLarge = "body_too_large"
             case conflict = "conflict"
             case databaseBusy = "database_busy"
+            case databaseUnavailable = "database_unavailable"
             case eventCancelled = "event_cancelled"
             case forbidden = "forbidden"
             case friendsAndMatchesOnly = "friends_and_matches_only"

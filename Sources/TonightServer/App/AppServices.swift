@@ -122,7 +122,9 @@ public struct AppServices: Sendable {
         let posts = PostService(
             posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
             urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL, reviewSecret: key),
-            votes: VoteBatcher(repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier),
+            votes: VoteBatcher(
+                repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier,
+                deadline: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds))),
             views: ViewCounter(repository: postRepository, logger: logger),
             storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,
             retentionDays: config.mediaRetentionDays, logger: logger)

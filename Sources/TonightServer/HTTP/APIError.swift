@@ -97,6 +97,12 @@ public struct APIError: Error, Sendable, HTTPResponseError {
         detail: "The database is busy with another writer (an import, say). Nothing was changed; try again shortly.",
         retryAfter: 2)
 
+    /// 503 with Retry-After: the database could not be reached or did not answer in time.
+    public static let databaseUnavailable = APIError(
+        status: 503, code: .databaseUnavailable,
+        detail: "The database cannot be reached right now. Try again shortly; repeating a write is safe.",
+        retryAfter: 5)
+
     /// 500: something failed on our side (the cause is logged, never sent).
     public static let internalError = APIError(
         status: .internalServerError, code: .internalError, detail: "Something went wrong on our side.")

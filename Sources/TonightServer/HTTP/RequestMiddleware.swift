@@ -114,6 +114,8 @@ enum ProblemRenderer {
             return .badRequest("The request body is not valid for this operation.", code: .invalidBody)
         case _ where isBusy(error):
             return .databaseBusy
+        case _ where Database.isUnavailable(error):
+            return .databaseUnavailable
         default:
             return .internalError
         }
@@ -130,6 +132,7 @@ enum ProblemRenderer {
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
             if isBusy(error.underlyingError) { return .databaseBusy }
+            if Database.isUnavailable(error.underlyingError) { return .databaseUnavailable }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: .invalidCharacters)
             }

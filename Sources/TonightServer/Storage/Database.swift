@@ -213,6 +213,27 @@ public final class Database: Sendable {
         return error is DatabaseBusyError || error is ConnectionPoolTimeoutError
     }
 
+    /// Whether `error` means the database could not be reached or did not answer in time: a
+    /// connection refused, closed or broken, a server shutting down or out of connections, or a
+    /// call past its deadline.
+    public static func isUnavailable(_ error: any Error) -> Bool {
+        switch error {
+        case is DeadlineExceeded, is NIOConnectionError, is ChannelError, is IOError:
+            return true
+        case let error as PSQLError:
+            if [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed]
+                .contains(error.code)
+            {
+                return true
+            }
+            // Connection exceptions, a server shutting down or starting, too many connections.
+            guard let state = error.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
+        default:
+            return false
+        }
+    }
+
     /// Whether `error` is a unique-constraint violation from either engine.
     public static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError {
