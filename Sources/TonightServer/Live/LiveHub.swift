@@ -11,11 +11,14 @@ import TonightAPI
 ///
 /// A ``revoked`` message (sent when a member is banned or deletes their account) is not passed
 /// on: each of the user's sockets gets an `error` message and is closed (policy violation), on
-/// every instance, and the instance's ``BanList`` learns of it.
+/// every instance, and the instance's ``BanList`` learns of it; a ``reinstated`` one (a ban lifted)
+/// only tells the ``BanList``.
 public actor LiveHub {
     /// The internal message type that ends a user's sockets; its `message` is the error code
     /// (`account_suspended` or `account_gone`).
     static let revoked = "revoked"
+    /// The internal message type that lifts a user's ban on every instance's ``BanList``.
+    static let reinstated = "reinstated"
 
     private var sockets: [String: [UUID: LiveSocket]] = [:]
     private static let encoder = JSONEncoder()
@@ -46,6 +49,10 @@ public actor LiveHub {
     public nonisolated func deliver(_ message: LiveMessage, to userID: String) async -> Int {
         if message.type == Self.revoked {
             await revoke(userID, code: message.message ?? "")
+            return 0
+        }
+        if message.type == Self.reinstated {
+            bans?.set(userID, banned: false)
             return 0
         }
         let targets = await self.sockets(for: userID)

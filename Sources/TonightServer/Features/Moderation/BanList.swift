@@ -4,7 +4,7 @@ import Synchronization
 import TonightAPI
 
 /// The banned users, held in memory so every request can be checked without a query: loaded at
-/// start, changed at once by this instance's bans and by the revocations other instances send
+/// start, changed at once by this instance's bans and unbans and by those other instances send
 /// through the live fan-out (``LiveHub``), and reloaded every ``interval`` as well.
 ///
 /// It also remembers accounts deleted while their access tokens may still be valid (``tokenLifetime``),
@@ -77,6 +77,12 @@ final class BanList: Service, Sendable {
         mark(userID, revocation)
         let code: ErrorCode = revocation == .gone ? .accountGone : .accountSuspended
         await fanout.send(LiveMessage(type: LiveHub.revoked, message: code.rawValue), to: [userID])
+    }
+
+    /// Lifts a ban's effect on every instance through `fanout` (stored by ``unban(_:)``).
+    func reinstate(_ userID: String, fanout: any LiveFanout) async {
+        set(userID, banned: false)
+        await fanout.send(LiveMessage(type: LiveHub.reinstated), to: [userID])
     }
 
     /// Reads the bans from the database.

@@ -76,6 +76,7 @@ struct ModerationHandlers: Sendable {
             throw APIError.forbidden("Only admins can lift the ban of moderators and admins.", code: .adminsOnly)
         }
         try await bans.unban(input.path.userId)
+        await bans.reinstate(input.path.userId, fanout: fanout)
         return .noContent(.init())
     }
 

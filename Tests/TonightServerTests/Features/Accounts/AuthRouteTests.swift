@@ -211,7 +211,9 @@ struct AuthRouteTests {
 
     @Test("a thousand-way sign-up race for one username creates exactly one account", arguments: Backend.available)
     func signUpRace(backend: Backend) async throws {
-        try await withApp(backend) { _, client in
+        // Patience for the pool: under the whole suite a thousand waiting requests can take longer
+        // than the default busy timeout to all get a connection (a 503, which is not the point here).
+        try await withApp(backend, configure: { $0.databaseBusyTimeoutMilliseconds = 60_000 }) { _, client in
             nonisolated(unsafe) let client = client
             let statuses = try await client.concurrentStatuses(1000) { index in
                 try await client.send(
