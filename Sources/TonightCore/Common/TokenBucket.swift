@@ -21,6 +21,14 @@ public struct TokenBucket: Sendable, Equatable {
         self.updatedAt = now
     }
 
+    /// A bucket as stored: `tokens` at `updatedAt` (at most `capacity`).
+    public init(capacity: Int, period: TimeInterval, tokens: Double, updatedAt: Date) {
+        self.capacity = Double(max(1, capacity))
+        self.period = max(0.001, period)
+        self.tokens = min(Double(max(1, capacity)), tokens)
+        self.updatedAt = updatedAt
+    }
+
     /// Takes one token if there is one; otherwise says how many seconds until there is.
     public mutating func take(now: Date) -> TakeResult {
         refill(now: now)

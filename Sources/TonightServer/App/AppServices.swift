@@ -82,6 +82,7 @@ public struct AppServices: Sendable {
             busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds, logger: logger)
         do {
             try await MigrationRunner(database: database, logger: logger).run()
+            try await database.openWriter()
             return try await wire(config: config, logger: logger, database: database)
         } catch {
             // Whatever failed after opening (migrations, the key, the gazetteer), close the pool.
@@ -104,7 +105,9 @@ public struct AppServices: Sendable {
         let accounts = AccountService(
             users: users, logins: logins, identities: IdentityRepository(db: database.sql, database: database),
             tokens: tokens,
-            hasher: hasher, limiter: RateLimiter(), bans: bans, config: config)
+            hasher: hasher,
+            limiter: RateLimiter(store: database.kind == .postgres ? RateBucketRepository(database: database) : nil),
+            bans: bans, config: config)
         let cities = CityRepository(db: database.sql)
         let notifications = NotificationRepository(db: database.sql, database: database)
         let live = LiveHub(bans: bans)
@@ -151,7 +154,7 @@ public struct AppServices: Sendable {
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
-            users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql, database: database),
+            users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: places, events: events, catalog: catalog,
             suggester: ArtistSuggester(catalog: catalog, generation: suggestions), cities: cities,

@@ -66,7 +66,10 @@ public func buildApplication(
 
     var serviceList: [any Service] = [
         DatabaseCloser(database: services.database),
-        Housekeeping(idempotency: services.idempotency, ttl: config.idempotencyTTL, logger: services.logger),
+        Housekeeping(
+            idempotency: services.idempotency,
+            rateBuckets: services.database.kind == .postgres ? RateBucketRepository(database: services.database) : nil,
+            ttl: config.idempotencyTTL, logger: services.logger),
         services.presence,
         services.posts.views,
         services.bans,
@@ -173,15 +176,18 @@ func runEvery(
     }
 }
 
-/// Periodic clean-up: forgets idempotency keys past their lifetime.
+/// Periodic clean-up: forgets idempotency keys past their lifetime, and rate-limit buckets
+/// untouched for two hours (full again by then: the longest limit period is an hour).
 struct Housekeeping: Service {
     let idempotency: IdempotencyRepository
+    var rateBuckets: RateBucketRepository? = nil
     let ttl: Int
     let logger: Logger
 
     func run() async throws {
         try await runEvery(.seconds(600), logger: logger, failure: "housekeeping failed") {
             try await idempotency.purge(before: Clock.millis() - Int64(ttl) * 1000)
+            try await rateBuckets?.purge(before: Clock.millis() - 2 * 3_600_000)
         }
     }
 }

@@ -12,23 +12,22 @@ struct IdempotencyRecord: Codable, Sendable {
 
 /// Storage of idempotency keys: a key is first reserved (no status), then completed with the answer.
 ///
-/// Over SQLKit. Writes queue at `database`'s write gate when it is given.
+/// Over SQLKit. Its writes do not queue at SQLite's write gate: each is one short statement, and
+/// a burst of retries of one key is exactly what they exist for (gated, fifty retries of one
+/// request at a fresh start once queued behind each other until the gate gave up).
 struct IdempotencyRepository: Sendable {
     let db: any SQLDatabase
-    var database: Database? = nil
 
     /// Reserves `key` for a request; `false` if the key is already there.
     func reserve(scope: String, key: String, requestHash: String, now: Int64) async throws -> Bool {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                INSERT INTO idempotency_keys (scope, idem_key, request_hash, created_at)
-                VALUES (\(bind: scope), \(bind: key), \(bind: requestHash), \(bind: now))
-                ON CONFLICT (scope, idem_key) DO NOTHING
-                RETURNING idem_key
-                """
-            ).first() != nil
-        }
+        try await db.raw(
+            """
+            INSERT INTO idempotency_keys (scope, idem_key, request_hash, created_at)
+            VALUES (\(bind: scope), \(bind: key), \(bind: requestHash), \(bind: now))
+            ON CONFLICT (scope, idem_key) DO NOTHING
+            RETURNING idem_key
+            """
+        ).first() != nil
     }
 
     func find(scope: String, key: String) async throws -> IdempotencyRecord? {
@@ -46,29 +45,22 @@ struct IdempotencyRepository: Sendable {
         scope: String, key: String, status: Int, contentType: String?, retryAfter: String?, body: String,
         requestHash: String? = nil
     ) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE idempotency_keys SET status = \(bind: status), content_type = \(bind: contentType),
-                    retry_after = \(bind: retryAfter), body = \(bind: body),
-                    request_hash = COALESCE(\(bind: requestHash), request_hash)
-                WHERE scope = \(bind: scope) AND idem_key = \(bind: key)
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            UPDATE idempotency_keys SET status = \(bind: status), content_type = \(bind: contentType),
+                retry_after = \(bind: retryAfter), body = \(bind: body),
+                request_hash = COALESCE(\(bind: requestHash), request_hash)
+            WHERE scope = \(bind: scope) AND idem_key = \(bind: key)
+            """
+        ).run()
     }
 
     func release(scope: String, key: String) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw("DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key)")
-                .run()
-        }
+        try await db.raw("DELETE FROM idempotency_keys WHERE scope = \(bind: scope) AND idem_key = \(bind: key)").run()
     }
 
     /// Deletes keys created before `cutoff`.
     func purge(before cutoff: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: cutoff)").run()
-        }
+        try await db.raw("DELETE FROM idempotency_keys WHERE created_at < \(bind: cutoff)").run()
     }
 }

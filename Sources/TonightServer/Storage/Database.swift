@@ -127,6 +127,12 @@ public final class Database: Sendable {
         try await gated { try await self.run(body) }
     }
 
+    /// Opens SQLite's writer connection now, at start, rather than at the first write: opened
+    /// then, under a burst of requests, its set-up held the write gate while every writer queued.
+    func openWriter() async throws {
+        if kind == .sqlite { try await writer.raw("SELECT 1 AS one").run() }
+    }
+
     /// Runs a write that is one statement (so needs no explicit transaction), queued at
     /// ``writeGate`` on SQLite like ``transaction(_:)``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

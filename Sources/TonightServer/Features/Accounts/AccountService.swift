@@ -108,12 +108,12 @@ struct AccountService: Sendable {
         let pair = "password-fail:\(clientAddress)|\(account)"
         let everywhere = "password-fail:\(account)"
         try await limiter.ensureAvailable(pair, capacity: capacity, period: 60)
-        if await limiter.isDrawn(pair) {
+        if try await limiter.isDrawn(pair, capacity: capacity, period: 60) {
             try await limiter.ensureAvailable(everywhere, capacity: capacity, period: 60)
         }
         guard try await hasher.verify(password, hash: hash) else {
-            await limiter.spend(pair, capacity: capacity, period: 60)
-            await limiter.spend(everywhere, capacity: capacity, period: 60)
+            try await limiter.spend(pair, capacity: capacity, period: 60)
+            try await limiter.spend(everywhere, capacity: capacity, period: 60)
             return false
         }
         return true

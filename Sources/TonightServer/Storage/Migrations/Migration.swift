@@ -39,6 +39,7 @@ enum Migrations {
         CreateBans(),
         CreateSessions(),
         PlaceGeoIndexSource(),
+        CreateRateBuckets(),
     ]
 }
 

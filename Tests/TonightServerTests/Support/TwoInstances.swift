@@ -1,0 +1,45 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import TonightServer
+
+/// Two servers on one fresh PostgreSQL database with one token key, on real ports, their live
+/// listeners up: what a cluster behind a load balancer is, in one test process.
+func withTwoInstances(
+    configure: (inout AppConfig) -> Void = { _ in },
+    _ body:
+        @escaping @Sendable (
+            _ a: AppServices, _ clientA: any TestClientProtocol, _ b: AppServices, _ clientB: any TestClientProtocol
+        ) async throws -> Void
+) async throws {
+    var first = try await testConfig(.postgres)
+    first.jwtKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    configure(&first)
+    var second = first
+    second.dataDirectory = first.dataDirectory + "-second"
+    let a = try await AppServices.make(config: first)
+    let b = try await AppServices.make(config: second)
+    let appA = try await buildApplication(first, services: a)
+    let appB = try await buildApplication(second, services: b)
+    try await appA.test(.live) { clientA in
+        try await appB.test(.live) { clientB in
+            for services in [a, b] {
+                if let listener = services.fanout as? PostgresFanout {
+                    #expect(await listener.waitUntilListening(), "the live listener did not start")
+                }
+            }
+            try await body(a, clientA, b, clientB)
+        }
+    }
+}
+
+/// Whether `check` holds within `limit` (tried every 50 ms).
+func holds(within limit: Duration, _ check: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try await check() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await check()
+}
