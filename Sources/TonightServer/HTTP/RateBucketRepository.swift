@@ -1,48 +1,51 @@
+import Crypto
 import Foundation
 import SQLKit
 import TonightCore
 
 /// Token buckets kept in the database, so a rate limit holds across every instance on one
-/// PostgreSQL: a change reads its bucket under a row lock, applies ``TokenBucket``'s arithmetic
-/// and writes it back, in one transaction (concurrent requests for one key queue on the row).
+/// PostgreSQL. Taking a token is one statement (an upsert that refills the bucket by the time
+/// since its last use, takes a token if there is one, and says whether it did), so requests for a
+/// hot key queue on its row for microseconds, not for a transaction's round trips. Keys are
+/// stored as SHA-256 digests: they carry client input (an account name, an address).
 struct RateBucketRepository: Sendable {
     let database: Database
 
-    /// Applies `change` to `key`'s bucket (a full one if there is none yet) and stores the result.
-    func update<T: Sendable>(
-        _ key: String, capacity: Int, period: TimeInterval, now: Date,
-        _ change: @escaping @Sendable (inout TokenBucket) -> T
-    ) async throws -> T {
+    /// Takes one token from `key`'s bucket of `capacity` per `period` seconds (full when new).
+    func take(_ key: String, capacity: Int, period: TimeInterval, now: Date) async throws -> TokenBucket.TakeResult {
         let millis = Int64(now.timeIntervalSince1970 * 1000)
-        return try await database.transaction { db in
+        let capacity = Double(max(1, capacity))
+        let perMillisecond = capacity / max(1, period * 1000)
+        let refilled: SQLQueryString =
+            "LEAST(\(bind: capacity), rate_buckets.tokens + GREATEST(0, \(bind: millis) - rate_buckets.updated_at) * \(bind: perMillisecond))"
+        let row = try await database.write { db in
             try await db.raw(
                 """
-                INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (\(bind: key), \(bind: Double(capacity)), \(bind: millis))
-                ON CONFLICT (key) DO NOTHING
+                INSERT INTO rate_buckets (key, tokens, updated_at, taken) VALUES (\(bind: Self.digest(key)), \(bind: capacity - 1), \(bind: millis), TRUE)
+                ON CONFLICT (key) DO UPDATE SET
+                    tokens = CASE WHEN \(refilled) >= 1 THEN \(refilled) - 1 ELSE \(refilled) END,
+                    taken = \(refilled) >= 1,
+                    updated_at = \(bind: millis)
+                RETURNING tokens, taken
                 """
-            ).run()
-            let row = try await db.raw(
-                "SELECT tokens, updated_at FROM rate_buckets WHERE key = \(bind: key) FOR UPDATE"
             ).first()
-            var bucket = try Self.bucket(row, capacity: capacity, period: period, now: now)
-            let result = change(&bucket)
-            try await db.raw(
-                """
-                UPDATE rate_buckets SET tokens = \(bind: bucket.tokens),
-                    updated_at = \(bind: Int64(bucket.updatedAt.timeIntervalSince1970 * 1000))
-                WHERE key = \(bind: key)
-                """
-            ).run()
-            return result
         }
+        guard let row, try !row.decode(column: "taken", as: Bool.self) else { return .allowed }
+        let tokens = try row.decode(column: "tokens", as: Double.self)
+        let perSecond = perMillisecond * 1000
+        return .limited(retryAfter: max(1, Int(((1 - tokens) / perSecond).rounded(.up))))
     }
 
-    /// `key`'s bucket as stored (a full one if there is none), not changed.
-    func read(_ key: String, capacity: Int, period: TimeInterval, now: Date) async throws -> TokenBucket {
-        let row = try await database.sql.raw(
-            "SELECT tokens, updated_at FROM rate_buckets WHERE key = \(bind: key)"
-        ).first()
-        return try Self.bucket(row, capacity: capacity, period: period, now: now)
+    /// `key`'s bucket as stored, refilled to `now` (nil if it was never drawn from).
+    func read(_ key: String, capacity: Int, period: TimeInterval, now: Date) async throws -> TokenBucket? {
+        guard
+            let row = try await database.sql.raw(
+                "SELECT tokens, updated_at FROM rate_buckets WHERE key = \(bind: Self.digest(key))"
+            ).first()
+        else { return nil }
+        return TokenBucket(
+            capacity: capacity, period: period, tokens: try row.decode(column: "tokens", as: Double.self),
+            updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self)) / 1000))
     }
 
     /// Forgets buckets untouched since `cutoff` (milliseconds): by then they are full again.
@@ -52,12 +55,7 @@ struct RateBucketRepository: Sendable {
         }
     }
 
-    private static func bucket(_ row: (any SQLRow)?, capacity: Int, period: TimeInterval, now: Date) throws
-        -> TokenBucket
-    {
-        guard let row else { return TokenBucket(capacity: capacity, period: period, now: now) }
-        return TokenBucket(
-            capacity: capacity, period: period, tokens: try row.decode(column: "tokens", as: Double.self),
-            updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self)) / 1000))
+    private static func digest(_ key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -20,8 +20,9 @@ public actor RateLimiter {
     /// with Retry-After when empty. A capacity of 0 or less disables the limit.
     public func check(_ key: String, capacity: Int, period: TimeInterval, now: Date = Date()) async throws {
         guard capacity > 0 else { return }
-        let result = try await change(key, capacity: capacity, period: period, now: now) { $0.take(now: now) }
-        if case .limited(let retryAfter) = result { throw APIError.rateLimited(retryAfter: retryAfter) }
+        if case .limited(let retryAfter) = try await take(key, capacity: capacity, period: period, now: now) {
+            throw APIError.rateLimited(retryAfter: retryAfter)
+        }
     }
 
     /// Throws 429 when `key`'s bucket is empty, without taking a token: for limits that count
@@ -37,7 +38,7 @@ public actor RateLimiter {
     /// Takes a token from `key`'s bucket if one is left (a failure counted after the fact).
     public func spend(_ key: String, capacity: Int, period: TimeInterval, now: Date = Date()) async throws {
         guard capacity > 0 else { return }
-        _ = try await change(key, capacity: capacity, period: period, now: now) { $0.take(now: now) }
+        _ = try await take(key, capacity: capacity, period: period, now: now)
     }
 
     /// Whether `key`'s bucket has been drawn from and has not refilled yet.
@@ -47,20 +48,19 @@ public actor RateLimiter {
             ?? false
     }
 
-    /// Applies `body` to `key`'s bucket (full if new) and keeps the result.
-    private func change<T: Sendable>(
-        _ key: String, capacity: Int, period: TimeInterval, now: Date,
-        _ body: @escaping @Sendable (inout TokenBucket) -> T
-    ) async throws -> T {
-        if let store { return try await store.update(key, capacity: capacity, period: period, now: now, body) }
+    /// Takes a token from `key`'s bucket (full if new).
+    private func take(_ key: String, capacity: Int, period: TimeInterval, now: Date) async throws
+        -> TokenBucket.TakeResult
+    {
+        if let store { return try await store.take(key, capacity: capacity, period: period, now: now) }
         sweep(now: now)
         var bucket = buckets[key] ?? TokenBucket(capacity: capacity, period: period, now: now)
-        let result = body(&bucket)
+        let result = bucket.take(now: now)
         buckets[key] = bucket
         return result
     }
 
-    /// `key`'s bucket if it was ever drawn from (in the database: as stored, or full).
+    /// `key`'s bucket if it was ever drawn from.
     private func existing(_ key: String, capacity: Int, period: TimeInterval, now: Date) async throws -> TokenBucket? {
         if let store { return try await store.read(key, capacity: capacity, period: period, now: now) }
         return buckets[key]

@@ -9,7 +9,8 @@ struct CreateRateBuckets: Migration {
             CREATE TABLE rate_buckets (
                 key TEXT PRIMARY KEY,
                 tokens DOUBLE PRECISION NOT NULL,
-                updated_at BIGINT NOT NULL
+                updated_at BIGINT NOT NULL,
+                taken BOOLEAN NOT NULL
             )
             """,
             "CREATE INDEX rate_buckets_updated ON rate_buckets(updated_at)",
