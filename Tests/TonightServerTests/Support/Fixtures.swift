@@ -14,8 +14,22 @@ func patient(_ config: inout AppConfig) { config.feedCacheTrustMilliseconds = 30
 func moderatorToken(_ services: AppServices, _ client: any TestClientProtocol, name: String = "mod") async throws
     -> String
 {
+    try await staffToken(services, client, name: name, role: .moderator)
+}
+
+/// An administrator's access token.
+func adminToken(_ services: AppServices, _ client: any TestClientProtocol, name: String = "boss") async throws
+    -> String
+{
+    try await staffToken(services, client, name: name, role: .admin)
+}
+
+/// The access token of a new account `name` with `role`.
+func staffToken(_ services: AppServices, _ client: any TestClientProtocol, name: String, role: Role) async throws
+    -> String
+{
     _ = try await services.createUser(
-        username: name, email: "\(name)@example.com", password: "a long enough passphrase", role: .moderator)
+        username: name, email: "\(name)@example.com", password: "a long enough passphrase", role: role)
     return try await client.logIn(name).json.accessToken
 }
 
@@ -100,4 +114,26 @@ extension Data {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+}
+
+/// Creates a place as a moderator and returns its JSON.
+@discardableResult
+func createPlace(
+    _ client: any TestClientProtocol, token: String, name: String, lat: Double, lon: Double, category: String = "bar",
+    hours: String? = nil
+) async throws -> JSON {
+    var body: JSON = ["name": name, "category": category, "location": ["lat": lat, "lon": lon]]
+    if let hours { body["openingHours"] = hours }
+    let response = try await client.send(.post, "/v1/places", json: body, token: token)
+    #expect(response.status == .created, "\(response.text)")
+    return response.json
+}
+
+/// A local date `days` from today in `zone`, as `YYYY-MM-DD`.
+func localDate(daysFromNow days: Int, zone: String) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: zone)!
+    let date = calendar.date(byAdding: .day, value: days, to: Date())!
+    let parts = calendar.dateComponents([.year, .month, .day], from: date)
+    return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
 }

@@ -5,15 +5,6 @@ import Testing
 
 @testable import TonightServer
 
-/// A local date `days` from today in `zone`, as `YYYY-MM-DD`.
-func localDate(daysFromNow days: Int, zone: String) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: zone)!
-    let date = calendar.date(byAdding: .day, value: days, to: Date())!
-    let parts = calendar.dateComponents([.year, .month, .day], from: date)
-    return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
-}
-
 @Suite("Events and attendance")
 struct EventsRouteTests {
     @Test(

@@ -6,19 +6,6 @@ import TonightCore
 
 @testable import TonightServer
 
-/// Creates a place as a moderator and returns its JSON.
-@discardableResult
-func createPlace(
-    _ client: any TestClientProtocol, token: String, name: String, lat: Double, lon: Double, category: String = "bar",
-    hours: String? = nil
-) async throws -> JSON {
-    var body: JSON = ["name": name, "category": category, "location": ["lat": lat, "lon": lon]]
-    if let hours { body["openingHours"] = hours }
-    let response = try await client.send(.post, "/v1/places", json: body, token: token)
-    #expect(response.status == .created, "\(response.text)")
-    return response.json
-}
-
 @Suite("Geocoding and places")
 struct PlacesRouteTests {
     @Test(

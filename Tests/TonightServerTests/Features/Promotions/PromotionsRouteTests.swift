@@ -8,9 +8,7 @@ import Testing
 @Suite("City hub, promotions and advertisements")
 struct PromotionsRouteTests {
     func admin(_ services: AppServices, _ client: any TestClientProtocol) async throws -> String {
-        _ = try await services.createUser(
-            username: "boss", email: "boss@example.com", password: "a long enough passphrase", role: .admin)
-        return try await client.logIn("boss").json.accessToken
+        try await adminToken(services, client)
     }
 
     @Test(

@@ -66,9 +66,7 @@ struct SessionsRouteTests {
             let denied = try await client.send(
                 .post, "/v1/sports", json: ["slug": "kabaddi", "name": "Kabaddi"], token: user.token)
             #expect(denied.status == .forbidden)
-            _ = try await services.createUser(
-                username: "boss", email: "boss@example.com", password: "a long enough passphrase", role: .admin)
-            let admin = try await client.logIn("boss").json.accessToken
+            let admin = try await adminToken(services, client)
             let added = try await client.send(
                 .post, "/v1/sports", json: ["slug": "kabaddi", "name": "Kabaddi", "icon": "figure.run"], token: admin)
             #expect(added.status == .created, "\(added.text)")
