@@ -43,6 +43,8 @@ public struct AppServices: Sendable {
     let fanout: any LiveFanout
     let presence: PresenceService
     let posts: PostService
+    /// Rate-limit buckets shared by every instance (PostgreSQL only; in memory on SQLite).
+    let rateBuckets: RateBucketRepository?
     /// Profile photos (converted in the request, stored with the media).
     let photos: ProfilePhotos
     /// Processes uploads (ffmpeg when installed).
@@ -102,11 +104,12 @@ public struct AppServices: Sendable {
         let logins = LoginRepository(database: database)
         let bans = BanList(repository: BanRepository(database: database), logger: logger)
         try await bans.reload()
+        let rateBuckets = database.kind == .postgres ? RateBucketRepository(database: database) : nil
         let accounts = AccountService(
             users: users, logins: logins, identities: IdentityRepository(db: database.sql, database: database),
             tokens: tokens,
             hasher: hasher,
-            limiter: RateLimiter(store: database.kind == .postgres ? RateBucketRepository(database: database) : nil),
+            limiter: RateLimiter(store: rateBuckets),
             bans: bans, config: config)
         let cities = CityRepository(db: database.sql)
         let notifications = NotificationRepository(db: database.sql, database: database)
@@ -168,6 +171,7 @@ public struct AppServices: Sendable {
             invitations: InvitationRepository(db: database.sql, database: database),
             chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
             presence: PresenceService(users: users, hub: live, logger: logger), posts: posts,
+            rateBuckets: rateBuckets,
             photos: ProfilePhotos(
                 users: users, blobs: posts.blobs, tools: tools, uploadDirectory: config.uploadDirectory,
                 limiter: accounts.limiter, uploadsPerHour: config.uploadsPerHour, concurrency: config.mediaWorkers),

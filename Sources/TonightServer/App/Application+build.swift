@@ -68,7 +68,7 @@ public func buildApplication(
         DatabaseCloser(database: services.database),
         Housekeeping(
             idempotency: services.idempotency,
-            rateBuckets: services.database.kind == .postgres ? RateBucketRepository(database: services.database) : nil,
+            rateBuckets: services.rateBuckets,
             ttl: config.idempotencyTTL, logger: services.logger),
         services.presence,
         services.posts.views,

@@ -4,7 +4,7 @@ import TonightCore
 /// Token buckets keyed by purpose and client (`login-ip:1.2.3.4`). The embedded server (SQLite,
 /// one process) keeps them in memory; on PostgreSQL they live in the database
 /// (``RateBucketRepository``), so a limit holds for the whole cluster however many instances share
-/// the load (each limited request costs one short transaction there).
+/// the load (each limited request costs one statement there).
 public actor RateLimiter {
     private var buckets: [String: TokenBucket] = [:]
     private var lastSweep = Date()

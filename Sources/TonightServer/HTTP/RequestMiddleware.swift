@@ -112,7 +112,7 @@ enum ProblemRenderer {
             return classify(httpError: error)
         case is DecodingError:
             return .badRequest("The request body is not valid for this operation.", code: .invalidBody)
-        case _ where isBusy(error):
+        case _ where Database.isBusy(error):
             return .databaseBusy
         case _ where Database.isUnavailable(error):
             return .databaseUnavailable
@@ -120,8 +120,6 @@ enum ProblemRenderer {
             return .internalError
         }
     }
-
-    private static func isBusy(_ error: any Error) -> Bool { Database.isBusy(error) }
 
     private static func classify(serverError error: ServerError) -> APIError {
         if let inner = error.underlyingError as? APIError { return inner }
@@ -131,7 +129,7 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
-            if isBusy(error.underlyingError) { return .databaseBusy }
+            if Database.isBusy(error.underlyingError) { return .databaseBusy }
             if Database.isUnavailable(error.underlyingError) { return .databaseUnavailable }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: .invalidCharacters)

@@ -221,10 +221,11 @@ public final class Database: Sendable {
 
     /// Whether `error` means the database could not be reached or did not answer in time: a
     /// connection refused, closed or broken, a server shutting down or out of connections, or a
-    /// call past its deadline.
+    /// call past its deadline. Only the database's own errors count: a socket or file error of
+    /// anything else (a client gone, a media file) is not an outage of the database.
     public static func isUnavailable(_ error: any Error) -> Bool {
         switch error {
-        case is DeadlineExceeded, is NIOConnectionError, is ChannelError, is IOError:
+        case is DeadlineExceeded:
             return true
         case let error as PSQLError:
             if [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed]

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 
@@ -30,6 +31,30 @@ struct ClusterRateLimitTests {
             #expect(try await clientB.logIn("xia", password: "wrong two").status == .unauthorized)
             #expect(try await clientA.logIn("xia", password: "wrong three").status == .tooManyRequests)
             #expect(try await clientB.logIn("xia", password: "wrong four").status == .tooManyRequests)
+        }
+    }
+
+    @Test("sixty sign-ups racing over both instances: exactly the limit get through")
+    func racingSignUps() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTwoInstances(configure: { $0.signupsPerHourPerIP = 10 }) { _, clientA, _, clientB in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<60 {
+                    let client = index % 2 == 0 ? clientA : clientB
+                    group.addTask {
+                        try await client.send(
+                            .post, "/v1/auth/signup",
+                            json: [
+                                "username": "racer\(index)", "email": "racer\(index)@example.com",
+                                "password": "a long enough passphrase",
+                            ]
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 10, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 50)
         }
     }
 }

@@ -44,10 +44,7 @@ struct DatabaseOutageTests {
     @Test("503 database_unavailable with Retry-After while it is away, never 500; served again once it is back")
     func outage() async throws {
         guard Backend.available.contains(.postgres) else { return }
-        var url = try #require(URLComponents(string: try await freshPostgresDatabase()))
-        let proxy = try await TCPProxy(to: url.host ?? "127.0.0.1", port: url.port ?? 5432)
-        url.port = proxy.port
-        let viaProxy = try #require(url.string)
+        let (proxy, viaProxy) = try await postgresBehindProxy()
         try await withApp(.postgres, configure: { $0.databaseURL = viaProxy }) { services, client in
             let token = try await client.signUp("rita").accessToken
             let author = try await client.member("sam")
@@ -78,10 +75,7 @@ struct DatabaseOutageTests {
     @Test("a vote group whose database call hangs fails its callers at the deadline; the next group is served")
     func hungVoteGroup() async throws {
         guard Backend.available.contains(.postgres) else { return }
-        var url = try #require(URLComponents(string: try await freshPostgresDatabase()))
-        let proxy = try await TCPProxy(to: url.host ?? "127.0.0.1", port: url.port ?? 5432)
-        url.port = proxy.port
-        let viaProxy = try #require(url.string)
+        let (proxy, viaProxy) = try await postgresBehindProxy()
         try await withApp(.postgres, configure: { $0.databaseURL = viaProxy }) { services, client in
             let voter = try await client.member("uma")
             let post = try await insertPost(services, author: try await client.member("vic").id)

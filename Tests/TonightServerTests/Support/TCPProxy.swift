@@ -1,6 +1,9 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+
+@testable import TonightServer
 
 /// A TCP proxy a test puts between the server and PostgreSQL, to take the database away and
 /// bring it back: ``cut()`` closes every connection and refuses new ones, ``restore()`` listens
@@ -112,4 +115,16 @@ private final class Forward: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// A fresh PostgreSQL database for one test, reached through a ``TCPProxy``: the proxy and the
+/// database's URL through it.
+func postgresBehindProxy() async throws -> (proxy: TCPProxy, url: String) {
+    guard var url = URLComponents(string: try await freshPostgresDatabase()) else {
+        throw ConfigurationError("bad PostgreSQL URL")
+    }
+    let proxy = try await TCPProxy(to: url.host ?? "127.0.0.1", port: url.port ?? 5432)
+    url.port = proxy.port
+    guard let viaProxy = url.string else { throw ConfigurationError("bad PostgreSQL URL") }
+    return (proxy, viaProxy)
 }

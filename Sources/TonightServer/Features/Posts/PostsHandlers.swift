@@ -32,12 +32,9 @@ struct PostsHandlers: Sendable {
                 switch part {
                 case .media(let media):
                     guard container == nil else { throw APIError.badRequest("Send one media file.") }
-                    for try await chunk in media.payload.body {
-                        do { try await upload.append(chunk) } catch let problem as UploadFile.Problem {
-                            throw problem
-                        } catch { throw OwnFailure(error: error) }
-                    }
-                    container = try upload.finish()
+                    do {
+                        container = try await upload.write(media.payload.body, field: "media")
+                    } catch let error as APIError { throw error } catch { throw OwnFailure(error: error) }
                 case .placeId(let p): fields["placeId"] = try await Self.text(p.payload.body, "placeId")
                 case .city(let p): fields["city"] = try await Self.text(p.payload.body, "city")
                 case .eventId(let p): fields["eventId"] = try await Self.text(p.payload.body, "eventId")
@@ -49,8 +46,6 @@ struct PostsHandlers: Sendable {
                 case .undocumented: continue
                 }
             }
-        } catch let problem as UploadFile.Problem {
-            throw problem.apiError()
         } catch let failure as OwnFailure {
             throw failure.error
         } catch let error as APIError {
