@@ -84,7 +84,6 @@ public struct AppServices: Sendable {
             busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds, logger: logger)
         do {
             try await MigrationRunner(database: database, logger: logger).run()
-            try await database.openWriter()
             return try await wire(config: config, logger: logger, database: database)
         } catch {
             // Whatever failed after opening (migrations, the key, the gazetteer), close the pool.
@@ -119,7 +118,7 @@ public struct AppServices: Sendable {
             ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
             : LocalFanout(hub: live)
         let devices = DeviceRepository(db: database.sql, database: database)
-        let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind, database: database))
+        let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
         let apns = try config.apnsConfiguration().map { try APNsClient(configuration: $0, httpClient: .shared) }
         logger.info(
             apns == nil ? "push: off (set APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY_FILE, APNS_TOPIC)" : "push: APNs on")
@@ -149,7 +148,7 @@ public struct AppServices: Sendable {
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         let suggestions = SuggestionGeneration()
         let social = SocialRepository(db: database.sql, database: database)
-        let places = PlaceRepository(db: database.sql, database: database)
+        let places = PlaceRepository(db: database.sql)
         let events = EventRepository(db: database.sql, database: database)
         let catalog = CatalogRepository(db: database.sql, database: database)
         let sessions = SessionRepository(db: database.sql, database: database)

@@ -12,9 +12,7 @@ struct IdempotencyRecord: Codable, Sendable {
 
 /// Storage of idempotency keys: a key is first reserved (no status), then completed with the answer.
 ///
-/// Over SQLKit. Its writes do not queue at SQLite's write gate: each is one short statement, and
-/// a burst of retries of one key is exactly what they exist for (gated, fifty retries of one
-/// request at a fresh start once queued behind each other until the gate gave up).
+/// Over SQLKit. Its writes, one short statement each, do not queue at SQLite's write gate.
 struct IdempotencyRepository: Sendable {
     let db: any SQLDatabase
 

@@ -27,22 +27,18 @@ public struct JobRecord: Codable, Sendable, Equatable {
 /// worker's jobs become claimable again after that), `dead` (gave up). Finished jobs are deleted.
 ///
 /// Over SQLKit; the claim is the one statement that differs by dialect.
-/// Writes queue at `database`'s write gate when it is given (nil inside a caller's transaction).
 struct JobRepository: Sendable {
     let db: any SQLDatabase
     let kind: DatabaseKind
-    var database: Database? = nil
 
     func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
-                VALUES (\(bind: id), \(bind: kind), \(bind: payload), 'queued', \(bind: runAt), 0, \(bind: maxAttempts),
-                    \(bind: now), \(bind: now))
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
+            VALUES (\(bind: id), \(bind: kind), \(bind: payload), 'queued', \(bind: runAt), 0, \(bind: maxAttempts),
+                \(bind: now), \(bind: now))
+            """
+        ).run()
     }
 
     /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:
@@ -57,50 +53,42 @@ struct JobRepository: Sendable {
         case .only(let set): only = " AND kind IN (\(binds: set.sorted()))"
         case .except(let set): only = " AND kind NOT IN (\(binds: set.sorted()))"
         }
-        return try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = \(bind: worker),
-                    locked_until = \(bind: lockedUntil), updated_at = \(bind: now)
-                WHERE id IN (
-                    SELECT id FROM jobs
-                    WHERE ((state = 'queued' AND run_at <= \(bind: now)) OR (state = 'running' AND locked_until < \(bind: now)))\(only)
-                    ORDER BY run_at LIMIT \(bind: limit) \(unsafeRaw: lock)
-                )
-                RETURNING id, kind, payload, attempts, max_attempts
-                """
-            ).all().map { try $0.decode(model: ClaimedJob.self, keyDecodingStrategy: .convertFromSnakeCase) }
-        }
+        return try await db.raw(
+            """
+            UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = \(bind: worker),
+                locked_until = \(bind: lockedUntil), updated_at = \(bind: now)
+            WHERE id IN (
+                SELECT id FROM jobs
+                WHERE ((state = 'queued' AND run_at <= \(bind: now)) OR (state = 'running' AND locked_until < \(bind: now)))\(only)
+                ORDER BY run_at LIMIT \(bind: limit) \(unsafeRaw: lock)
+            )
+            RETURNING id, kind, payload, attempts, max_attempts
+            """
+        ).all().map { try $0.decode(model: ClaimedJob.self, keyDecodingStrategy: .convertFromSnakeCase) }
     }
 
     func complete(id: String, worker: String) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw("DELETE FROM jobs WHERE id = \(bind: id) AND locked_by = \(bind: worker)").run()
-        }
+        try await db.raw("DELETE FROM jobs WHERE id = \(bind: id) AND locked_by = \(bind: worker)").run()
     }
 
     func retry(id: String, worker: String, runAt: Int64, error: String, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE jobs SET state = 'queued', run_at = \(bind: runAt), last_error = \(bind: error), locked_by = NULL,
-                    locked_until = NULL, updated_at = \(bind: now)
-                WHERE id = \(bind: id) AND locked_by = \(bind: worker)
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            UPDATE jobs SET state = 'queued', run_at = \(bind: runAt), last_error = \(bind: error), locked_by = NULL,
+                locked_until = NULL, updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND locked_by = \(bind: worker)
+            """
+        ).run()
     }
 
     func bury(id: String, worker: String, error: String, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE jobs SET state = 'dead', last_error = \(bind: error), locked_by = NULL, locked_until = NULL,
-                    updated_at = \(bind: now)
-                WHERE id = \(bind: id) AND locked_by = \(bind: worker)
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            UPDATE jobs SET state = 'dead', last_error = \(bind: error), locked_by = NULL, locked_until = NULL,
+                updated_at = \(bind: now)
+            WHERE id = \(bind: id) AND locked_by = \(bind: worker)
+            """
+        ).run()
     }
 
     func find(id: String) async throws -> JobRecord? {

@@ -29,19 +29,13 @@ public final class Database: Sendable {
     private let shutdownPool: @Sendable () async throws -> Void
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
-    /// Where gated writes run: on SQLite a connection of their own, so the writer holding the
-    /// gate never queues behind readers for a pooled connection (with a thousand requests waiting
-    /// for the pool, it did, the gate stopped moving and the writers behind it answered 503); on
-    /// PostgreSQL the pool.
-    private let writer: any SQLDatabase
 
     private init(
-        kind: DatabaseKind, sql: any SQLDatabase, writer: (any SQLDatabase)? = nil, sqlitePath: String? = nil,
-        busyTimeoutMilliseconds: Int = 10_000, shutdown: @escaping @Sendable () async throws -> Void
+        kind: DatabaseKind, sql: any SQLDatabase, sqlitePath: String? = nil, busyTimeoutMilliseconds: Int = 10_000,
+        shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.kind = kind
         self.sql = sql
-        self.writer = writer ?? sql
         self.sqlitePath = sqlitePath
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.shutdownPool = shutdown
@@ -81,7 +75,7 @@ public final class Database: Sendable {
     ) -> Database {
         // Each connection blocks a thread while SQLite waits for a lock (busy_timeout), so the
         // connections get their own threads: on the shared pool, waiters could starve the holder.
-        let threads = NIOThreadPool(numberOfThreads: max(1, poolSize) + 1)
+        let threads = NIOThreadPool(numberOfThreads: max(1, poolSize))
         threads.start()
         let connections = SQLiteConnections()
         let source = TunedSQLiteSource(
@@ -94,16 +88,10 @@ public final class Database: Sendable {
             logger: logger,
             on: eventLoopGroup.any()
         )
-        let writerPool = EventLoopConnectionPool(
-            source: source, maxConnections: 1, pruneInterval: nil, logger: logger, on: eventLoopGroup.any())
         let sql = PooledSQLiteDatabase(pool: pool, logger: logger).sql(queryLogLevel: nil)
-        let writer = PooledSQLiteDatabase(pool: writerPool, logger: logger).sql(queryLogLevel: nil)
-        let box = UncheckedSendable((pool, writerPool))
-        return Database(
-            kind: .sqlite, sql: sql, writer: writer, sqlitePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds
-        ) {
-            try await box.value.0.close().get()
-            try await box.value.1.close().get()
+        let box = UncheckedSendable(pool)
+        return Database(kind: .sqlite, sql: sql, sqlitePath: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) {
+            try await box.value.close().get()
             // The pool closes a connection that is still busy (or still opening) when it comes
             // back, and closing runs on these threads: they stop only after the last one.
             guard await connections.allClosed(within: .seconds(60)) else {
@@ -127,16 +115,10 @@ public final class Database: Sendable {
         try await gated { try await self.run(body) }
     }
 
-    /// Opens SQLite's writer connection now, at start, rather than at the first write: opened
-    /// then, under a burst of requests, its set-up held the write gate while every writer queued.
-    func openWriter() async throws {
-        if kind == .sqlite { try await writer.raw("SELECT 1 AS one").run() }
-    }
-
     /// Runs a write that is one statement (so needs no explicit transaction), queued at
     /// ``writeGate`` on SQLite like ``transaction(_:)``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await gated { try await body(self.writer) }
+        try await gated { try await body(self.sql) }
     }
 
     /// Runs a repository's write: through `database`'s write gate (``write(_:)``, or
@@ -181,7 +163,7 @@ public final class Database: Sendable {
     }
 
     private func run<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await writer.withSession { connection in
+        try await sql.withSession { connection in
             try await connection.raw(self.kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(connection)

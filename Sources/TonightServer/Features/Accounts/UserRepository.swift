@@ -41,12 +41,13 @@ struct UserRepository: Sendable {
             .joined(separator: ", ")
     }
 
-    /// Inserts an account or device (with its name key, in one transaction).
+    /// Inserts an account or device. Not queued at the write gate: a gated write waits for a
+    /// pool connection while holding the gate, and a storm of sign-ups (each reading first)
+    /// kept the pool busy long enough for queued writes to give up with 503s (the thousand-way
+    /// sign-up race). A unique violation, its usual failure, costs SQLite nothing.
     func insert(_ user: UserRecord) async throws {
-        try await Database.write(database, db, atomic: user.displayName != nil) { db in
-            try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
-            if let name = user.displayName { try await Self.setNameKey(user.id, name, on: db) }
-        }
+        try await db.insert(into: "users").model(user, keyEncodingStrategy: .convertToSnakeCase).run()
+        if let name = user.displayName { try await Self.setNameKey(user.id, name, on: db) }
     }
 
     private static func setNameKey(_ id: String, _ displayName: String?, on db: any SQLDatabase) async throws {

@@ -50,7 +50,7 @@ struct ChatRepository: Sendable {
 
     /// The pair's conversation, made (of `kind`) if there is none.
     func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord {
-        try await database.transaction { db in try await Self.open(a, b, kind: kind, matchID: nil, now: now, on: db) }
+        try await Self.open(a, b, kind: kind, matchID: nil, now: now, on: db)
     }
 
     /// The pair's conversation on `db` (inside the caller's transaction), made if missing; a
@@ -214,12 +214,6 @@ struct ChatRepository: Sendable {
 
     /// Moves `user`'s read position forward to `seq` (never back, never past the last message).
     func markRead(_ conversationID: String, user: String, upTo seq: Int64) async throws -> ConversationRecord? {
-        try await database.write { db in try await Self.markRead(conversationID, user: user, upTo: seq, on: db) }
-    }
-
-    private static func markRead(_ conversationID: String, user: String, upTo seq: Int64, on db: any SQLDatabase)
-        async throws -> ConversationRecord?
-    {
         try await db.raw(
             """
             UPDATE conversations SET

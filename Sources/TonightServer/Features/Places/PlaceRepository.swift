@@ -54,44 +54,38 @@ struct PlaceQuery: Sendable {
 /// Over SQLKit, the same SQL on SQLite and PostgreSQL.
 struct PlaceRepository: Sendable {
     let db: any SQLDatabase
-    /// Where writes queue (the write gate); nil for a repository made over an open transaction.
-    var database: Database? = nil
 
     static let columns =
         "id, name, category, latitude, longitude, street, postal_code, city, region, country, city_key, region_key, time_zone, opening_hours, image_url, website, source, source_id, created_by, created_at, updated_at"
 
     func insert(_ place: PlaceRecord) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                INSERT INTO places (\(unsafeRaw: Self.columns), name_folded, cell) VALUES (
-                    \(bind: place.id), \(bind: place.name), \(bind: place.category), \(bind: place.latitude),
-                    \(bind: place.longitude), \(bind: place.street), \(bind: place.postalCode), \(bind: place.city),
-                    \(bind: place.region), \(bind: place.country), \(bind: place.cityKey), \(bind: place.regionKey),
-                    \(bind: place.timeZone), \(bind: place.openingHours), \(bind: place.imageURL), \(bind: place.website),
-                    \(bind: place.source), \(bind: place.sourceID), \(bind: place.createdBy), \(bind: place.createdAt),
-                    \(bind: place.updatedAt), \(bind: SearchText.fold(place.name)), \(bind: PlaceGrid.cell(of: place.location)))
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            INSERT INTO places (\(unsafeRaw: Self.columns), name_folded, cell) VALUES (
+                \(bind: place.id), \(bind: place.name), \(bind: place.category), \(bind: place.latitude),
+                \(bind: place.longitude), \(bind: place.street), \(bind: place.postalCode), \(bind: place.city),
+                \(bind: place.region), \(bind: place.country), \(bind: place.cityKey), \(bind: place.regionKey),
+                \(bind: place.timeZone), \(bind: place.openingHours), \(bind: place.imageURL), \(bind: place.website),
+                \(bind: place.source), \(bind: place.sourceID), \(bind: place.createdBy), \(bind: place.createdAt),
+                \(bind: place.updatedAt), \(bind: SearchText.fold(place.name)), \(bind: PlaceGrid.cell(of: place.location)))
+            """
+        ).run()
     }
 
     func update(_ place: PlaceRecord) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE places SET name = \(bind: place.name), name_folded = \(bind: SearchText.fold(place.name)),
-                    category = \(bind: place.category), latitude = \(bind: place.latitude),
-                    longitude = \(bind: place.longitude), cell = \(bind: PlaceGrid.cell(of: place.location)),
-                    street = \(bind: place.street), postal_code = \(bind: place.postalCode), city = \(bind: place.city),
-                    region = \(bind: place.region), country = \(bind: place.country), city_key = \(bind: place.cityKey),
-                    region_key = \(bind: place.regionKey), time_zone = \(bind: place.timeZone),
-                    opening_hours = \(bind: place.openingHours), image_url = \(bind: place.imageURL),
-                    website = \(bind: place.website), updated_at = \(bind: place.updatedAt)
-                WHERE id = \(bind: place.id)
-                """
-            ).run()
-        }
+        try await db.raw(
+            """
+            UPDATE places SET name = \(bind: place.name), name_folded = \(bind: SearchText.fold(place.name)),
+                category = \(bind: place.category), latitude = \(bind: place.latitude),
+                longitude = \(bind: place.longitude), cell = \(bind: PlaceGrid.cell(of: place.location)),
+                street = \(bind: place.street), postal_code = \(bind: place.postalCode), city = \(bind: place.city),
+                region = \(bind: place.region), country = \(bind: place.country), city_key = \(bind: place.cityKey),
+                region_key = \(bind: place.regionKey), time_zone = \(bind: place.timeZone),
+                opening_hours = \(bind: place.openingHours), image_url = \(bind: place.imageURL),
+                website = \(bind: place.website), updated_at = \(bind: place.updatedAt)
+            WHERE id = \(bind: place.id)
+            """
+        ).run()
     }
 
     func find(id: String) async throws -> PlaceRecord? {

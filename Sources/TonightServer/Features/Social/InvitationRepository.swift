@@ -64,11 +64,9 @@ struct InvitationRepository: Sendable {
     }
 
     func setStatus(id: String, status: String, now: Int64) async throws {
-        try await database.write { db in
-            try await db.raw(
-                "UPDATE invitations SET status = \(bind: status), updated_at = \(bind: now) WHERE id = \(bind: id)"
-            ).run()
-        }
+        try await db.raw(
+            "UPDATE invitations SET status = \(bind: status), updated_at = \(bind: now) WHERE id = \(bind: id)"
+        ).run()
     }
 
     static func decode(_ row: any SQLRow) throws -> InvitationRecord {

@@ -73,9 +73,7 @@ struct SocialRepository: Sendable {
 
     /// Deletes a pending request (deny by the recipient or cancel by the sender).
     func deleteRequest(from: String, to: String) async throws {
-        try await database.write { db in
-            try await db.raw("DELETE FROM friend_requests WHERE from_id = \(bind: from) AND to_id = \(bind: to)").run()
-        }
+        try await db.raw("DELETE FROM friend_requests WHERE from_id = \(bind: from) AND to_id = \(bind: to)").run()
     }
 
     func removeFriend(_ user: String, _ friend: String) async throws {
@@ -145,10 +143,8 @@ struct SocialRepository: Sendable {
     }
 
     func unblock(_ blocker: String, _ blocked: String) async throws {
-        try await database.write { db in
-            try await db.raw("DELETE FROM blocks WHERE blocker_id = \(bind: blocker) AND blocked_id = \(bind: blocked)")
-                .run()
-        }
+        try await db.raw("DELETE FROM blocks WHERE blocker_id = \(bind: blocker) AND blocked_id = \(bind: blocked)")
+            .run()
     }
 
     /// Users `blocker` blocked, newest first.
