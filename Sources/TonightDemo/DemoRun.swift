@@ -13,7 +13,7 @@ public enum DemoRun {
         let services = try await AppServices.make(config: config)
         let app = try await buildApplication(config, services: services)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask { try await runUntilStopped(app, config: config, logger: app.logger) }
             group.addTask {
                 do {
                     _ = try await seed(services, url: clientURL(config))

@@ -25,7 +25,9 @@ struct Import: AsyncParsableCommand {
         guard let kind = ImportKind(rawValue: kind) else {
             throw ValidationError("KIND must be one of \(ImportKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        let config = try await AppConfig.load(overrides: output.overrides(storage))
+        var config = try await AppConfig.load(overrides: output.overrides(storage))
+        // An import may hold one transaction for minutes: no per-query limit.
+        config.databaseQueryTimeoutMilliseconds = 0
         let services = try await AppServices.make(config: config)
         var failed = false
         for file in files {
@@ -49,7 +51,9 @@ struct Import: AsyncParsableCommand {
     /// `import media PATH… --place ID`.
     private func importMedia() async throws {
         guard let place else { throw ValidationError("import media needs --place <place id>.") }
-        let config = try await AppConfig.load(overrides: output.overrides(storage))
+        var config = try await AppConfig.load(overrides: output.overrides(storage))
+        // An import may hold one transaction for minutes: no per-query limit.
+        config.databaseQueryTimeoutMilliseconds = 0
         let services = try await AppServices.make(config: config)
         var failed = false
         for file in files {

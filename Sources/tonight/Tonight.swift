@@ -63,7 +63,7 @@ struct Serve: AsyncParsableCommand {
         _ = Observability.registry
         if demo { return try await DemoRun.serve(config) }
         let app = try await buildApplication(config)
-        try await app.runService()
+        try await runUntilStopped(app, config: config, logger: app.logger)
     }
 }
 

@@ -24,6 +24,18 @@ public struct AppConfig: Sendable {
     /// PostgreSQL: a free pooled connection) before it is answered 503 `database_busy`
     /// (`database.busy.timeout.ms`, default 10000).
     public var databaseBusyTimeoutMilliseconds: Int = 10_000
+    /// On PostgreSQL, the longest one query, or one transaction, holds its connection
+    /// (`database.query.timeout.ms`, default 30000; 0: no limit): past it the connection is closed
+    /// and the request answered 503 `database_unavailable` (see ``BoundedPostgresDatabase``).
+    /// Migrations and command-line imports are not limited.
+    public var databaseQueryTimeoutMilliseconds: Int = 30_000
+    /// How long `tonight serve` may take to stop after SIGTERM or SIGINT
+    /// (`shutdown.timeout.seconds`, default 9; see ``runUntilStopped(_:config:logger:)``).
+    public var shutdownTimeoutSeconds: Int = 9
+    /// How long an instance's presence lease for a connected user holds without renewal
+    /// (`presence.lease.seconds`, default 15; renewed every third of it): how long a user whose
+    /// socket was on a crashed instance still counts as online (see ``PresenceService``).
+    public var presenceLeaseSeconds: Int = 15
     /// Base64 HMAC key for access tokens (`jwt.key`); generated into the data directory if empty.
     public var jwtKey: String = ""
     /// Access token lifetime in seconds (`auth.access.ttl`, default 900).
@@ -144,7 +156,8 @@ public struct AppConfig: Sendable {
     public var mediaMemoryMB: Int = 256
     /// How long a feed version read from the database is trusted for answering cached pages on
     /// the event loop (`feed.cache.trust.ms`, default 250): the longest a change written by
-    /// another process (a CLI import) takes to show on an anonymous feed page.
+    /// another process (a CLI import) takes to show on an anonymous feed page. SQLite only: on
+    /// PostgreSQL changes arrive by notification (see ``ClusterFeedVersion``).
     public var feedCacheTrustMilliseconds: Int = 250
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).
@@ -224,6 +237,12 @@ public struct AppConfig: Sendable {
         config.databasePoolSize = reader.int(forKey: "database.pool.size", default: config.databasePoolSize)
         config.databaseBusyTimeoutMilliseconds = max(
             0, reader.int(forKey: "database.busy.timeout.ms", default: config.databaseBusyTimeoutMilliseconds))
+        config.databaseQueryTimeoutMilliseconds = max(
+            0, reader.int(forKey: "database.query.timeout.ms", default: config.databaseQueryTimeoutMilliseconds))
+        config.presenceLeaseSeconds = max(
+            1, reader.int(forKey: "presence.lease.seconds", default: config.presenceLeaseSeconds))
+        config.shutdownTimeoutSeconds = max(
+            1, reader.int(forKey: "shutdown.timeout.seconds", default: config.shutdownTimeoutSeconds))
         config.jwtKey = reader.string(forKey: "jwt.key", isSecret: true, default: config.jwtKey)
         config.accessTokenTTL = reader.int(forKey: "auth.access.ttl", default: config.accessTokenTTL)
         config.refreshTokenTTL = reader.int(forKey: "auth.refresh.ttl", default: config.refreshTokenTTL)

@@ -55,7 +55,7 @@ public struct AppServices: Sendable {
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
     let sessions: SessionRepository
-    /// Anonymous feed pages and artist suggestions kept in memory (SQLite only).
+    /// Anonymous feed pages and artist suggestions kept in memory (suggestions on SQLite only).
     let pages: PageCache?
     /// Song search (Spotify when configured, else songs already used on posts).
     let songSearch: SongSearch
@@ -81,9 +81,12 @@ public struct AppServices: Sendable {
         let sqlitePath = URL(fileURLWithPath: config.dataDirectory).appendingPathComponent("tonight.sqlite").path
         let database = try Database.open(
             url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize,
-            busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds, logger: logger)
+            busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds,
+            queryTimeoutMilliseconds: config.databaseQueryTimeoutMilliseconds, logger: logger)
         do {
-            try await MigrationRunner(database: database, logger: logger).run()
+            try await BoundedPostgresDatabase.$unbounded.withValue(true) {
+                try await MigrationRunner(database: database, logger: logger).run()
+            }
             return try await wire(config: config, logger: logger, database: database)
         } catch {
             // Whatever failed after opening (migrations, the key, the gazetteer), close the pool.
@@ -113,9 +116,15 @@ public struct AppServices: Sendable {
         let cities = CityRepository(db: database.sql)
         let notifications = NotificationRepository(db: database.sql, database: database)
         let live = LiveHub(bans: bans)
+        let suggestions = SuggestionGeneration()
+        let catalog = CatalogRepository(db: database.sql, database: database)
+        let suggester = ArtistSuggester(catalog: catalog, generation: suggestions)
+        let feedVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
         let fanout: any LiveFanout =
             database.kind == .postgres
-            ? try PostgresFanout(database: database, hub: live, url: config.databaseURL, logger: logger)
+            ? try PostgresFanout(
+                database: database, hub: live, url: config.databaseURL, feed: feedVersion, suggester: suggester,
+                logger: logger)
             : LocalFanout(hub: live)
         let devices = DeviceRepository(db: database.sql, database: database)
         let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
@@ -146,11 +155,9 @@ public struct AppServices: Sendable {
                 tools: tools,
                 limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
-        let suggestions = SuggestionGeneration()
         let social = SocialRepository(db: database.sql, database: database)
         let places = PlaceRepository(db: database.sql)
         let events = EventRepository(db: database.sql, database: database)
-        let catalog = CatalogRepository(db: database.sql, database: database)
         let sessions = SessionRepository(db: database.sql, database: database)
         let promotions = PromotionRepository(db: database.sql, database: database)
         return AppServices(
@@ -159,7 +166,7 @@ public struct AppServices: Sendable {
             users: users, logins: logins, idempotency: IdempotencyRepository(db: database.sql),
             accounts: accounts, geo: try await GeoService.load(cities: cities, logger: logger),
             places: places, events: events, catalog: catalog,
-            suggester: ArtistSuggester(catalog: catalog, generation: suggestions), cities: cities,
+            suggester: suggester, cities: cities,
             social: social,
             wall: WallRepository(db: database.sql, database: database), notifications: notifications,
             notifier: notifier,
@@ -169,7 +176,8 @@ public struct AppServices: Sendable {
                 logger: logger),
             invitations: InvitationRepository(db: database.sql, database: database),
             chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
-            presence: PresenceService(users: users, hub: live, logger: logger), posts: posts,
+            presence: PresenceService(
+                database: database, hub: live, leaseSeconds: config.presenceLeaseSeconds, logger: logger), posts: posts,
             rateBuckets: rateBuckets,
             photos: ProfilePhotos(
                 users: users, blobs: posts.blobs, tools: tools, uploadDirectory: config.uploadDirectory,
@@ -180,10 +188,9 @@ public struct AppServices: Sendable {
                 workDirectory: config.dataDirectory + "/tmp/media-work",
                 interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
-            pages: database.kind == .sqlite
-                ? PageCache(
-                    signsMedia: posts.urls.signs, suggestions: suggestions,
-                    trust: .milliseconds(config.feedCacheTrustMilliseconds)) : nil,
+            pages: PageCache(
+                signsMedia: posts.urls.signs, suggestions: suggestions, cluster: feedVersion,
+                trust: .milliseconds(config.feedCacheTrustMilliseconds)),
             songSearch: SongSearch(
                 spotify: config.spotifyConfiguration.map { SpotifyClient(configuration: $0, httpClient: .shared) },
                 posts: posts.posts, logger: logger),

@@ -24,8 +24,12 @@ import Synchronization
 /// included; a change made elsewhere (another process, a background job) shows within that time on
 /// feeds and within the suggester's check interval on suggestions.
 ///
-/// Memory is bounded: at ``capacity`` answers the cache starts over. SQLite only (on PostgreSQL,
-/// where several instances write, none of this is installed).
+/// **On PostgreSQL**, where several instances write and a counter row would be updated by every
+/// vote, the version is ``ClusterFeedVersion``: a number in this process that moves on every write
+/// request here and on every change notification from the database (any instance, job or import),
+/// so both paths compare against it without any I/O. Artist suggestions are not cached there.
+///
+/// Memory is bounded: at ``capacity`` answers the cache starts over.
 final class PageCache: Sendable {
     /// One cached answer and the metrics its route counts in (so the event loop need not look them up).
     struct Page: Sendable {
@@ -63,12 +67,16 @@ final class PageCache: Sendable {
 
     /// The suggester's index generation (see ``ArtistSuggester``).
     let suggestions: SuggestionGeneration
+    /// On PostgreSQL: the feed version kept in this process (`nil`: read from the database).
+    let cluster: ClusterFeedVersion?
 
     init(
-        signsMedia: Bool, suggestions: SuggestionGeneration, capacity: Int = 5000, trust: Duration = .milliseconds(250)
+        signsMedia: Bool, suggestions: SuggestionGeneration, cluster: ClusterFeedVersion? = nil, capacity: Int = 5000,
+        trust: Duration = .milliseconds(250)
     ) {
         self.signsMedia = signsMedia
         self.suggestions = suggestions
+        self.cluster = cluster
         self.capacity = capacity
         self.trustNanoseconds =
             UInt64(trust.components.seconds) * 1_000_000_000
@@ -101,7 +109,10 @@ final class PageCache: Sendable {
 
     /// A write request of this server started or finished: pages are not answered on the event
     /// loop again until the version has been read after this.
-    func noteWrite() { writes.add(1, ordering: .sequentiallyConsistent) }
+    func noteWrite() {
+        writes.add(1, ordering: .sequentiallyConsistent)
+        cluster?.advance()
+    }
 
     /// The write count to pass to ``confirm(version:writesBefore:)``; take it before reading the version.
     func writeCount() -> UInt64 { writes.load(ordering: .sequentiallyConsistent) }
@@ -128,6 +139,8 @@ final class PageCache: Sendable {
         let now = NIODeadline.now().uptimeNanoseconds
         let currentWrites = writes.load(ordering: .sequentiallyConsistent)
         switch page.validity {
+        case .feedVersion(let version) where cluster != nil:
+            guard cluster?.current == version else { return nil }
         case .feedVersion(let version):
             guard let confirmation = confirmed.withLock({ $0 }), confirmation.writes == currentWrites,
                 now &- confirmation.at < trustNanoseconds, confirmation.version == version
@@ -164,6 +177,54 @@ final class SuggestionGeneration: Sendable {
 
     /// Starts a new generation.
     func advance() { value.add(1, ordering: .sequentiallyConsistent) }
+}
+
+/// The feed version of an instance on PostgreSQL (see ``PageCache``): it moves on every write
+/// request of this instance (``PageCache/noteWrite()``) and on every `feed` notification the
+/// database sends (migration 0028's triggers, through ``PostgresFanout``).
+///
+/// Notifications are lost while the listener is not subscribed and late while its connection
+/// hangs, so the version is withheld (nothing is cached or answered from the cache) unless the
+/// listener has subscribed and its connection answered a heartbeat within ``staleAfter``; and
+/// subscribing again, or a heartbeat after a silence that long, moves it, which drops every page
+/// kept before.
+final class ClusterFeedVersion: Sendable {
+    /// How long after the last heartbeat the version is trusted (the listener asks every second).
+    static let staleAfter = Duration.seconds(3)
+    private static let staleNanoseconds = UInt64(staleAfter.components.seconds) * 1_000_000_000
+    private let value = Atomic<Int64>(0)
+    /// Uptime nanoseconds of the last heartbeat; 0 while not subscribed.
+    private let beatAt = Atomic<UInt64>(0)
+
+    /// The version now, or `nil` while change notifications may be missed.
+    var current: Int64? {
+        let beat = beatAt.load(ordering: .sequentiallyConsistent)
+        guard beat != 0, NIODeadline.now().uptimeNanoseconds &- beat < Self.staleNanoseconds else { return nil }
+        return value.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Something a feed page shows has changed.
+    func advance() { value.add(1, ordering: .sequentiallyConsistent) }
+
+    /// The change listener has subscribed (`true`) or lost its connection (`false`).
+    func listening(_ on: Bool) {
+        if on {
+            advance()
+            beatAt.store(NIODeadline.now().uptimeNanoseconds, ordering: .sequentiallyConsistent)
+        } else {
+            beatAt.store(0, ordering: .sequentiallyConsistent)
+            advance()
+        }
+    }
+
+    /// The listener's connection answered a heartbeat.
+    func heartbeat() {
+        let now = NIODeadline.now().uptimeNanoseconds
+        let last = beatAt.load(ordering: .sequentiallyConsistent)
+        guard last != 0 else { return }
+        if now &- last >= Self.staleNanoseconds { advance() }
+        beatAt.store(now, ordering: .sequentiallyConsistent)
+    }
 }
 
 /// How long the answer being made stays true, as its handler tells ``PageCacheMiddleware``

@@ -11,7 +11,7 @@ import Synchronization
 /// method but GET and HEAD) is told to the cache as it starts and ends, which is what lets
 /// ``CachedPageHandler`` answer on the event loop.
 ///
-/// SQLite only (on PostgreSQL the middleware is not installed).
+/// On PostgreSQL the version is the instance's ``ClusterFeedVersion`` and suggestions are not kept.
 struct PageCacheMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let database: Database
@@ -30,12 +30,13 @@ struct PageCacheMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         if request.uri.path == PageCache.suggestPath {
+            guard cache.cluster == nil else { return try await next(request, context) }
             return try await suggestion(request, context: context, writes: writes, next: next)
         }
         guard PageCache.isFeed(request.uri.path), let version = try? await currentVersion() else {
             return try await next(request, context)
         }
-        cache.confirm(version: version, writesBefore: writes)
+        if cache.cluster == nil { cache.confirm(version: version, writesBefore: writes) }
         let key = cache.key(request.uri.string)
         if let hit = cache.page(key, at: version) { return Self.answer(hit) }
         let response = try await next(request, context)
@@ -88,6 +89,7 @@ struct PageCacheMiddleware: RouterMiddleware {
     }
 
     private func currentVersion() async throws -> Int64? {
-        try await database.feedVersion()
+        if let cluster = cache.cluster { return cluster.current }
+        return try await database.feedVersion()
     }
 }

@@ -33,19 +33,34 @@ struct LiveEnvelope: Codable, Sendable {
 /// go through a `live_outbox` row and the notification names the row (`#id`). The listener
 /// reconnects after a lost connection (messages sent meanwhile are not replayed: clients sync
 /// missed chat messages with `since`).
+///
+/// The same channel carries the database's change notifications (migration 0028): `feed` moves
+/// this instance's ``ClusterFeedVersion`` and `artists` has the ``ArtistSuggester`` check its index
+/// before its next answer. While the listener is not subscribed the feed version is withheld, and
+/// subscribing again drops every cached page (see ``ClusterFeedVersion``).
 final class PostgresFanout: LiveFanout, Service {
     static let channel = "tonight_live"
     static let inlineLimit = 7000
+    /// The payloads of migration 0028's triggers.
+    static let feedChanged = "feed"
+    static let artistsChanged = "artists"
 
     private let outbox: LiveOutbox
     private let hub: LiveHub
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private let listening = NIOLockedValueBox(false)
+    private let feed: ClusterFeedVersion?
+    private let suggester: ArtistSuggester?
 
-    init(database: Database, hub: LiveHub, url: String, logger: Logger) throws {
+    init(
+        database: Database, hub: LiveHub, url: String, feed: ClusterFeedVersion? = nil,
+        suggester: ArtistSuggester? = nil, logger: Logger
+    ) throws {
         self.outbox = LiveOutbox(database: database)
         self.hub = hub
+        self.feed = feed
+        self.suggester = suggester
         self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
         self.logger = logger
     }
@@ -77,8 +92,17 @@ final class PostgresFanout: LiveFanout, Service {
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
                     self.listening.withLockedValue { $0 = true }
+                    self.feed?.listening(true)
+                    if attempt > 0 { self.catchUp() }
                     attempt = 0
-                    for try await notification in notifications { await self.deliver(notification.payload) }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await self.heartbeat(connection) }
+                        group.addTask {
+                            for try await notification in notifications { await self.deliver(notification.payload) }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
                 }
             } catch is CancellationError {
                 return
@@ -87,9 +111,35 @@ final class PostgresFanout: LiveFanout, Service {
                 logger.warning("live listener lost its connection", metadata: LoggedError.metadata(error))
             }
             listening.withLockedValue { $0 = false }
+            feed?.listening(false)
             try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
         }
     }
+
+    /// Asks the listening connection for `SELECT 1` every second. Each answer renews the feed
+    /// version's trust (``ClusterFeedVersion/heartbeat()``), so while the connection hangs the page
+    /// cache is off after ``ClusterFeedVersion/staleAfter``. Only a connection that has not answered
+    /// for ``deadConnection`` is closed (ending the listen, so the loop connects again): closing it
+    /// sooner, on a process that is merely slow, would lose the notifications in flight.
+    private func heartbeat(_ connection: PostgresConnection) async throws {
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            do {
+                try await withDeadline(Self.deadConnection) {
+                    for try await _ in try await connection.query("SELECT 1", logger: self.logger) {}
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                Task { try? await connection.close() }
+                throw error
+            }
+            feed?.heartbeat()
+        }
+    }
+
+    /// How long the listening connection may leave a heartbeat unanswered before it is closed.
+    static let deadConnection = Duration.seconds(15)
 
     /// Waits (up to `timeout`) until the listener is subscribed; for tests and start-up checks.
     func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
@@ -101,7 +151,24 @@ final class PostgresFanout: LiveFanout, Service {
         return false
     }
 
+    /// After a lost connection: what was notified meanwhile is lost, so the ban list is read again
+    /// (the page cache has been dropped by ``ClusterFeedVersion/listening(_:)``, and the artist
+    /// index is checked before its next answer).
+    private func catchUp() {
+        Task {
+            await suggester?.invalidate()
+            do { try await hub.bans?.reload() } catch {
+                logger.warning("ban list reload failed", metadata: LoggedError.metadata(error))
+            }
+        }
+    }
+
     private func deliver(_ payload: String) async {
+        switch payload {
+        case Self.feedChanged: return feed?.advance() ?? ()
+        case Self.artistsChanged: return await suggester?.invalidate() ?? ()
+        default: break
+        }
         var text = payload
         if payload.hasPrefix("#") {
             let id = String(payload.dropFirst())

@@ -43,8 +43,11 @@ public final class Database: Sendable {
 
     /// Opens the configured database: PostgreSQL if `url` is a `postgres://` URL, otherwise the
     /// SQLite file at `sqlitePath`.
+    /// On PostgreSQL each query or transaction holds its connection at most
+    /// `queryTimeoutMilliseconds` (0: no limit; see ``BoundedPostgresDatabase``).
     public static func open(
-        url: String, sqlitePath: String, poolSize: Int, busyTimeoutMilliseconds: Int = 10_000, logger: Logger,
+        url: String, sqlitePath: String, poolSize: Int, busyTimeoutMilliseconds: Int = 10_000,
+        queryTimeoutMilliseconds: Int = 0, logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws -> Database {
         if url.isEmpty {
@@ -62,7 +65,10 @@ public final class Database: Sendable {
             logger: logger,
             on: eventLoopGroup
         )
-        let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
+        let bounded = BoundedPostgresDatabase(
+            pool: pool, logger: logger,
+            limit: queryTimeoutMilliseconds > 0 ? .milliseconds(Int64(queryTimeoutMilliseconds)) : nil)
+        let sql = bounded.sql(queryLogLevel: nil)
         let box = UncheckedSendable(pool)
         return Database(kind: .postgres, sql: sql) { try await box.value.shutdownAsync() }
     }
@@ -217,7 +223,8 @@ public final class Database: Sendable {
             }
             // Connection exceptions, a server shutting down or starting, too many connections.
             guard let state = error.serverInfo?[.sqlState] else { return false }
-            return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
+            // A statement cancelled by the server's `statement_timeout` counts too (57014).
+            return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300" || state == "57014"
         default:
             return false
         }

@@ -17,9 +17,11 @@ func lingering(_ config: inout AppConfig) {
 
 @Suite("Feed pages answered on the event loop")
 struct CachedPageTests {
-    @Test("anonymous feed pages come from the event loop, never older than a write the server answered")
-    func answeredOnTheLoop() async throws {
-        try await withLiveApp(.sqlite, configure: patient) { services, client in
+    @Test(
+        "anonymous feed pages come from the event loop, never older than a write the server answered",
+        arguments: Backend.available)
+    func answeredOnTheLoop(_ backend: Backend) async throws {
+        try await withLiveApp(backend, configure: patient) { services, client in
             let pages = try #require(services.pages)
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -66,9 +68,11 @@ struct CachedPageTests {
         }
     }
 
-    @Test("votes racing anonymous readers: once every vote is answered, the next read has them all")
-    func votesRacingReaders() async throws {
-        try await withLiveApp(.sqlite, configure: lingering) { services, client in
+    @Test(
+        "votes racing anonymous readers: once every vote is answered, the next read has them all",
+        arguments: Backend.available)
+    func votesRacingReaders(_ backend: Backend) async throws {
+        try await withLiveApp(backend, configure: lingering) { services, client in
             let author = try await client.member("author")
             let post = try await insertPost(services, author: author.id, caption: "hot")
             let path = "/v1/cities/Halifax$Nova%20Scotia$CA/posts"

@@ -97,4 +97,35 @@ struct DatabaseOutageTests {
             #expect(try await services.posts.posts.find(id: post)?.upCount == 1)
         }
     }
+
+    /// Failed before: a request whose query went out on a connection that then hung waited for
+    /// good (no deadline on database calls but the vote batcher's).
+    @Test("a query on a connection that hangs answers 503 at the query deadline, and the next ones are served after")
+    func hungQuery() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        let (proxy, viaProxy) = try await postgresBehindProxy()
+        try await withApp(
+            .postgres,
+            configure: {
+                $0.databaseURL = viaProxy
+                $0.databaseQueryTimeoutMilliseconds = 1000
+            }
+        ) { _, client in
+            let token = try await client.signUp("wes").accessToken
+            proxy.freeze(true)
+            let started = ContinuousClock.now
+            let me = try await client.send(.get, "/v1/me", token: token)
+            #expect(me.status == .serviceUnavailable, "\(me.text)")
+            #expect(me.json["code"] as? String == "database_unavailable")
+            #expect(ContinuousClock.now - started < .seconds(10))
+            // Its connection was closed at the deadline; the pool opens others.
+            proxy.freeze(false)
+            var back = try await client.send(.get, "/v1/me", token: token)
+            for _ in 0..<20 where back.status != .ok {
+                try await Task.sleep(for: .milliseconds(200))
+                back = try await client.send(.get, "/v1/me", token: token)
+            }
+            #expect(back.status == .ok, "\(back.text)")
+        }
+    }
 }

@@ -120,9 +120,12 @@ private final class Forward: ChannelInboundHandler, @unchecked Sendable {
 /// A fresh PostgreSQL database for one test, reached through a ``TCPProxy``: the proxy and the
 /// database's URL through it.
 func postgresBehindProxy() async throws -> (proxy: TCPProxy, url: String) {
-    guard var url = URLComponents(string: try await freshPostgresDatabase()) else {
-        throw ConfigurationError("bad PostgreSQL URL")
-    }
+    try await behindProxy(try await freshPostgresDatabase())
+}
+
+/// A ``TCPProxy`` in front of the PostgreSQL at `databaseURL`, and that URL through it.
+func behindProxy(_ databaseURL: String) async throws -> (proxy: TCPProxy, url: String) {
+    guard var url = URLComponents(string: databaseURL) else { throw ConfigurationError("bad PostgreSQL URL") }
     let proxy = try await TCPProxy(to: url.host ?? "127.0.0.1", port: url.port ?? 5432)
     url.port = proxy.port
     guard let viaProxy = url.string else { throw ConfigurationError("bad PostgreSQL URL") }

@@ -5,9 +5,11 @@ import Testing
 @testable import TonightServer
 
 /// Two servers on one fresh PostgreSQL database with one token key, on real ports, their live
-/// listeners up: what a cluster behind a load balancer is, in one test process.
+/// listeners up: what a cluster behind a load balancer is, in one test process. `second` changes
+/// the second one's configuration only (say, its database URL through a ``TCPProxy``).
 func withTwoInstances(
     configure: (inout AppConfig) -> Void = { _ in },
+    second configureSecond: (inout AppConfig) async throws -> Void = { _ in },
     _ body:
         @escaping @Sendable (
             _ a: AppServices, _ clientA: any TestClientProtocol, _ b: AppServices, _ clientB: any TestClientProtocol
@@ -18,6 +20,7 @@ func withTwoInstances(
     configure(&first)
     var second = first
     second.dataDirectory = first.dataDirectory + "-second"
+    try await configureSecond(&second)
     let a = try await AppServices.make(config: first)
     let b = try await AppServices.make(config: second)
     let appA = try await buildApplication(first, services: a)

@@ -217,17 +217,3 @@ struct UserRepository: Sendable {
             updatedAt: try row.decode(column: "updated_at", as: Int64.self))
     }
 }
-
-extension UserRepository {
-    /// Presence: these users count as online until `until`, and were last seen `now`.
-    func setOnline(_ ids: [String], until: Int64, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE users SET online_until = \(bind: until), last_seen_at = \(bind: now)
-                WHERE id IN (\(binds: ids))
-                """
-            ).run()
-        }
-    }
-}

@@ -16,6 +16,8 @@ final class BanList: Service, Sendable {
     /// How long an access token lives (so how long a deleted account is remembered).
     static let tokenLifetime: Int64 = 15 * 60 * 1000
     private let banned = Mutex<Set<String>>([])
+    /// How many times ``set(_:banned:)`` has changed the list (see ``reload()``).
+    private let edits = Atomic<UInt64>(0)
     /// Deleted accounts and when they can be forgotten (milliseconds).
     private let gone = Mutex<[String: Int64]>([:])
     private let repository: BanRepository
@@ -68,6 +70,7 @@ final class BanList: Service, Sendable {
     func set(_ userID: String, banned isBanned: Bool) {
         banned.withLock { set in
             if isBanned { set.insert(userID) } else { set.remove(userID) }
+            edits.add(1, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -85,10 +88,18 @@ final class BanList: Service, Sendable {
         await fanout.send(LiveMessage(type: LiveHub.reinstated), to: [userID])
     }
 
-    /// Reads the bans from the database.
-    func reload() async throws {
+    /// Reads the bans from the database. A reload during which the list changed here is dropped:
+    /// its read may predate that change (a ban stored and set just after the read began would be
+    /// undone), and the next reload catches up.
+    @discardableResult
+    func reload() async throws -> Bool {
+        let before = edits.load(ordering: .sequentiallyConsistent)
         let ids = try await repository.all()
-        banned.withLock { $0 = ids }
+        return banned.withLock { set in
+            guard edits.load(ordering: .sequentiallyConsistent) == before else { return false }
+            set = ids
+            return true
+        }
     }
 
     func run() async throws {

@@ -67,6 +67,7 @@ struct MediaJob: Sendable {
                 videoKey: videoKey, contentType: result.outputContentType, posterKey: posterKey, width: result.width,
                 height: result.height, duration: result.duration, bpm: result.tempo?.bpm, beats: beats),
             now: Clock.millis())
+        if ready { logger.info("media processed", metadata: ["post": "\(post.id)"]) }
         if !ready {
             // Deleted while processing: drop what this job wrote.
             for key in written { try? await service.blobs.delete(key: key) }

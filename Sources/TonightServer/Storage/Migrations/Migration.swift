@@ -40,6 +40,8 @@ enum Migrations {
         CreateSessions(),
         PlaceGeoIndexSource(),
         CreateRateBuckets(),
+        FeedChangeNotify(),
+        CreatePresenceLeases(),
     ]
 }
 

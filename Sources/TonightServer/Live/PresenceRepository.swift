@@ -1,0 +1,49 @@
+import SQLKit
+
+/// The presence leases of migration 0029 and `users.online_until`, which follows them.
+struct PresenceRepository: Sendable {
+    let database: Database
+
+    /// `instance` holds sockets for `users` until `until` (inserted or renewed); each of them is
+    /// online at least that long and was last seen `now`.
+    func renew(_ users: [String], instance: String, until: Int64, now: Int64) async throws {
+        guard !users.isEmpty else { return }
+        try await database.transaction { db in
+            var leases = db.insert(into: "presence_leases").columns("user_id", "instance", "until")
+            for user in users { leases = leases.values(SQLBind(user), SQLBind(instance), SQLBind(until)) }
+            try await leases.onConflict(with: ["user_id", "instance"]) { try $0.set(excludedValueOf: "until") }.run()
+            try await db.raw(
+                """
+                UPDATE users SET online_until = CASE WHEN online_until > \(bind: until) THEN online_until
+                    ELSE \(bind: until) END, last_seen_at = \(bind: now)
+                WHERE id IN (\(binds: users))
+                """
+            ).run()
+        }
+    }
+
+    /// `instance` has no socket for `user` any more: its lease goes, and the user stays online
+    /// only as long as another instance's lease says.
+    func release(_ user: String, instance: String, now: Int64) async throws {
+        try await database.transaction { db in
+            try await db.raw(
+                "DELETE FROM presence_leases WHERE user_id = \(bind: user) AND instance = \(bind: instance)"
+            ).run()
+            try await db.raw(
+                """
+                UPDATE users SET last_seen_at = \(bind: now), online_until = COALESCE(
+                    (SELECT MAX(until) FROM presence_leases WHERE user_id = \(bind: user) AND until > \(bind: now)),
+                    \(bind: now))
+                WHERE id = \(bind: user)
+                """
+            ).run()
+        }
+    }
+
+    /// Forgets leases that ran out before `before` (a crashed instance's).
+    func purge(before: Int64) async throws {
+        try await database.write { db in
+            try await db.raw("DELETE FROM presence_leases WHERE until < \(bind: before)").run()
+        }
+    }
+}

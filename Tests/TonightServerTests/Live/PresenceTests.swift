@@ -1,0 +1,67 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import TonightServer
+
+/// Presence across instances (``PresenceService``): a lease per instance and user.
+@Suite("Presence across instances")
+struct PresenceTests {
+    /// Failed before: closing the socket on one instance set the member offline everywhere,
+    /// though the other instance still held one (their messages then made a notice and a push).
+    @Test("a member with sockets on two instances stays online when one closes; offline when both have")
+    func oneClosedSocketHidesNoOther() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTwoInstances { _, clientA, _, clientB in
+            let ana = try await clientA.member("ana")
+            let ben = try await clientA.member("ben")
+            try await clientA.befriend(ana, ben)
+            let conversation = try await clientA.conversation(ana, with: ben)
+            @Sendable func online() async throws -> Bool {
+                let view = try await clientA.send(.get, "/v1/conversations/\(conversation)", token: ana.token)
+                return (view.json["presence"] as? JSON)?["online"] as? Bool ?? false
+            }
+            let portA = try #require(clientA.port)
+            let portB = try #require(clientB.port)
+            try await withSocket(port: portA, token: ben.token) { _, _ in
+                try await withSocket(port: portB, token: ben.token) { _, _ in
+                    let connected = try await holds(within: .seconds(2)) { try await online() }
+                    #expect(connected)
+                }
+                // B has released its lease; A's holds.
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await online())
+            }
+            let gone = try await holds(within: .seconds(2)) { try await !online() }
+            #expect(gone)
+        }
+    }
+
+    @Test(
+        "a member is online until the latest live lease of any instance; a run-out lease counts for nothing",
+        arguments: Backend.available)
+    func leasesBoundPresence(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let ben = try await client.member("ben")
+            let leases = PresenceRepository(database: services.database)
+            let chat = ChatRepository(db: services.database.sql, database: services.database)
+            func onlineUntil() async throws -> Int64 { try await chat.presence(of: [ben.id])[ben.id]?.onlineUntil ?? 0 }
+            let now = Clock.millis()
+            // An instance that crashed renewed last until now + 60 s; a live one holds a shorter lease.
+            try await leases.renew([ben.id], instance: "crashed", until: now + 60_000, now: now)
+            try await leases.renew([ben.id], instance: "alive", until: now + 30_000, now: now)
+            #expect(try await onlineUntil() == now + 60_000)
+            // The live one's last socket closes: online until the crashed one's lease ends, no longer.
+            try await leases.release(ben.id, instance: "alive", now: now + 1)
+            #expect(try await onlineUntil() == now + 60_000)
+            // A lease that has run out keeps nobody online.
+            try await leases.renew([ben.id], instance: "alive", until: now + 30_000, now: now)
+            try await leases.release(ben.id, instance: "alive", now: now + 61_000)
+            #expect(try await onlineUntil() == now + 61_000)
+            try await leases.purge(before: now + 61_000)
+            let left = try await services.database.sql.raw("SELECT COUNT(*) AS n FROM presence_leases").first()?
+                .decode(column: "n", as: Int.self)
+            #expect(left == 0)
+        }
+    }
+}
