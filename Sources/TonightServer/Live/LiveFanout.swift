@@ -95,14 +95,10 @@ final class PostgresFanout: LiveFanout, Service {
                     self.feed?.listening(true)
                     if attempt > 0 { self.catchUp() }
                     attempt = 0
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask { try await self.heartbeat(connection) }
-                        group.addTask {
-                            for try await notification in notifications { await self.deliver(notification.payload) }
-                        }
-                        try await group.next()
-                        group.cancelAll()
-                    }
+                    // A failed heartbeat closes the connection, which ends the notifications.
+                    let beat = Task { try await self.heartbeat(connection) }
+                    defer { beat.cancel() }
+                    for try await notification in notifications { await self.deliver(notification.payload) }
                 }
             } catch is CancellationError {
                 return

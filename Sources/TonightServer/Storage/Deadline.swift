@@ -19,23 +19,38 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendab
     }
     // The timer stops as soon as the work ends, so a busy caller leaves no sleeping tasks behind.
     let timer = TimerBox()
-    return try await withCheckedThrowingContinuation { continuation in
-        slot.withLock { $0 = continuation }
-        let work = Task {
-            defer { timer.task.withLock { $0?.cancel() } }
-            do { resume(.success(try await operation())) } catch { resume(.failure(error)) }
-        }
-        timer.task.withLock {
-            $0 = Task {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
-                work.cancel()
-                resume(.failure(DeadlineExceeded(limit: limit)))
+    // A caller that is cancelled stops waiting at once too (and cancels the operation).
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            slot.withLock { $0 = continuation }
+            let work = Task {
+                defer { timer.task.withLock { $0?.cancel() } }
+                do { resume(.success(try await operation())) } catch { resume(.failure(error)) }
             }
+            timer.work.withLock { $0 = work }
+            timer.task.withLock {
+                $0 = Task {
+                    guard (try? await Task.sleep(for: limit)) != nil else { return }
+                    work.cancel()
+                    resume(.failure(DeadlineExceeded(limit: limit)))
+                }
+            }
+            if Task.isCancelled { timer.cancel(resume) }
         }
+    } onCancel: {
+        timer.cancel(resume)
     }
 }
 
-/// The timer of one ``withDeadline(_:_:)`` call.
+/// The timer and the work of one ``withDeadline(_:_:)`` call.
 private final class TimerBox: Sendable {
     let task = Mutex<Task<Void, Never>?>(nil)
+    let work = Mutex<Task<Void, Never>?>(nil)
+
+    /// The caller was cancelled: stop both and answer `CancellationError`.
+    func cancel<T: Sendable>(_ resume: @Sendable (Result<T, any Error>) -> Void) {
+        task.withLock { $0?.cancel() }
+        work.withLock { $0?.cancel() }
+        resume(.failure(CancellationError()))
+    }
 }
