@@ -176,7 +176,9 @@ public final class Database: Sendable {
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {
-                try? await connection.raw("ROLLBACK").run()
+                // Bounded: after a deadline has closed the connection, a query sent on it may
+                // never be answered (nor failed) by the driver.
+                _ = try? await withDeadline(.seconds(5)) { try await connection.raw("ROLLBACK").run() }
                 throw error
             }
         }

@@ -128,4 +128,27 @@ struct DatabaseOutageTests {
             #expect(back.status == .ok, "\(back.text)")
         }
     }
+
+    /// Hung before: the deadline closed the connection of a transaction waiting at a lock, and
+    /// the ROLLBACK then sent on it was never answered — the request waited for good.
+    @Test("a transaction past the query deadline fails with DeadlineExceeded, and its rollback does not hang")
+    func transactionPastDeadline() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres, configure: { $0.databaseQueryTimeoutMilliseconds = 1000 }) { services, _ in
+            let database = services.database
+            let blocker = Task {
+                try await BoundedPostgresDatabase.$unbounded.withValue(true) {
+                    try await database.transaction { db in
+                        try await db.raw("LOCK TABLE users IN ACCESS EXCLUSIVE MODE").run()
+                        try await Task.sleep(for: .seconds(4))
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            await #expect(throws: DeadlineExceeded.self) {
+                try await database.transaction { db in try await db.raw("SELECT COUNT(*) AS n FROM users").run() }
+            }
+            try await blocker.value
+        }
+    }
 }

@@ -42,6 +42,10 @@ func testConfig(_ backend: Backend) async throws -> AppConfig {
     // Long enough that a pooled client connection is never closed under a request that a busy
     // machine (the whole suite at once) holds up; the idle-timeout tests set their own.
     config.idleTimeout = 60
+    // The race tests queue hundreds of transactions on one row lock, which with the whole suite
+    // on two cores can take longer than the production default of 30 s; the deadline tests set
+    // their own.
+    config.databaseQueryTimeoutMilliseconds = 300_000
     if backend == .postgres { config.databaseURL = try await freshPostgresDatabase() }
     return config
 }
