@@ -91,7 +91,9 @@ stop_started() {
 free_port() {
   local port
   for _ in $(seq 200); do
-    port=$((20000 + RANDOM % 40000))
+    # Below Linux's ephemeral range (32768+), where the many client connections of the tests
+    # (and the cluster check) take their local ports: a listener there could find its port taken.
+    port=$((20000 + RANDOM % 12000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
