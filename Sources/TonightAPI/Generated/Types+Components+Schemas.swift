@@ -69,6 +69,7 @@ extension Components {
         /// - `self` (400): The caller named themselves where someone else is needed.
         /// - `session_full` (409): The session has no free seats.
         /// - `sport_exists` (409): The sport is already in the catalogue.
+        /// - `storage_unavailable` (503): Media storage cannot be reached or did not answer in time; nothing was stored; retry after `Retry-After` (an upload sent with an `Idempotency-Key` is safe to repeat).
         /// - `taken` (409): The username or email is already in use.
         /// - `too_many_connections` (503): This address already holds as many open connections as the server allows one address; the new one is closed. Reuse a connection or retry after `Retry-After`.
         /// - `unauthorized` (401): Sign in to do this.
@@ -132,6 +133,7 @@ extension Components {
             case _self = "self"
             case sessionFull = "session_full"
             case sportExists = "sport_exists"
+            case storageUnavailable = "storage_unavailable"
             case taken = "taken"
             case tooManyConnections = "too_many_connections"
             case unauthorized = "unauthorized"

@@ -146,6 +146,12 @@ public struct AppConfig: Sendable {
     public var s3SecretKey: String = ""
     /// See ``s3Endpoint``.
     public var s3StorageClass: String = ""
+    /// Deadline of an S3 request in milliseconds (`s3.timeout.ms`, default 10000), plus one second
+    /// per `s3.min.bytes.per.second` bytes it moves (default 1,000,000): past it the request is
+    /// abandoned and answered 503 `storage_unavailable` (see ``S3Configuration``).
+    public var s3TimeoutMilliseconds: Int = 10_000
+    /// See ``s3TimeoutMilliseconds``.
+    public var s3MinBytesPerSecond: Int = 1_000_000
     /// Secret for signed media URLs (`media.signing.key`). Empty (default): media URLs are plain
     /// and public; set: they carry `expires` and an HMAC `sig` and unsigned requests answer 403.
     public var mediaSigningKey: String = ""
@@ -294,6 +300,9 @@ public struct AppConfig: Sendable {
         config.s3AccessKey = reader.string(forKey: "s3.access.key", isSecret: true, default: "")
         config.s3SecretKey = reader.string(forKey: "s3.secret.key", isSecret: true, default: "")
         config.s3StorageClass = reader.string(forKey: "s3.storage.class", default: "")
+        config.s3TimeoutMilliseconds = reader.int(forKey: "s3.timeout.ms", default: config.s3TimeoutMilliseconds)
+        config.s3MinBytesPerSecond = reader.int(
+            forKey: "s3.min.bytes.per.second", default: config.s3MinBytesPerSecond)
         config.mediaSigningKey = reader.string(forKey: "media.signing.key", isSecret: true, default: "")
         config.mediaURLTTL = reader.int(forKey: "media.url.ttl", default: config.mediaURLTTL)
         config.mediaMemoryMB = reader.int(forKey: "media.memory.mb", default: config.mediaMemoryMB)
@@ -364,7 +373,7 @@ public struct AppConfig: Sendable {
 
     /// The blob store these settings name: S3 when `media.storage` is `s3`, else the local folder
     /// `<data dir>/media`.
-    func blobStore(httpClient: HTTPClient) throws -> any BlobStore {
+    func blobStore() throws -> any BlobStore {
         guard mediaStorage == "s3" else { return LocalBlobStore(root: dataDirectory + "/media") }
         guard let endpoint = URL(string: s3Endpoint), endpoint.host != nil, !s3Bucket.isEmpty, !s3AccessKey.isEmpty,
             !s3SecretKey.isEmpty
@@ -375,8 +384,8 @@ public struct AppConfig: Sendable {
         return S3BlobStore(
             configuration: .init(
                 endpoint: endpoint, bucket: s3Bucket, region: s3Region, accessKeyID: s3AccessKey,
-                secretAccessKey: s3SecretKey),
-            httpClient: httpClient)
+                secretAccessKey: s3SecretKey, timeout: .milliseconds(Int64(max(1, s3TimeoutMilliseconds))),
+                minimumBytesPerSecond: Int64(s3MinBytesPerSecond), largestObject: Int64(mediaMaxBytes)))
     }
 
     /// The trusted proxies these settings name (throws on an entry that is not an address or range).

@@ -134,7 +134,7 @@ public struct AppServices: Sendable {
         let notifier = Notifier(fanout: fanout, users: users, notifications: notifications, logger: logger)
         let postRepository = PostRepository(db: database.sql, database: database)
         let posts = PostService(
-            posts: postRepository, blobs: try config.blobStore(httpClient: .shared),
+            posts: postRepository, blobs: try config.blobStore(),
             urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL, reviewSecret: key),
             votes: VoteBatcher(
                 repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier,

@@ -61,6 +61,9 @@ public enum BlobError: Error, Equatable, Sendable {
     /// A non-success answer: the HTTP status (S3) or an errno-like status (local: 416 for a bad
     /// range, 500 for an I/O error) and a readable message.
     case server(status: Int, message: String)
+    /// The store could not be reached, failed on its side (5xx) or did not answer within its
+    /// deadline: worth retrying later (answered 503 `storage_unavailable`).
+    case unavailable(String)
 }
 
 public enum BlobKey {

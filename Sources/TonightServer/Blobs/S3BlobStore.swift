@@ -21,8 +21,13 @@ public struct S3Configuration: Sendable {
     public var region: String
     public var accessKeyID: String
     public var secretAccessKey: String
-    /// Deadline for one whole request (upload or download included).
-    public var requestTimeout: TimeAmount
+    /// Deadline of a request that moves no body worth counting, and the base of every other one
+    /// (the connection attempt included).
+    public var timeout: TimeAmount
+    /// The slowest transfer accepted: a request moving `n` bytes has `timeout + n / minimumBytesPerSecond`.
+    public var minimumBytesPerSecond: Int64
+    /// The largest object a whole-object `get` may return; its deadline is counted for this size.
+    public var largestObject: Int64
 
     public init(
         endpoint: URL,
@@ -30,14 +35,23 @@ public struct S3Configuration: Sendable {
         region: String,
         accessKeyID: String,
         secretAccessKey: String,
-        requestTimeout: TimeAmount = .minutes(30)
+        timeout: TimeAmount = .seconds(10),
+        minimumBytesPerSecond: Int64 = 1_000_000,
+        largestObject: Int64 = 104_857_600
     ) {
         self.endpoint = endpoint
         self.bucket = bucket
         self.region = region
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
-        self.requestTimeout = requestTimeout
+        self.timeout = timeout
+        self.minimumBytesPerSecond = max(1, minimumBytesPerSecond)
+        self.largestObject = largestObject
+    }
+
+    /// How long a request moving `bytes` may take, from its connection attempt to its last byte.
+    func deadline(bytes: Int64) -> TimeAmount {
+        timeout + .milliseconds(max(0, bytes) * 1000 / minimumBytesPerSecond)
     }
 
     var credentials: SigV4.Credentials {
@@ -52,7 +66,21 @@ public struct S3BlobStore: BlobStore {
     /// Largest response body `get` or an error body will collect (a `get` of a whole object must fit in memory).
     static let maxBodySize = Int.max
 
-    public init(configuration: S3Configuration, httpClient: HTTPClient) {
+    /// The HTTP client S3 requests go through by default: a connection attempt gives up after
+    /// ``connectTimeout`` and is not retried (AsyncHTTPClient's default retries until the request's
+    /// deadline), so a store that refuses connections fails the request at once; like
+    /// `HTTPClient.shared` it lives as long as the process.
+    public static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = connectTimeout
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// How long ``client`` waits for a TCP (and TLS) connection to the store.
+    static let connectTimeout = TimeAmount.seconds(3)
+
+    public init(configuration: S3Configuration, httpClient: HTTPClient = S3BlobStore.client) {
         self.configuration = configuration
         self.httpClient = httpClient
     }
@@ -89,7 +117,9 @@ public struct S3BlobStore: BlobStore {
         var body: ByteBuffer
     }
 
-    /// Signs and sends one request, collecting the whole response body.
+    /// Signs and sends one request, collecting the whole response body, within the deadline for
+    /// `transfer` bytes. A store that cannot be reached, breaks the connection or misses the
+    /// deadline is ``BlobError/unavailable(_:)``.
     func send(
         method: HTTPMethod,
         key: String?,
@@ -97,6 +127,7 @@ public struct S3BlobStore: BlobStore {
         headers: [(String, String)] = [],
         body: HTTPClientRequest.Body? = nil,
         payloadHash: String = SigV4.emptyPayloadHash,
+        transfer: Int64 = 0,
         now: Date = Date()
     ) async throws -> Response {
         let path = path(key: key)
@@ -117,12 +148,21 @@ public struct S3BlobStore: BlobStore {
         request.method = method
         for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
         if let body { request.body = body }
-        let response = try await httpClient.execute(request, timeout: configuration.requestTimeout)
-        let collected = try await response.body.collect(upTo: Self.maxBodySize)  // empty for HEAD
-        return Response(status: Int(response.status.code), headers: response.headers, body: collected)
+        do {
+            let response = try await httpClient.execute(
+                request, deadline: .now() + configuration.deadline(bytes: transfer))
+            let collected = try await response.body.collect(upTo: Self.maxBodySize)  // empty for HEAD
+            return Response(status: Int(response.status.code), headers: response.headers, body: collected)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw BlobError.unavailable("S3 \(method.rawValue) failed: \(error)")
+        }
     }
 
-    /// `BlobError.server` from an S3 error response ("Code: Message" from its XML body when there is one).
+    /// The error for an S3 error response ("Code: Message" from its XML body when there is one):
+    /// ``BlobError/unavailable(_:)`` for a 5xx (S3's `InternalError`, `SlowDown`, …), else
+    /// ``BlobError/server(status:message:)``.
     static func serverError(_ response: Response) -> BlobError {
         let text = String(buffer: response.body)
         let code = XMLScan.firstValue(of: "Code", in: text)
@@ -135,6 +175,7 @@ public struct S3BlobStore: BlobStore {
         default:
             summary = text.isEmpty ? HTTPResponseStatus(statusCode: response.status).reasonPhrase : text
         }
+        if response.status >= 500 { return .unavailable("S3 answered \(response.status) \(summary)") }
         return .server(status: response.status, message: summary)
     }
 
@@ -164,7 +205,8 @@ public struct S3BlobStore: BlobStore {
             key: key,
             headers: headers,
             body: .stream(FileChunks(path: localFile), length: .known(size)),
-            payloadHash: hash
+            payloadHash: hash,
+            transfer: size
         )
         guard (200..<300).contains(response.status) else { throw Self.serverError(response) }
     }
@@ -182,7 +224,9 @@ public struct S3BlobStore: BlobStore {
             }
             headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"))
         }
-        let response = try await send(method: .GET, key: key, headers: headers)
+        let response = try await send(
+            method: .GET, key: key, headers: headers,
+            transfer: range.map { $0.upperBound - $0.lowerBound } ?? configuration.largestObject)
         switch response.status {
         case 200, 206:
             let data = Array(buffer: response.body)

@@ -103,6 +103,13 @@ public struct APIError: Error, Sendable, HTTPResponseError {
         detail: "The database cannot be reached right now. Try again shortly; repeating a write is safe.",
         retryAfter: 5)
 
+    /// 503 with Retry-After: media storage (S3) refused, failed or did not answer within its
+    /// deadline. Nothing was stored.
+    public static let storageUnavailable = APIError(
+        status: 503, code: .storageUnavailable,
+        detail: "Media storage cannot be reached right now. Nothing was stored; try again shortly.",
+        retryAfter: 5)
+
     /// 500: something failed on our side (the cause is logged, never sent).
     public static let internalError = APIError(
         status: .internalServerError, code: .internalError, detail: "Something went wrong on our side.")

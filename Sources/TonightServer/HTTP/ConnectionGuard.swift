@@ -17,6 +17,7 @@ import TonightCore
 ///   (``FirstRequestDeadlineHandler``);
 /// - answers an oversize or unreadable request head 414, 431 or 400 and closes it
 ///   (``HeadLimitHandler``) instead of leaving it hanging;
+/// - notes when its client closes its side (``ClientDepartures``);
 /// - logs what went wrong with it at debug, with a summary at most once a minute
 ///   (``ConnectionPolicy/errorLogger(_:)``), so a flood of bad connections cannot flood the log.
 struct ConnectionGuard<Base: ServerChildChannel>: ServerChildChannel {
@@ -30,6 +31,7 @@ struct ConnectionGuard<Base: ServerChildChannel>: ServerChildChannel {
                 policy.count(\.timedOut)
             }
             try channel.pipeline.syncOperations.addHandler(deadline, position: .first)
+            try channel.pipeline.syncOperations.addHandler(ClientDepartures.Handler(), position: .first)
             if !policy.admit(channel) {
                 try channel.pipeline.syncOperations.addHandler(
                     RefusingHandler(answer: ConnectionAnswer.raw(ConnectionAnswer.tooManyConnections)),

@@ -53,6 +53,9 @@ public struct RequestInfo: Sendable {
     public var userAgent: String?
     /// The request's logger.
     public var logger: Logger
+    /// Whether the client has closed its side of the connection, so nobody will read the answer
+    /// (see ``ClientDepartures``); always false outside a real connection.
+    public var clientGone: @Sendable () -> Bool = { false }
 
     /// Creates request info.
     public init(

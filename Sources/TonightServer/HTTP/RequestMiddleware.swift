@@ -21,9 +21,11 @@ struct RequestMiddleware: RouterMiddleware {
         let requestID = Self.requestID(from: request.headers[.xRequestID])
         var context = context
         context.logger[metadataKey: "request_id"] = .string(requestID)
-        let info = RequestInfo(
+        var info = RequestInfo(
             requestID: requestID, clientAddress: clientAddress(request, context: context),
             userAgent: request.headers[.userAgent], logger: context.logger)
+        let channel = context.channel
+        info.clientGone = { ClientDepartures.hasLeft(channel) }
         var response: Response
         do {
             response = try await RequestInfo.$current.withValue(info) { try await next(request, context) }
@@ -112,13 +114,17 @@ enum ProblemRenderer {
             return classify(httpError: error)
         case is DecodingError:
             return .badRequest("The request body is not valid for this operation.", code: .invalidBody)
-        case _ where Database.isBusy(error):
-            return .databaseBusy
-        case _ where Database.isUnavailable(error):
-            return .databaseUnavailable
         default:
-            return .internalError
+            return outage(error) ?? .internalError
         }
+    }
+
+    /// The 503 for a dependency that is busy or away (the database, media storage), if `error` is one.
+    private static func outage(_ error: any Error) -> APIError? {
+        if Database.isBusy(error) { return .databaseBusy }
+        if Database.isUnavailable(error) { return .databaseUnavailable }
+        if case BlobError.unavailable = error { return .storageUnavailable }
+        return nil
     }
 
     private static func classify(serverError error: ServerError) -> APIError {
@@ -129,8 +135,7 @@ enum ProblemRenderer {
         // The handler itself failed with something other than an APIError: our fault, not the
         // client's (the body was already read by then).
         if cause.hasPrefix("User handler threw") {
-            if Database.isBusy(error.underlyingError) { return .databaseBusy }
-            if Database.isUnavailable(error.underlyingError) { return .databaseUnavailable }
+            if let outage = outage(error.underlyingError) { return outage }
             if let database = error.underlyingError as? PSQLError, Self.isTextEncodingError(database) {
                 return .badRequest("The request contains a NUL or other invalid character.", code: .invalidCharacters)
             }

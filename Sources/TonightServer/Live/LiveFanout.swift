@@ -85,6 +85,7 @@ final class PostgresFanout: LiveFanout, Service {
 
     private func listenLoop() async throws {
         var attempt = 0
+        var subscribedBefore = false
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
@@ -93,7 +94,10 @@ final class PostgresFanout: LiveFanout, Service {
                 try await connection.listen(on: Self.channel) { notifications in
                     self.listening.withLockedValue { $0 = true }
                     self.feed?.listening(true)
-                    if attempt > 0 { self.catchUp() }
+                    // Every subscription but the first may have missed notifications, however the
+                    // last one ended.
+                    if subscribedBefore { self.catchUp() }
+                    subscribedBefore = true
                     attempt = 0
                     // A failed heartbeat closes the connection, which ends the notifications.
                     let beat = Task { try await self.heartbeat(connection) }

@@ -32,11 +32,11 @@ final class MotoServer: @unchecked Sendable {
         S3Configuration(
             endpoint: endpoint, bucket: bucket, region: "us-east-1",
             accessKeyID: credentials.accessKeyID, secretAccessKey: secret ?? credentials.secretAccessKey,
-            requestTimeout: .seconds(60))
+            timeout: .seconds(60))
     }
 
     func store(secret: String? = nil) -> S3BlobStore {
-        S3BlobStore(configuration: configuration(secret: secret), httpClient: .shared)
+        S3BlobStore(configuration: configuration(secret: secret))
     }
 
     private init(process: Process, port: Int, logPath: String, credentials: SigV4.Credentials, bucket: String) {

@@ -28,6 +28,17 @@ final class RawConnection: Sendable {
         try await channel.writeAndFlush(ByteBuffer(string: text)).get()
     }
 
+    /// Sends `bytes` as they are.
+    func send(bytes: ByteBuffer) async throws {
+        try await channel.writeAndFlush(bytes).get()
+    }
+
+    /// Closes the sending side (`shutdown(SHUT_WR)`): what a client that gives up after sending its
+    /// request, or a half-closing one, does.
+    func finishSending() async throws {
+        try await channel.close(mode: .output).get()
+    }
+
     /// Waits up to 5 s until `done` holds for what has arrived, and returns it.
     func receive(until done: (String) -> Bool) async throws -> String {
         for _ in 0..<500 {

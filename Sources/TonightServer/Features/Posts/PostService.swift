@@ -33,20 +33,36 @@ struct PostService: Sendable {
     /// The job kind that processes a post's media.
     static let processJob = "media.process"
 
-    /// Stores an uploaded file as a new `processing` post by `author`.
-    func create(_ post: NewPost, author: String, file: String, container: MediaContainer) async throws -> PostRecord {
+    /// Stores an uploaded file as a new `processing` post by `author`. An upload whose client has
+    /// gone (`clientGone`, asked before the blob is written and again before the post is) is
+    /// abandoned: nothing is kept, so a client that gave up and retries without an
+    /// `Idempotency-Key` does not find a post it never saw.
+    func create(
+        _ post: NewPost, author: String, file: String, container: MediaContainer,
+        clientGone: @Sendable () -> Bool = { false }
+    ) async throws -> PostRecord {
         try await store(
-            post, author: author, source: nil, file: file, container: container, now: Clock.millis())
+            post, author: author, source: nil, file: file, container: container, now: Clock.millis(),
+            clientGone: clientGone)
     }
+
+    /// The answer to an upload whose client left before it was stored (nobody reads it).
+    static let abandoned = APIError.badRequest(
+        "The connection was closed before the upload was stored; nothing was posted.", code: .invalidUpload)
 
     /// Stores a post (a member's or an import's) from a local file and queues its processing.
     func store(
         _ post: NewPost, author: String?, source: (name: String, kind: String, id: String)?, file: String,
-        container: MediaContainer, now: Int64
+        container: MediaContainer, now: Int64, clientGone: @Sendable () -> Bool = { false }
     ) async throws -> PostRecord {
         let id = Identifier.make()
         let key = "posts/\(id)/original.\(container.fileExtension)"
+        if clientGone() { throw Self.abandoned }
         try await blobs.put(key: key, from: file, contentType: container.contentType, storageClass: storageClass)
+        if clientGone() {
+            try? await blobs.delete(key: key)
+            throw Self.abandoned
+        }
         let record = PostRecord(
             id: id, authorID: author, source: source?.kind, sourceID: source?.id, sourceName: source?.name,
             placeID: post.placeID, cityKey: post.cityKey, eventID: post.eventID, caption: post.caption,

@@ -59,8 +59,10 @@ struct PostsHandlers: Sendable {
             )
         }
         let post = try await validatedPost(fields)
+        let info = RequestInfo.current
         let record = try await postService.create(
-            post, author: caller.userID, file: upload.path, container: container)
+            post, author: caller.userID, file: upload.path, container: container,
+            clientGone: { info?.clientGone() ?? false })
         return .created(.init(body: .json(try await reader.assemble([record], viewer: caller.userID)[0])))
     }
 
