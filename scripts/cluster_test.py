@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Tonight as a cluster: two `tonight serve` processes on one PostgreSQL and one S3 store (moto)
 behind haproxy, checked through it the way an operator would (issue: many instances, one
-PostgreSQL). Run by scripts/test step 5; it starts and stops everything but PostgreSQL.
+PostgreSQL), and backups restored (pg_dump/pg_restore, `tonight backup`/`tonight restore` on
+SQLite). Run by scripts/test step 3b; it starts and stops everything but PostgreSQL.
 
   cluster_test.py --bin .build/debug/tonight --pg-url postgres://postgres@127.0.0.1:PORT/db \
                   --pg-restart 'CMD' --work DIR
 
-Needs haproxy, psql and ffmpeg on PATH, and requests, websockets and moto in the Python running it.
+Needs haproxy and ffmpeg on PATH, pg_dump and pg_restore beside --psql, and requests, websockets and moto in the Python running it.
 
 Each check prints one line; the first failure stops the run with its reason (exit 1).
 """
@@ -59,7 +60,7 @@ class Cluster:
 
     # --- processes -------------------------------------------------------------------------
 
-    def env(self, name):
+    def env(self, name, extra=None):
         env = dict(os.environ)
         env.update({
             "DATABASE_URL": self.args.pg_url,
@@ -79,12 +80,13 @@ class Cluster:
             "JOBS_POLL_MS": "100",
             "LOG_LEVEL": "info",
         })
+        env.update(extra or {})
         return env
 
-    def start(self, name):
+    def start(self, name, extra=None):
         log = open(os.path.join(self.work, f"{name}.log"), "ab")
         self.procs[name] = subprocess.Popen(
-            [self.args.bin, "serve"], env=self.env(name), stdout=log, stderr=subprocess.STDOUT)
+            [self.args.bin, "serve"], env=self.env(name, extra), stdout=log, stderr=subprocess.STDOUT)
         self.wait_healthy(f"http://127.0.0.1:{self.ports[name]}/health", name)
 
     def wait_healthy(self, url, what, seconds=120):
@@ -445,6 +447,46 @@ def run_checks(c):
         c.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
                " WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
     passed(f"SIGTERM with a request stuck on a lock: B stopped in {time.time() - started:.1f} s")
+
+    # 5. Backups (docs/operations.md): pg_dump of the live database, restored into a new one that
+    # a new instance serves; and the SQLite pair, `tonight backup` under a running server and
+    # `tonight restore` after it stopped.
+    tools = os.path.dirname(c.args.psql)
+    dump = os.path.join(c.work, "tonight.dump")
+    up = c.psql(f"SELECT up_count FROM posts WHERE id = '{post}'")
+    subprocess.run([os.path.join(tools, "pg_dump"), "--format=custom", f"--file={dump}", c.args.pg_url],
+                   check=True, timeout=120)
+    c.psql("DROP DATABASE IF EXISTS tonight_restored")
+    c.psql("CREATE DATABASE tonight_restored")
+    restored_url = c.args.pg_url.rsplit("/", 1)[0] + "/tonight_restored"
+    subprocess.run([os.path.join(tools, "pg_restore"), "--no-owner", f"--dbname={restored_url}", dump],
+                   check=True, timeout=120)
+    c.ports["r"] = free_port()
+    c.start("r", {"DATABASE_URL": restored_url})
+    me = c.call("GET", c.direct("r", "/v1/me"), ben["token"])
+    check(me.status_code == 200, f"ben's token on the restored database: {me.status_code} {me.text}")
+    restored_post = c.call("GET", c.direct("r", f"/v1/posts/{post}")).json()
+    check(str(restored_post.get("up")) == up, f"restored post has {restored_post.get('up')} up, the dump {up}")
+    passed(f"pg_dump of the live database restores into one a new instance serves ({os.path.getsize(dump)} bytes)")
+
+    c.ports["s"] = free_port()
+    sqlite = {"DATABASE_URL": "", "MEDIA_STORAGE": "local"}
+    c.start("s", sqlite)
+    kept = c.member("kept", c.direct("s", "/v1/auth/signup"))
+    backup = os.path.join(c.work, "s-backup.sqlite")
+    data = os.path.join(c.work, "s")
+    subprocess.run([c.args.bin, "backup", backup, "--data-dir", data], check=True, timeout=120,
+                   env=c.env("s", sqlite))
+    c.member("later", c.direct("s", "/v1/auth/signup"))
+    c.procs["s"].send_signal(signal.SIGTERM)
+    c.procs["s"].wait(timeout=15)
+    subprocess.run([c.args.bin, "restore", backup, "--data-dir", data], check=True, timeout=120,
+                   env=c.env("s", sqlite))
+    c.start("s", sqlite)
+    check(c.call("GET", c.direct("s", "/v1/me"), kept["token"]).status_code == 200, "kept's token after the restore")
+    check(c.sign_up("later", c.direct("s", "/v1/auth/signup")).status_code in (200, 201),
+          "a member made after the backup was still there after the restore")
+    passed("tonight backup under a running SQLite server, then tonight restore once it stopped: the backup's state")
     return results
 
 

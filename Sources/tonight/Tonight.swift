@@ -10,7 +10,9 @@ import TonightServer
 struct Tonight: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tonight: the self-hostable backend for \"where do we go tonight\" apps.",
-        subcommands: [Serve.self, Migrate.self, Import.self, Demo.self, Admin.self, Version.self])
+        subcommands: [
+            Serve.self, Migrate.self, Import.self, Demo.self, Admin.self, Backup.self, Restore.self, Version.self,
+        ])
 }
 
 /// Options every command that opens the database shares. Values given here override the
@@ -92,6 +94,36 @@ struct Migrate: AsyncParsableCommand {
         let services = try await AppServices.make(config: config)
         try await services.database.shutdown()
         print("database is up to date")
+    }
+}
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the SQLite database to a new file while servers keep running (PostgreSQL: pg_dump).")
+
+    @Argument(help: "The file to write (must not exist).") var file: String
+    @OptionGroup var storage: StorageOptions
+    @OptionGroup var output: OneShotOptions
+
+    func run() async throws {
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
+        let summary = try await SQLiteBackup.backup(config, to: file, logger: Logger(label: "tonight"))
+        print("backed up to \(summary.path) (\(summary.bytes) bytes, \(summary.migrations) migrations)")
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replace the SQLite database of a stopped server with a backup (PostgreSQL: pg_restore).")
+
+    @Argument(help: "The backup to restore.") var file: String
+    @OptionGroup var storage: StorageOptions
+    @OptionGroup var output: OneShotOptions
+
+    func run() async throws {
+        let config = try await AppConfig.load(overrides: output.overrides(storage))
+        let summary = try await SQLiteBackup.restore(config, from: file, logger: Logger(label: "tonight"))
+        print("restored \(summary.path) (\(summary.migrations) migrations; the next start applies any newer ones)")
     }
 }
 

@@ -368,6 +368,11 @@ public struct AppConfig: Sendable {
             apiURL: spotifyAPIURL)
     }
 
+    /// The embedded SQLite database: `<data dir>/tonight.sqlite`.
+    public var sqlitePath: String {
+        URL(fileURLWithPath: dataDirectory).appendingPathComponent("tonight.sqlite").path
+    }
+
     /// Where uploads are written while they arrive: `<data dir>/tmp/uploads`.
     public var uploadDirectory: String { dataDirectory + "/tmp/uploads" }
 

@@ -78,9 +78,8 @@ public struct AppServices: Sendable {
         var logger = logger ?? Logger(label: "tonight")
         logger.logLevel = config.logLevel
         try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
-        let sqlitePath = URL(fileURLWithPath: config.dataDirectory).appendingPathComponent("tonight.sqlite").path
         let database = try Database.open(
-            url: config.databaseURL, sqlitePath: sqlitePath, poolSize: config.databasePoolSize,
+            url: config.databaseURL, sqlitePath: config.sqlitePath, poolSize: config.databasePoolSize,
             busyTimeoutMilliseconds: config.databaseBusyTimeoutMilliseconds,
             queryTimeoutMilliseconds: config.databaseQueryTimeoutMilliseconds, logger: logger)
         do {
