@@ -109,38 +109,15 @@ class Cluster:
         requests.put(f"http://127.0.0.1:{self.s3_port}/tonight-cluster", timeout=5).raise_for_status()
 
     def start_haproxy(self):
-        # The example of docs/operations.md: a failed connection is retried on the other instance.
-        config = f"""
-global
-    maxconn 4096
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 1h
-    retries 3
-    option redispatch 1
-    retry-on conn-failure
-frontend web
-    bind 127.0.0.1:{self.lb_port}
-    option forwardfor
-    default_backend tonight
-backend tonight
-    balance roundrobin
-    option httpchk GET /health
-    # A live instance whose database is away answers 503 (and so does every other): keep it in.
-    http-check expect rstatus ^(200|503)$
-    default-server inter 500ms fall 2 rise 1
-    server a 127.0.0.1:{self.ports['a']} check
-    server b 127.0.0.1:{self.ports['b']} check
-"""
-        path = os.path.join(self.work, "haproxy.cfg")
-        with open(path, "w") as f:
-            f.write(config)
+        # scripts/haproxy.cfg, the example of docs/operations.md: a failed connection is retried on
+        # the other instance.
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "haproxy.cfg")
+        env = dict(os.environ, TONIGHT_LB=f"127.0.0.1:{self.lb_port}", TONIGHT_A=f"127.0.0.1:{self.ports['a']}",
+                   TONIGHT_B=f"127.0.0.1:{self.ports['b']}")
         log = open(os.path.join(self.work, "haproxy.log"), "ab")
         haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
-        self.procs["lb"] = subprocess.Popen([haproxy, "-db", "-f", path], stdout=log, stderr=subprocess.STDOUT)
+        self.procs["lb"] = subprocess.Popen(
+            [haproxy, "-db", "-f", path], env=env, stdout=log, stderr=subprocess.STDOUT)
         self.wait_healthy(self.lb("/health"), "haproxy")
 
     def stop_all(self):

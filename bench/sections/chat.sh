@@ -13,7 +13,7 @@ chat_row() {
   printf '%-28s %9s %9s %9s %7s %8s\n' "$1" "$(json_field "$2" per_second)" "$(json_field "$2" p50_ms)" \
     "$(json_field "$2" p99_ms)" "$(json_field "$2" lost)" "$(json_field "$2" server_rss_mb)"
 }
-if want chat || want chatpg; then
+if want chat || want chatpg || want cluster; then
   ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
   py=$(chat_python)
 fi
