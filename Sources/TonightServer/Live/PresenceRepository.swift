@@ -6,12 +6,14 @@ struct PresenceRepository: Sendable {
 
     /// `instance` holds sockets for `users` until `until` (inserted or renewed); each of them is
     /// online at least that long and was last seen `now`.
+    ///
+    /// Both this and ``release(_:instance:now:)`` change the users' rows before their leases: an
+    /// account deletion locks the user and then (cascading) the leases, so taking them the other way
+    /// round deadlocked with it.
     func renew(_ users: [String], instance: String, until: Int64, now: Int64) async throws {
         guard !users.isEmpty else { return }
+        let users = users.sorted()
         try await database.transaction { db in
-            var leases = db.insert(into: "presence_leases").columns("user_id", "instance", "until")
-            for user in users { leases = leases.values(SQLBind(user), SQLBind(instance), SQLBind(until)) }
-            try await leases.onConflict(with: ["user_id", "instance"]) { try $0.set(excludedValueOf: "until") }.run()
             try await db.raw(
                 """
                 UPDATE users SET online_until = CASE WHEN online_until > \(bind: until) THEN online_until
@@ -19,6 +21,9 @@ struct PresenceRepository: Sendable {
                 WHERE id IN (\(binds: users))
                 """
             ).run()
+            var leases = db.insert(into: "presence_leases").columns("user_id", "instance", "until")
+            for user in users { leases = leases.values(SQLBind(user), SQLBind(instance), SQLBind(until)) }
+            try await leases.onConflict(with: ["user_id", "instance"]) { try $0.set(excludedValueOf: "until") }.run()
         }
     }
 
@@ -27,15 +32,16 @@ struct PresenceRepository: Sendable {
     func release(_ user: String, instance: String, now: Int64) async throws {
         try await database.transaction { db in
             try await db.raw(
-                "DELETE FROM presence_leases WHERE user_id = \(bind: user) AND instance = \(bind: instance)"
-            ).run()
-            try await db.raw(
                 """
                 UPDATE users SET last_seen_at = \(bind: now), online_until = COALESCE(
-                    (SELECT MAX(until) FROM presence_leases WHERE user_id = \(bind: user) AND until > \(bind: now)),
+                    (SELECT MAX(until) FROM presence_leases
+                        WHERE user_id = \(bind: user) AND instance <> \(bind: instance) AND until > \(bind: now)),
                     \(bind: now))
                 WHERE id = \(bind: user)
                 """
+            ).run()
+            try await db.raw(
+                "DELETE FROM presence_leases WHERE user_id = \(bind: user) AND instance = \(bind: instance)"
             ).run()
         }
     }

@@ -16,19 +16,24 @@ struct SQLiteBackupTests {
         try await withApp(.sqlite) { services, client in
             let first = try await client.member("before")
             let stop = NIOLockedValueBox(false)
+            let made = NIOLockedValueBox(0)
             let writing = Task {
-                var made = 0
                 while !stop.withLockedValue({ $0 }) {
-                    _ = try await client.member("writer\(made)")
-                    made += 1
+                    _ = try await client.member("writer\(made.withLockedValue { $0 })")
+                    made.withLockedValue { $0 += 1 }
                 }
-                return made
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Sign-ups on either side of the backup (however slowly the machine runs them).
+            func madeReaches(_ count: Int) async throws {
+                while made.withLockedValue({ $0 }) < count { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            try await madeReaches(1)
             let file = services.config.dataDirectory + "-backup.sqlite"
             let summary = try await SQLiteBackup.backup(services.config, to: file, logger: logger)
+            // (+2: the sign-up in flight during the backup may have been in it.)
+            try await madeReaches(made.withLockedValue { $0 } + 2)
             stop.withLockedValue { $0 = true }
-            _ = try await writing.value
+            try await writing.value
             #expect(summary.migrations == Migrations.all.count)
             #expect(summary.bytes > 0)
             let total = try #require(try await rowCount("users", in: services))
