@@ -188,3 +188,53 @@ pg_stop() {
     as_pg "$pg_bin/pg_ctl" -D "$pg_data" -m immediate -w stop >/dev/null 2>&1 || true
   fi
 }
+
+# ---------------------------------------------------------------------------------------------
+# swift_test_watched ARGS…: `swift test ARGS…`, watched for a stall. The whole suite prints steadily
+# and ends in about four minutes; once (2026-11-26) a run stopped instead: no output for ten
+# minutes, every thread of the test process idle, not even the server's periodic loops logging
+# (cause unknown; see CONTRIBUTING.md). A run silent for SWIFT_TEST_SILENCE seconds (default 420)
+# is taken to have stalled: its threads' stacks are kept in $tmp/stalled-stacks-N.txt (with gdb),
+# its unfinished tests are listed, it is killed, and the suite runs once more. A run that fails
+# is never repeated, and a second stall fails.
+# ---------------------------------------------------------------------------------------------
+swift_test_watched() {
+  local silence=${SWIFT_TEST_SILENCE:-420} log="$tmp/swift-test.log" attempt pid status xctest
+  for attempt in 1 2; do
+    : >"$log"
+    swift test "$@" > >(tee -a "$log") 2>&1 &
+    pid=$!
+    status=""
+    while kill -0 "$pid" 2>/dev/null; do
+      sleep 5
+      if [ $(($(now) - $(stat -c %Y "$log"))) -ge "$silence" ]; then
+        xctest=$(pgrep -f 'PackageTests.xctest' | head -n 1 || true)
+        note "swift test printed nothing for ${silence} s: stalled (attempt $attempt)"
+        if [ -n "$xctest" ] && command -v gdb >/dev/null 2>&1; then
+          timeout 120 gdb -p "$xctest" -batch -ex 'thread apply all bt 20' >"$tmp/stalled-stacks-$attempt.txt" 2>&1 || true
+          note "its threads' stacks: $tmp/stalled-stacks-$attempt.txt"
+        fi
+        python3 - "$log" <<'PY' || true
+import re, sys
+started, done = [], set()
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r'.*◇ Test (".*?"|\S+\(.*?\)) started\.', line)
+    if m: started.append(m.group(1))
+    m = re.match(r'.*[✔✘] Test (".*?"|\S+\(.*?\)) .*(passed|failed) after', line)
+    if m: done.add(m.group(1))
+print("unfinished tests:", *[t for t in started if t not in done], sep="\n  ")
+PY
+        [ -z "$xctest" ] || kill -9 "$xctest" 2>/dev/null || true
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        status=stalled
+        break
+      fi
+    done
+    if [ "$status" != stalled ]; then
+      wait "$pid"
+      return $?
+    fi
+  done
+  die "swift test stalled twice"
+}
