@@ -191,18 +191,21 @@ pg_stop() {
 
 # ---------------------------------------------------------------------------------------------
 # swift_test_watched ARGS…: `swift test ARGS…`, watched for a stall. The whole suite prints steadily
-# and ends in about four minutes; once (2026-11-26) a run stopped instead: no output for ten
-# minutes, every thread of the test process idle, not even the server's periodic loops logging
-# (cause unknown; see CONTRIBUTING.md). A run silent for SWIFT_TEST_SILENCE seconds (default 420)
-# is taken to have stalled: its threads' stacks are kept in $tmp/stalled-stacks-N.txt (with gdb),
-# its unfinished tests are listed, it is killed, and the suite runs once more. A run that fails
-# is never repeated, and a second stall fails.
+# and ends in about four minutes; on 2026-11-26 runs stopped instead: no output, every thread of
+# the test process idle (a database deadline that waited for the driver; see CONTRIBUTING.md).
+# A run silent for SWIFT_TEST_SILENCE seconds (default 420) is taken to have stalled: its threads'
+# stacks are kept in $tmp/stalled-stacks-N.txt (with gdb) and their top frames printed, its
+# unfinished tests are listed, it is killed, and the suite runs once more. A run that fails is
+# never repeated, and a second stall fails.
 # ---------------------------------------------------------------------------------------------
 swift_test_watched() {
   local silence=${SWIFT_TEST_SILENCE:-420} log="$tmp/swift-test.log" attempt pid status xctest
   for attempt in 1 2; do
     : >"$log"
-    swift test "$@" > >(tee -a "$log") 2>&1 &
+    # Line-buffered (stdbuf reaches the test process through LD_PRELOAD): a process that stops
+    # would otherwise keep its last lines in a buffer, and the unfinished tests listed below
+    # would be wrong.
+    stdbuf -oL -eL swift test "$@" > >(tee -a "$log") 2>&1 &
     pid=$!
     status=""
     while kill -0 "$pid" 2>/dev/null; do
@@ -212,7 +215,10 @@ swift_test_watched() {
         note "swift test printed nothing for ${silence} s: stalled (attempt $attempt)"
         if [ -n "$xctest" ] && command -v gdb >/dev/null 2>&1; then
           timeout 120 gdb -p "$xctest" -batch -ex 'thread apply all bt 20' >"$tmp/stalled-stacks-$attempt.txt" 2>&1 || true
-          note "its threads' stacks: $tmp/stalled-stacks-$attempt.txt"
+          note "its threads' stacks: $tmp/stalled-stacks-$attempt.txt (the top frames of each:)"
+          # In the log too, where CI shows it: each thread's name and its six innermost frames.
+          awk '/^Thread /{print; n=0; next} /^#/{if (n++ < 6) print "   " substr($0, 1, 150)}' \
+            "$tmp/stalled-stacks-$attempt.txt" || true
         fi
         python3 - "$log" <<'PY' || true
 import re, sys

@@ -29,16 +29,28 @@ struct BoundedPostgresDatabase: PostgresDatabase {
     func withConnection<T>(_ closure: @escaping (PostgresConnection) -> EventLoopFuture<T>) -> EventLoopFuture<T> {
         guard let limit, !Self.unbounded else { return pool.withConnection(logger: logger, closure) }
         return pool.withConnection(logger: logger) { connection in
-            let expired = NIOLockedValueBox(false)
-            let timer = connection.eventLoop.scheduleTask(in: limit) {
-                expired.withLockedValue { $0 = true }
-                let closing: EventLoopFuture<Void> = connection.close()
-                closing.whenComplete { _ in }
+            // The answer is whichever comes first: the work's, or the deadline's. The deadline
+            // does not wait for the driver to fail the work: a query written on a connection
+            // that is being closed is sometimes neither answered nor failed, and a use that
+            // waited for it would hold its caller (and a test run) for good.
+            let answer = connection.eventLoop.makePromise(of: T.self)
+            let answered = NIOLockedValueBox(false)
+            let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                guard answered.withLockedValue({ done in defer { done = true }; return !done }) else { return }
+                answer.completeWith(result)
             }
-            return closure(connection).flatMapErrorThrowing { error in
-                guard expired.withLockedValue({ $0 }) else { throw error }
-                throw DeadlineExceeded(limit: .nanoseconds(limit.nanoseconds))
-            }.always { _ in timer.cancel() }
+            let timer = connection.eventLoop.scheduleTask(in: limit) {
+                // Closed first, so the pool does not hand the connection out again; answered
+                // once it is closed, or a second later at the latest.
+                let expired = DeadlineExceeded(limit: .nanoseconds(limit.nanoseconds))
+                connection.close().whenComplete { _ in finish(.failure(expired)) }
+                connection.eventLoop.scheduleTask(in: .seconds(1)) { finish(.failure(expired)) }
+            }
+            closure(connection).whenComplete { result in
+                timer.cancel()
+                finish(result)
+            }
+            return answer.futureResult
         }
     }
 }

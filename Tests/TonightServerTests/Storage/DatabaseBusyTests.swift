@@ -2,6 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresKit
 import Testing
 
 @testable import TonightServer
@@ -150,5 +155,32 @@ struct DatabaseOutageTests {
             }
             try await blocker.value
         }
+    }
+
+    /// Hung before (one full run in two on 2 cores, 2026-11-26): the deadline closed the
+    /// connection and waited for the driver to fail the query, and a query written on a
+    /// connection being closed was sometimes neither answered nor failed.
+    @Test("a use whose query the driver never answers ends at the deadline all the same")
+    func unansweredUse() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        let pool = EventLoopGroupConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: try SQLPostgresConfiguration(url: Backend.postgresURL)),
+            maxConnectionsPerEventLoop: 1, on: MultiThreadedEventLoopGroup.singleton)
+        let bounded = BoundedPostgresDatabase(pool: pool, logger: Logger(label: "test"), limit: .milliseconds(300))
+        let work = NIOLockedValueBox<EventLoopPromise<Void>?>(nil)
+        // The driver's part: a promise nobody fulfils until the deadline has answered.
+        let use = bounded.withConnection { connection in
+            let promise = connection.eventLoop.makePromise(of: Void.self)
+            work.withLockedValue { $0 = promise }
+            return promise.futureResult
+        }
+        // The deadline's own answer (its limit, 300 ms), not this test's guard against a hang (60 s).
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(.seconds(60)) { try await use.get() }
+        }
+        #expect(error?.limit == .milliseconds(300))
+        // A late answer changes nothing.
+        work.withLockedValue { $0?.succeed(()) }
+        try await pool.shutdownAsync()
     }
 }

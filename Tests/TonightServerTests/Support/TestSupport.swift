@@ -70,6 +70,8 @@ func withApp(
 ) async throws {
     var config = try await testConfig(backend)
     configure(&config)
+    // The data directory goes with the test (a full run would leave hundreds in /tmp).
+    defer { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
     let services = try await AppServices.make(config: config, logger: logger)
     let app = try await buildApplication(config, services: services)
     try await app.test(framework) { client in try await body(services, client) }
