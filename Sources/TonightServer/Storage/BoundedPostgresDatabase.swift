@@ -36,8 +36,11 @@ struct BoundedPostgresDatabase: PostgresDatabase {
             let answer = connection.eventLoop.makePromise(of: T.self)
             let answered = NIOLockedValueBox(false)
             let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-                guard answered.withLockedValue({ done in defer { done = true }; return !done }) else { return }
-                answer.completeWith(result)
+                let first = answered.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { answer.completeWith(result) }
             }
             let timer = connection.eventLoop.scheduleTask(in: limit) {
                 // Closed first, so the pool does not hand the connection out again; answered
