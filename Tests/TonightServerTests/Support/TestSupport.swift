@@ -85,7 +85,7 @@ func withLiveApp(
     try await withApp(backend, framework: .live, configure: configure, logger: logger) { services, client in
         // On PostgreSQL live events travel through LISTEN/NOTIFY: start once the listener is on.
         if let listener = services.fanout as? PostgresFanout {
-            #expect(await listener.waitUntilListening(), "the live listener did not start")
+            #expect(await listener.waitUntilListening(timeout: .seconds(60)), "the live listener did not start")
         }
         try await body(services, client)
     }

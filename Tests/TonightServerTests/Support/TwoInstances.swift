@@ -29,7 +29,7 @@ func withTwoInstances(
         try await appB.test(.live) { clientB in
             for services in [a, b] {
                 if let listener = services.fanout as? PostgresFanout {
-                    #expect(await listener.waitUntilListening(), "the live listener did not start")
+                    #expect(await listener.waitUntilListening(timeout: .seconds(60)), "the live listener did not start")
                 }
             }
             try await body(a, clientA, b, clientB)

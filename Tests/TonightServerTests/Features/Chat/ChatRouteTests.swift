@@ -213,7 +213,7 @@ struct ChatRouteTests {
             try await appB.test(.live) { clientB in
                 for services in [servicesA, servicesB] {
                     let listener = try #require(services.fanout as? PostgresFanout)
-                    #expect(await listener.waitUntilListening())
+                    #expect(await listener.waitUntilListening(timeout: .seconds(60)))
                 }
                 let ana = try await clientA.member("ana")
                 let ben = try await clientA.member("ben")
