@@ -31,7 +31,7 @@ export function price(event) {
 const clock = (instant, zone) => new Date(instant).toLocaleString(undefined,
   { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
 
-const statusWords = { cancelled: "Cancelled", postponed: "Postponed", rescheduled: "Rescheduled", offsale: "Off sale" };
+const statusWords = { cancelled: "Cancelled", postponed: "Postponed", rescheduled: "Rescheduled", offsale: "Off sale", removed: "No longer sold" };
 const statusBadge = (event) => statusWords[event.status]
   ? h("span", { class: `tt-status tt-${event.status}` }, statusWords[event.status]) : null;
 

@@ -75,7 +75,7 @@ table() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 # verdict VALUE OP LIMIT: "met" or "MISSED".
 verdict() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
-  ok = (op == "<" ? v < l : op == ">=" ? v >= l : 0); print (ok ? "met" : "MISSED") }'; }
+  ok = (op == "<" ? v < l : op == "<=" ? v <= l : op == ">=" ? v >= l : 0); print (ok ? "met" : "MISSED") }'; }
 
 # preflight NAME PATHS_FILE: the first request path must answer 200 with at least one item, so a
 # broken route fails loudly before wrk measures error pages.
@@ -117,11 +117,12 @@ timed() {
   fi
 }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
-# import_file KIND FILE DATA_DIR NAME: `tonight import` under /usr/bin/time, from the temp dir (no
-# ./.env), SQLite. Sets secs and peak_mb.
+# import_file KIND FILE DATA_DIR NAME [OPTION…]: `tonight import` under /usr/bin/time, from the temp
+# dir (no ./.env), SQLite. Sets secs and peak_mb.
 import_file() {
   local kind=$1 file=$2 data=$3 name=$4
+  shift 4
   timed "$name" env -C "$tmp" -u DATA_DIR -u DATABASE_URL LOG_LEVEL=warning \
-    "$bin" import "$kind" "$file" --data-dir "$data"
+    "$bin" import "$kind" "$file" --data-dir "$data" "$@"
   sed 's/^/    /' "$out/$name.log" | head -n 20
 }

@@ -17,6 +17,12 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "Files to import, in order (media: a folder or an RSS/Atom feed file).") var files: [String]
     @Option(help: "media: the id of the venue whose feed the clips and photos go to.") var place: String?
     @Flag(help: "Validate and count without writing.") var dryRun = false
+    @Flag(
+        help: """
+            feed: the file is the whole catalogue. Events imported from earlier feeds that it no longer \
+            lists are marked removed (kept with their attendance and history, no longer on sale).
+            """)
+    var full = false
     @OptionGroup var storage: StorageOptions
     @OptionGroup var output: OneShotOptions
 
@@ -25,6 +31,7 @@ struct Import: AsyncParsableCommand {
         guard let kind = ImportKind(rawValue: kind) else {
             throw ValidationError("KIND must be one of \(ImportKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
+        if full && kind != .feed { throw ValidationError("--full is for feed imports only.") }
         var config = try await AppConfig.load(overrides: output.overrides(storage))
         // An import may hold one transaction for minutes: no per-query limit.
         config.databaseQueryTimeoutMilliseconds = 0
@@ -35,7 +42,8 @@ struct Import: AsyncParsableCommand {
             let progress = Progress(file: file, size: Self.size(of: file))
             do {
                 let summary = try await Importer.run(
-                    kind, path: file, dryRun: dryRun, services: services, progress: { progress.show($0) })
+                    kind, path: file, dryRun: dryRun, full: full, services: services,
+                    progress: { progress.show($0) })
                 progress.finish()
                 Self.printSummary(summary, file: file, seconds: Date().timeIntervalSince(started), dryRun: dryRun)
             } catch {
@@ -82,6 +90,7 @@ struct Import: AsyncParsableCommand {
                 "  \(kind.padding(toLength: 11, withPad: " ", startingAt: 0)) inserted \(tally.inserted)  updated \(tally.updated)  unchanged \(tally.unchanged)"
             )
         }
+        if summary.removed > 0 { print("  events removed (no longer in this full feed): \(summary.removed)") }
         if summary.changes > 0 { print("  events with a changed place, start or status: \(summary.changes)") }
         print("  rejected \(summary.rejectedCount)")
         for reject in summary.rejects { print("    \(reject)") }

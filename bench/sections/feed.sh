@@ -62,6 +62,25 @@ if want feed || want suggest; then
   aff_secs=$secs aff_peak=$peak_mb
   db_mb=$(du -sm "$feed_data" | cut -f1)
 
+  if want feed; then
+    # The hourly refresh: the same feed with 2 % of its events changed (date, time, venue, price or
+    # cancelled), 1 % dropped and 1 % added, imported as the whole catalogue. Goal: at most a quarter
+    # of the first import, with exactly the generator's changes found.
+    section "feed: refresh (bench/gen_feed_refresh.py, import feed --full)"
+    refresh_key="$feed_key-refresh-$(script_hash bench/gen_feed_refresh.py)"
+    refresh_file="$cache/$refresh_key.xml"
+    cached "$refresh_key" sh -c 'python3 bench/gen_feed_refresh.py "$1" "$2" >"$3"' _ \
+      "$feed_file" "$refresh_file" "$cache/$refresh_key.json"
+    import_file feed "$refresh_file" "$feed_data" import-refresh --full
+    refresh_secs=$secs refresh_peak=$peak_mb
+    read -r want_changes want_removed want_added < <(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); print(d["changes"] + d["dropped"], d["dropped"], d["added"])' \
+      "$cache/$refresh_key.json")
+    got_changes=$(awk -F': ' '/changed place, start or status/ { print $2 }' "$out/import-refresh.log")
+    got_removed=$(awk -F': ' '/events removed/ { print $2 }' "$out/import-refresh.log")
+    got_added=$(awk '$1 == "events" { print $3 }' "$out/import-refresh.log")
+  fi
+
   section "feed: results"
   {
     echo "## feed import ($feed_mb MB feed, $BENCH_FEED_ARTISTS artists, $BENCH_FEED_VENUES venues, $BENCH_FEED_EVENTS events)"
@@ -80,6 +99,17 @@ if want feed || want suggest; then
       printf '%-34s %9s   (after the last row only; the rows must be parsed and stored in %s s for ratio 1)\n' \
         "  of which indexes and their commit" "$floor_index_secs" \
         "$(awk -v a="$py_secs" -v b="$floor_index_secs" 'BEGIN { printf "%.2f", a - b }')"
+    fi
+    if want feed; then
+      r=$(ratio "$refresh_secs" "$feed_secs")
+      printf '%-34s %9s %9s %12s\n' "refresh: import feed --full" "$refresh_secs" \
+        "$(ratio "$(mb "$refresh_file")" "$refresh_secs")" "$refresh_peak"
+      printf 'ratio refresh time / first import time = %s (goal ≤ 0.25: %s)\n' "$r" "$(verdict "$r" "<=" 0.25)"
+      exact=no
+      [ "$got_changes" = "$want_changes" ] && [ "$got_removed" = "$want_removed" ] && [ "$got_added" = "$want_added" ] &&
+        exact=yes
+      printf 'refresh found: %s changed, %s removed, %s added (made: %s, %s, %s): exact %s\n' \
+        "${got_changes:-0}" "${got_removed:-0}" "${got_added:-0}" "$want_changes" "$want_removed" "$want_added" "$exact"
     fi
     printf 'SQLite data dir after both imports: %s MB\n\n' "$db_mb"
   } | tee -a "$out/summary.txt"

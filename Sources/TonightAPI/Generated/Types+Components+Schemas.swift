@@ -1723,6 +1723,8 @@ extension Components {
             case party = "party"
             case session = "session"
         }
+        /// `removed`: the ticket feed that listed the event no longer does (`tonight import feed --full`). The event is kept with its attendance and history, is not on sale, and is answered like a cancelled one (no going or interested, no invitations).
+        ///
         /// - Remark: Generated from `#/components/schemas/EventStatus`.
         @frozen public enum EventStatus: String, Codable, Hashable, Sendable, CaseIterable {
             case scheduled = "scheduled"
@@ -1731,6 +1733,7 @@ extension Components {
             case cancelled = "cancelled"
             case postponed = "postponed"
             case rescheduled = "rescheduled"
+            case removed = "removed"
         }
         /// - Remark: Generated from `#/components/schemas/AttendanceStatus`.
         @frozen public enum AttendanceStatus: String, Codable, Hashable, Sendable, CaseIterable {

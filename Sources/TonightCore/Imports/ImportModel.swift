@@ -72,6 +72,12 @@ public struct ImportedVenue: Sendable, Hashable {
 /// An event's lifecycle status.
 public enum EventStatus: String, Sendable, Hashable, CaseIterable, Codable {
     case onsale, offsale, cancelled, postponed, rescheduled, scheduled
+    /// No longer listed by the full feed that brought it (`tonight import feed --full`): kept with
+    /// its attendance and history, but off sale and called off like a cancelled event.
+    case removed
+
+    /// Cancelled or removed: nobody can go, be interested or be invited any more (following is fine).
+    public var isCalledOff: Bool { self == .cancelled || self == .removed }
 }
 
 /// A wall-clock time of day.

@@ -27,8 +27,10 @@ enum Parsed<Record: Sendable>: Sendable {
 /// Runs an import: parses on its own thread, writes in batches, returns the summary.
 public enum Importer {
     /// Imports `path` as `kind`. `progress` is called after each batch with the records seen so far.
+    /// `full` (feeds only) says the file is the whole catalogue: the source's events it does not
+    /// list are marked removed.
     public static func run(
-        _ kind: ImportKind, path: String, dryRun: Bool, services: AppServices,
+        _ kind: ImportKind, path: String, dryRun: Bool, full: Bool = false, services: AppServices,
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> ImportSummary {
         switch kind {
@@ -38,7 +40,7 @@ public enum Importer {
             return try await importCities(path: path, dryRun: dryRun, services: services, progress: progress)
         case .feed, .discovery, .ics, .osm:
             if kind == .feed || kind == .osm { try MarkupDeclarationScan.check(path: path) }
-            let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun)
+            let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun, full: full)
             do {
                 // Inside: a first import's session holds the write gate from the start of prepare().
                 try await writer.prepare()

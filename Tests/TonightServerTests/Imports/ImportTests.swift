@@ -126,6 +126,72 @@ struct ImportTests {
         }
     }
 
+    @Test(
+        "a refresh writes only what changed; a full feed removes the events it no longer lists, and they come back",
+        arguments: Backend.available)
+    func refresh(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let sql = services.database.sql
+            func stamps() async throws -> [String: Int64] {
+                var result: [String: Int64] = [:]
+                for table in ["events", "artists", "places"] {
+                    for row in try await sql.raw("SELECT id, updated_at FROM \(ident: table)").all() {
+                        result[try row.decode(column: "id", as: String.self)] = try row.decode(
+                            column: "updated_at", as: Int64.self)
+                    }
+                }
+                return result
+            }
+            let path = try temporaryFile(sampleFeed(), suffix: ".xml")
+            _ = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            let member = try await client.member("mia")
+            let going = try await client.send(
+                .put, "/v1/events/feed:E2/attendance", json: ["status": "going"], token: member.token)
+            #expect(going.status == .ok, "\(going.text)")
+            let before = try await stamps()
+
+            // Rows written before fingerprints (or whose fingerprint is lost) are compared whole
+            // once: unchanged, untouched, fingerprinted again.
+            try await sql.raw("UPDATE events SET import_hash = NULL WHERE id = 'feed:E1'").run()
+            let again = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            #expect(again.tallies.values.allSatisfy { $0.inserted == 0 && $0.updated == 0 })
+            #expect(try await stamps() == before)
+            let print = try await sql.raw("SELECT import_hash FROM events WHERE id = 'feed:E1'").first()?.decode(
+                column: "import_hash", as: Int64?.self)
+            #expect(print != nil)
+
+            // The whole catalogue without E2: E2 is removed, kept with its attendance; E1 moved.
+            let next = sampleFeed(time: "21:00").replacingOccurrences(
+                of: "<id>E2</id><name>Rosalía</name><venue_id>V2</venue_id><category_id>10001</category_id>",
+                with: "<id>E9</id><name>Rosalía</name><venue_id>V2</venue_id><category_id>10001</category_id>")
+            let full = try await Importer.run(
+                .feed, path: try temporaryFile(next, suffix: ".xml"), dryRun: false, full: true, services: services)
+            #expect(full.removed == 1)
+            #expect(full.tallies["events"]?.inserted == 1)
+            #expect(full.tallies["events"]?.updated == 1)
+            #expect(full.changes == 2)
+            let after = try await stamps()
+            // Only the moved event, the new one and the removed one were written.
+            #expect(Set(after.keys.filter { after[$0] != before[$0] }) == ["feed:E1", "feed:E2", "feed:E9"])
+            let removed = try await client.send(.get, "/v1/events/feed:E2").json
+            #expect(removed["status"] as? String == "removed")
+            #expect((removed["counts"] as? JSON)?["going"] as? Int == 1)
+            let fields = (removed["changes"] as? [JSON] ?? []).map { "\($0["field"] ?? "") \($0["newValue"] ?? "")" }
+            #expect(fields == ["status removed"])
+            let refused = try await client.send(
+                .put, "/v1/events/feed:E2/attendance", json: ["status": "interested"], token: member.token)
+            #expect(refused.status == .conflict)
+            // A partial feed (no --full) removes nothing; listed again, the event is back on sale.
+            let back = try await Importer.run(.feed, path: path, dryRun: false, services: services)
+            #expect(back.removed == 0)
+            #expect(try await client.send(.get, "/v1/events/feed:E2").json["status"] as? String == "onsale")
+            let full2 = try await Importer.run(
+                .feed, path: path, dryRun: true, full: true, services: services)
+            #expect(full2.removed == 1)  // E9, in a dry run: counted, not written
+            #expect(try await client.send(.get, "/v1/events/feed:E9").json["status"] as? String == "onsale")
+        }
+    }
+
     @Test("a first import that fails part-way writes nothing and keeps every index")
     func failedFirstImport() async throws {
         try await withApp(.sqlite) { services, _ in

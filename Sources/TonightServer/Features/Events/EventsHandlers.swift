@@ -162,8 +162,9 @@ struct EventsHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
         let event = try await eventService.find(input.path.eventId)
-        if event.status == .cancelled && body.status != .following {
-            throw APIError.conflict("This event is cancelled; you can only follow it.", code: .eventCancelled)
+        if event.status.isCalledOff && body.status != .following {
+            throw APIError.conflict(
+                "This event is \(event.status.rawValue); you can only follow it.", code: .eventCancelled)
         }
         guard
             let updated = try await events.setAttendance(

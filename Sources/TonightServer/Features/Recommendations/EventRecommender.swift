@@ -47,7 +47,7 @@ struct EventRecommender: Sendable {
             query.to = Clock.millis(now) + Self.horizon
         }
         let keep = { (record: EventRecord, place: PlaceRecord?) -> Bool in
-            guard record.status != .cancelled, record.kind != .session,
+            guard !record.status.isCalledOff, record.kind != .session,
                 let place, place.location.distance(to: center) <= radius
             else { return false }
             return tonightOnly

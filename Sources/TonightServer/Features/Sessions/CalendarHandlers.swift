@@ -102,7 +102,8 @@ struct CalendarHandlers: Sendable {
                 location: ([event.place.name] + address).joined(separator: ", "),
                 geo: GeoPoint(latitude: event.place.location.lat, longitude: event.place.location.lon),
                 description: details.isEmpty ? nil : details.joined(separator: "\n"),
-                url: event.ticketURL, cancelled: event.status == .cancelled, updated: event.updatedAt)
+                url: event.ticketURL, cancelled: [.cancelled, .removed].contains(event.status), updated: event.updatedAt
+            )
         }
         let text = ICalendarWriter.document(name: "Tonight", entries: entries, now: now)
         return .ok(.init(body: .textCalendar(HTTPBody(text))))

@@ -16,8 +16,8 @@ struct InvitationsHandlers: Sendable {
         let caller = try RequestInfo.requireMember()
         let body = input.body.json
         let event = try await eventService.find(input.path.eventId)
-        guard event.status != .cancelled else {
-            throw APIError.conflict("This event is cancelled.", code: .eventCancelled)
+        guard !event.status.isCalledOff else {
+            throw APIError.conflict("This event is \(event.status.rawValue).", code: .eventCancelled)
         }
         let mine = try await events.attendance(of: caller.userID, in: [event.id])[event.id]
         guard event.organizerID == caller.userID || mine == "going" || mine == "interested" else {
@@ -74,8 +74,8 @@ struct InvitationsHandlers: Sendable {
         let now = Clock.millis()
         if input.path.answer == .accept {
             let event = try await eventService.find(invitation.eventID)
-            guard event.status != .cancelled else {
-                throw APIError.conflict("This event is cancelled.", code: .eventCancelled)
+            guard !event.status.isCalledOff else {
+                throw APIError.conflict("This event is \(event.status.rawValue).", code: .eventCancelled)
             }
             guard
                 try await events.setAttendance(eventID: event.id, userID: caller.userID, status: "going", now: now)

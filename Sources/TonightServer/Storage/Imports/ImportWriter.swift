@@ -15,6 +15,8 @@ public struct ImportSummary: Sendable {
     public var rejectedCount = 0
     /// Events whose place, start or status changed.
     public var changes = 0
+    /// Events of the source that a full feed no longer listed, marked removed (``EventStatus/removed``).
+    public var removed = 0
     static let keptRejects = 20
 
     mutating func reject(_ reject: ImportReject) {
@@ -37,6 +39,8 @@ public struct ImportSummary: Sendable {
 public actor ImportWriter {
     let source: String
     let dryRun: Bool
+    /// The file is the source's whole catalogue: its events that it does not list are removed.
+    let full: Bool
     let database: Database
     let geo: GeoService
     let batchSize: Int
@@ -56,11 +60,38 @@ public actor ImportWriter {
     /// Ids this import wrote, by table, for the tables that were empty when it began: only these
     /// can already be there, so only these are looked up (a first import reads nothing back).
     private var written: [String: Set<String>] = [:]
+    /// Artists whose billing this import changed: only their popularity is counted again.
+    private var touchedArtists = Set<String>()
+    /// The fingerprint of every row of this source by table and id (nil: a row without one), as
+    /// read at the start and written since.
+    private var storedPrints: [String: [String: Int64?]] = [:]
+    /// Every event id the file lists (a full import only).
+    private var listed = Set<String>()
+    /// Where the time went, by step (logged at debug level when the import ends).
+    private var timings: [String: Duration] = [:]
+    /// Time zones by identifier (looking one up is costly, and a feed has few).
+    private var zones: [String: TimeZone] = [:]
 
-    /// Creates a writer for records of `source` (`feed`, `discovery`, `ics`, `osm`).
-    public init(services: AppServices, source: String, dryRun: Bool, batchSize: Int = 10_000) {
+    /// Runs `body`, adding its time to `step`'s.
+    private func timed<T>(_ step: String, _ body: () async throws -> T) async rethrows -> T {
+        let start = ContinuousClock.now
+        defer { timings[step, default: .zero] += ContinuousClock.now - start }
+        return try await body()
+    }
+
+    private func timeZone(_ id: String) -> TimeZone {
+        if let zone = zones[id] { return zone }
+        let zone = TimeZone(identifier: id) ?? .gmt
+        zones[id] = zone
+        return zone
+    }
+
+    /// Creates a writer for records of `source` (`feed`, `discovery`, `ics`, `osm`); `full` when the
+    /// file is the source's whole catalogue.
+    public init(services: AppServices, source: String, dryRun: Bool, full: Bool = false, batchSize: Int = 10_000) {
         self.source = source
         self.dryRun = dryRun
+        self.full = full
         self.database = services.database
         self.geo = services.geo
         self.batchSize = batchSize
@@ -77,17 +108,25 @@ public actor ImportWriter {
                 main: venuesOnly ? "places" : "events", logger: logger)
             for table in session?.emptyTables ?? [] { written[table] = [] }
         }
-        // In a first import's one transaction, the ids are read inside it.
-        let db: any SQLDatabase = session.flatMap { $0.isBulkLoad ? $0.db : nil } ?? database.sql
+        // On SQLite through the import's own connection (in a first import's one transaction).
+        let db: any SQLDatabase = session?.db ?? database.sql
         let prefix = source + ":%"
         for row in try await db.raw(
-            "SELECT id, time_zone FROM places WHERE id LIKE \(bind: prefix)"
+            "SELECT id, time_zone, import_hash FROM places WHERE id LIKE \(bind: prefix)"
         ).all() {
-            placeZones[try row.decode(column: "id", as: String.self)] = try row.decode(
-                column: "time_zone", as: String.self)
+            let id = try row.decode(column: "id", as: String.self)
+            placeZones[id] = try row.decode(column: "time_zone", as: String.self)
+            storedPrints["places", default: [:]][id] = try row.decode(column: "import_hash", as: Int64?.self)
         }
-        for row in try await db.raw("SELECT id FROM artists WHERE id LIKE \(bind: prefix)").all() {
-            knownArtists.insert(try row.decode(column: "id", as: String.self))
+        // Every fingerprint at once: one pass over each table instead of a lookup per batch.
+        for row in try await db.raw("SELECT id, import_hash FROM artists WHERE id LIKE \(bind: prefix)").all() {
+            let (id, print) = try Self.idAndNumber(row, "import_hash")
+            knownArtists.insert(id)
+            storedPrints["artists", default: [:]][id] = print
+        }
+        for row in try await db.raw("SELECT id, import_hash FROM events WHERE source = \(bind: source)").all() {
+            let (id, print) = try Self.idAndNumber(row, "import_hash")
+            storedPrints["events", default: [:]][id] = print
         }
     }
 
@@ -129,6 +168,7 @@ public actor ImportWriter {
         case .venue(let venue):
             venues.append(venue)
         case .event(var event):
+            if full { listed.insert(key(event.id)) }
             if let venue = event.venue {
                 venues.append(venue)
                 event.venueId = venue.id
@@ -162,25 +202,87 @@ public actor ImportWriter {
             }
         }
         try await flush(final: true)
+        if full { try await timed("remove unlisted") { try await removeUnlisted(now: Clock.millis()) } }
         guard !dryRun else { return summary }
+        // A first import counts every artist's events at once; a refresh only those it rebilled.
+        let everyone = session?.isBulkLoad == true
+        let touched = Array(touchedArtists)
+        touchedArtists = []
         let popularity: @Sendable (any SQLDatabase) async throws -> Void = { [source] db in
-            try await db.raw(
-                """
+            let count: SQLQueryString = """
                 UPDATE artists SET popularity = (SELECT COUNT(*) FROM event_performers ep WHERE ep.artist_id = artists.id)
-                WHERE id LIKE \(bind: source + ":%")
                 """
-            ).run()
+            if everyone {
+                try await db.raw(count + " WHERE id LIKE \(bind: source + ":%")").run()
+                return
+            }
+            for start in stride(from: 0, to: touched.count, by: 1000) {
+                let chunk = Array(touched[start..<min(start + 1000, touched.count)])
+                try await db.raw(count + " WHERE id IN (\(binds: chunk))").run()
+            }
         }
-        if let session {
-            // The count reads the performers' artist index: built before it, the others after.
-            try await session.rebuildIndexes(of: ["event_performers"])
-            try await session.batch(popularity)
-            try await session.commit()
-            self.session = nil
-        } else {
-            try await popularity(database.sql)
+        try await timed("popularity and commit") {
+            if let session {
+                // The count reads the performers' artist index: built before it, the others after.
+                try await session.rebuildIndexes(of: ["event_performers"])
+                try await session.batch(popularity)
+                try await session.commit()
+                self.session = nil
+            } else {
+                try await popularity(database.sql)
+            }
         }
+        logger.debug("import steps", metadata: timings.mapValues { .string("\($0)") })
         return summary
+    }
+
+    /// A full import: the source's events the file did not list are marked removed, with a status
+    /// change record each (so the people going hear of it). Their fingerprint goes, so an event
+    /// listed again is compared and restored.
+    private func removeUnlisted(now: Int64) async throws {
+        let listed = self.listed
+        self.listed = []
+        let remove: @Sendable (any SQLDatabase) async throws -> Int = { [source, dryRun] db in
+            var gone: [(id: String, status: String)] = []
+            for row in try await db.raw(
+                "SELECT id, status FROM events WHERE source = \(bind: source) AND status <> 'removed'"
+            ).all() {
+                if let row = row as? BulkRow, case .text(let id) = row.values[0], case .text(let status) = row.values[1]
+                {
+                    if !listed.contains(id) { gone.append((id, status)) }
+                    continue
+                }
+                let id = try row.decode(column: "id", as: String.self)
+                if !listed.contains(id) { gone.append((id, try row.decode(column: "status", as: String.self))) }
+            }
+            guard !dryRun else { return gone.count }
+            for start in stride(from: 0, to: gone.count, by: 1000) {
+                let chunk = gone[start..<min(start + 1000, gone.count)]
+                try await db.raw(
+                    """
+                    UPDATE events SET status = 'removed', import_hash = NULL, updated_at = \(bind: now)
+                    WHERE id IN (\(binds: chunk.map(\.id)))
+                    """
+                ).run()
+                try await Self.insert(
+                    chunk.map {
+                        EventChangeRecord(
+                            id: Identifier.make(), eventID: $0.id, field: "status", oldValue: $0.status,
+                            newValue: EventStatus.removed.rawValue, origin: "import", changedAt: now)
+                    }, on: db)
+            }
+            return gone.count
+        }
+        let count: Int
+        if dryRun {
+            count = try await remove(database.sql)
+        } else if let session {
+            count = try await session.batch(remove)
+        } else {
+            count = try await database.transaction(remove)
+        }
+        summary.removed = count
+        summary.changes += count
     }
 
     /// Gives up an import that failed part-way: a first import's transaction is rolled back whole.
@@ -196,19 +298,21 @@ public actor ImportWriter {
         artists = []
         venues = []
         events = []
-        let placeRows = try resolvePlaces(batch.2)
+        let venues = batch.2
+        let started = ContinuousClock.now
+        defer { timings["batches", default: .zero] += ContinuousClock.now - started }
         if dryRun {
-            try await write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: database.sql)
+            try await write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: database.sql)
         } else if let session {
             try await session.batch { db in
-                try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
+                try await self.write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: db)
             }
         } else {
             let sqlite = database.kind == .sqlite
             try await database.transaction { db in
                 // Batches of ten thousand records touch many index pages: give SQLite room to keep them.
                 if sqlite { try await db.raw("PRAGMA cache_size = -131072").run() }
-                try await self.write(batch.0, batch.1, placeRows, batch.3, now: now, final: final, on: db)
+                try await self.write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: db)
             }
         }
     }
@@ -241,12 +345,12 @@ public actor ImportWriter {
     }
 
     private func write(
-        _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ places: [PlaceRecord],
+        _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ venues: [ImportedVenue],
         _ events: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase
     ) async throws {
         try await writeCategories(categories, now: now, on: db)
         try await writeArtists(artists, now: now, on: db)
-        try await writePlaces(places, now: now, on: db)
+        try await writePlaces(venues, now: now, on: db)
         try await writeEvents(events, now: now, final: final, on: db)
     }
 
@@ -292,74 +396,99 @@ public actor ImportWriter {
     private func writeArtists(_ items: [ImportedArtist], now: Int64, on db: any SQLDatabase) async throws {
         let byID = lastByID(items) { key($0.id) }
         guard !byID.isEmpty else { return }
+        var content: [String: [SQLValue]] = [:]
+        for (id, artist) in byID {
+            content[id] = [
+                .init(id), .init(artist.name), .init(artist.categoryId.map(key)), .init(artist.imageURL),
+                .init(artist.url), .init(source), .init(artist.id),
+            ]
+        }
+        let prints = content.mapValues { ImportFingerprint.of($0) }
+        let (stored, unsure) = fingerprints("artists", prints, mayExist(byID.keys, in: "artists"))
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
-            "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN",
-            mayExist(byID.keys, in: "artists"),
-            on: db)
+            "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN", unsure, on: db)
         {
             let artist = try CatalogRepository.decode(row)
             existing[artist.id] = artist
         }
         var rows: [[SQLValue]] = []
         for (id, artist) in byID {
-            let category = artist.categoryId.map(key)
-            var created = now
+            knownArtists.insert(id)
+            let (values, print) = (content[id]!, prints[id]!)
+            if stored[id] == print {
+                summary.count("artists") { $0.unchanged += 1 }
+                continue
+            }
+            var (created, updated) = (now, now)
             if let old = existing[id] {
-                if old.name == artist.name && old.categoryID == category && old.imageURL == artist.imageURL
-                    && old.url == artist.url
-                {
-                    summary.count("artists") { $0.unchanged += 1 }
-                    knownArtists.insert(id)
-                    continue
-                }
-                summary.count("artists") { $0.updated += 1 }
                 created = old.createdAt
+                if old.name == artist.name && old.categoryID == artist.categoryId.map(key)
+                    && old.imageURL == artist.imageURL && old.url == artist.url
+                {
+                    // The same values without a fingerprint yet: only the fingerprint is written.
+                    summary.count("artists") { $0.unchanged += 1 }
+                    updated = old.updatedAt
+                } else {
+                    summary.count("artists") { $0.updated += 1 }
+                }
             } else {
                 summary.count("artists") { $0.inserted += 1 }
             }
-            knownArtists.insert(id)
-            let folded = SearchText.fold(artist.name)
-            rows.append([
-                .init(id), .init(artist.name), .init(folded), .init(category), .init(artist.imageURL),
-                .init(artist.url), .init(source), .init(artist.id), .init(created), .init(now),
-            ])
+            rows.append(values + [.init(SearchText.fold(artist.name)), .init(created), .init(updated), .init(print)])
         }
         guard !dryRun else { return }
         try await BulkWrite.upsert(
             "artists",
             columns: [
-                "id", "name", "name_folded", "category_id", "image_url", "url", "source", "source_id", "created_at",
-                "updated_at",
+                "id", "name", "category_id", "image_url", "url", "source", "source_id", "name_folded", "created_at",
+                "updated_at", "import_hash",
             ], rows: rows, key: ["id"], on: db)
     }
 
-    private func writePlaces(_ places: [PlaceRecord], now: Int64, on db: any SQLDatabase) async throws {
-        guard !places.isEmpty else { return }
-        let existing = try await PlaceRepository(db: db).find(ids: mayExist(places.map(\.id), in: "places"))
+    /// Venues as places. A venue's fingerprint is that of the record in the file (its place's row
+    /// comes from the gazetteer too): a venue the file did not change is neither resolved nor read.
+    private func writePlaces(_ venues: [ImportedVenue], now: Int64, on db: any SQLDatabase) async throws {
+        let byID = lastByID(venues) { key($0.id) }
+        guard !byID.isEmpty else { return }
+        let prints = byID.mapValues(Self.fingerprint)
+        let (stored, unsure) = fingerprints("places", prints, mayExist(byID.keys, in: "places"))
+        var changed: [ImportedVenue] = []
+        for (id, venue) in byID {
+            if stored[id] == prints[id] {
+                summary.count("places") { $0.unchanged += 1 }
+            } else {
+                changed.append(venue)
+            }
+        }
+        let places = try resolvePlaces(changed)
+        let existing = try await PlaceRepository(db: db).find(ids: unsure)
         var rows: [[SQLValue]] = []
         for var place in places {
+            let print = prints[place.id]!
             if let old = existing[place.id] {
                 place.createdAt = old.createdAt
                 place.updatedAt = old.updatedAt
                 place.createdBy = old.createdBy
                 if old == place {
+                    // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("places") { $0.unchanged += 1 }
-                    continue
+                } else {
+                    summary.count("places") { $0.updated += 1 }
+                    place.updatedAt = now
                 }
-                summary.count("places") { $0.updated += 1 }
             } else {
                 summary.count("places") { $0.inserted += 1 }
                 place.createdAt = now
+                place.updatedAt = now
             }
-            place.updatedAt = now
             rows.append([
                 .init(place.id), .init(place.name), .init(SearchText.fold(place.name)), .init(place.category),
                 .init(place.latitude), .init(place.longitude), .init(PlaceGrid.cell(of: place.location)),
                 .init(place.street), .init(place.postalCode), .init(place.city), .init(place.region),
                 .init(place.country), .init(place.cityKey), .init(place.regionKey), .init(place.timeZone),
                 .init(place.openingHours), .init(place.imageURL), .init(place.website), .init(place.source),
-                .init(place.sourceID), .init(place.createdAt), .init(place.updatedAt),
+                .init(place.sourceID), .init(place.createdAt), .init(place.updatedAt), .init(print),
             ])
         }
         guard !dryRun else { return }
@@ -368,8 +497,61 @@ public actor ImportWriter {
             columns: [
                 "id", "name", "name_folded", "category", "latitude", "longitude", "cell", "street", "postal_code",
                 "city", "region", "country", "city_key", "region_key", "time_zone", "opening_hours", "image_url",
-                "website", "source", "source_id", "created_at", "updated_at",
+                "website", "source", "source_id", "created_at", "updated_at", "import_hash",
             ], rows: rows, key: ["id"], on: db)
+    }
+
+    /// The fingerprint of a venue as the file has it.
+    private static func fingerprint(_ venue: ImportedVenue) -> Int64 {
+        ImportFingerprint.of([
+            .init("venue 1"), .init(venue.id), .init(venue.name), .init(venue.category), .init(venue.street),
+            .init(venue.city), .init(venue.state), .init(venue.postalCode), .init(venue.country),
+            .init(venue.location?.latitude), .init(venue.location?.longitude), .init(venue.openingHours),
+            .init(venue.imageURL), .init(venue.url),
+        ])
+    }
+
+    /// Change records, in one statement per batch (on the bulk connection one round trip each
+    /// cost a refresh seconds).
+    private static func insert(_ changes: [EventChangeRecord], on db: any SQLDatabase) async throws {
+        try await BulkWrite.upsert(
+            "event_changes", columns: ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"],
+            rows: changes.map {
+                [
+                    .init($0.id), .init($0.eventID), .init($0.field), .init($0.oldValue), .init($0.newValue),
+                    .init($0.origin), .init($0.changedAt),
+                ]
+            }, key: ["id"], on: db)
+    }
+
+    /// A row's `id` and an integer column: without a decoder on SQLite's bulk connection, where a
+    /// refresh reads one such pair for every record of the feed.
+    private static func idAndNumber(_ row: any SQLRow, _ column: String) throws -> (String, Int64?) {
+        if let row = row as? BulkRow, row.columns == ["id", column], case .text(let id) = row.values[0] {
+            if case .integer(let number) = row.values[1] { return (id, Int64(number)) }
+            return (id, nil)
+        }
+        return (try row.decode(column: "id", as: String.self), try row.decode(column: column, as: Int64?.self))
+    }
+
+    /// The stored fingerprints of the rows of `candidates` (those of `prints` that may exist),
+    /// and the ids whose rows must be read whole: those there without the fingerprint in `prints`.
+    /// The rows about to be written take their new fingerprints (an id later in the file compares
+    /// with what this import wrote).
+    private func fingerprints(_ table: String, _ prints: [String: Int64], _ candidates: [String]) -> (
+        stored: [String: Int64], unsure: [String]
+    ) {
+        var known = storedPrints.removeValue(forKey: table) ?? [:]
+        defer { storedPrints[table] = known }
+        var stored: [String: Int64] = [:]
+        var unsure: [String] = []
+        for id in candidates {
+            guard let entry = known[id] else { continue }
+            if let print = entry { stored[id] = print }
+            if entry != prints[id] { unsure.append(id) }
+        }
+        for (id, print) in prints { known[id] = print }
+        return (stored, unsure)
     }
 
     private func writeEvents(_ items: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase)
@@ -401,26 +583,47 @@ public actor ImportWriter {
                 continue
             }
             let record = ImportedEventMapping.record(
-                event, id: key(event.id), placeID: placeID, zone: zoneID, source: source,
+                event, id: key(event.id), placeID: placeID, zone: zoneID, in: timeZone(zoneID), source: source,
                 categoryKey: event.categoryId.map(key), now: now)
             ready[record.id] = (record, performers)
         }
         guard !ready.isEmpty else { return }
-        let ids = mayExist(ready.keys, in: "events")
+        var content: [String: [SQLValue]] = [:]
+        var prints: [String: Int64] = [:]
+        for (id, (event, performers)) in ready {
+            let values: [SQLValue] = [
+                .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(event.description),
+                .init(event.placeID), .init(event.startAt), .init(event.endAt), .init(event.localDate),
+                .init(event.localTime), .init(event.timeZone), .init(event.status.rawValue), .init(event.categoryID),
+                .init(event.minPrice), .init(event.maxPrice), .init(event.currency), .init(event.ticketURL),
+                .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
+            ]
+            content[id] = values
+            prints[id] = ImportFingerprint.of(values, performers)
+        }
+        let (stored, unsure) = fingerprints("events", prints, mayExist(ready.keys, in: "events"))
         var existing: [String: EventRecord] = [:]
-        for row in try await rows(
-            "SELECT \(unsafeRaw: EventRepository.selectList) FROM events e WHERE e.id IN", ids, on: db)
-        {
+        let changedRows = try await timed("read changed events") {
+            try await self.rows(
+                "SELECT \(unsafeRaw: EventRepository.selectList) FROM events e WHERE e.id IN", unsure, on: db)
+        }
+        for row in changedRows {
             let event = try EventRepository.decode(row)
             existing[event.id] = event
         }
-        let oldPerformers = try await EventRepository(db: db, database: database).performers(
-            of: Array(existing.keys))
+        let oldPerformers = try await timed("read changed events") {
+            try await EventRepository(db: db, database: database).performers(of: Array(existing.keys))
+        }
         var rows: [[SQLValue]] = []
         var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
         for (id, (var event, performers)) in ready {
+            let print = prints[id]!
+            if stored[id] == print {
+                summary.count("events") { $0.unchanged += 1 }
+                continue
+            }
             if let old = existing[id] {
                 event.createdAt = old.createdAt
                 event.updatedAt = old.updatedAt
@@ -429,7 +632,13 @@ public actor ImportWriter {
                 event.followingCount = old.followingCount
                 event.organizerID = old.organizerID
                 if old == event && (oldPerformers[id] ?? []) == performers {
+                    // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("events") { $0.unchanged += 1 }
+                    rows.append(
+                        content[id]! + [
+                            .init(SearchText.fold(event.name)), .init(event.createdAt), .init(event.updatedAt),
+                            .init(print),
+                        ])
                     continue
                 }
                 summary.count("events") { $0.updated += 1 }
@@ -437,46 +646,50 @@ public actor ImportWriter {
                 if !found.isEmpty { summary.changes += 1 }
                 changes += found
                 replaced.append(id)
+                touchedArtists.formUnion(oldPerformers[id] ?? [])
             } else {
                 summary.count("events") { $0.inserted += 1 }
                 event.createdAt = now
             }
             event.updatedAt = now
-            rows.append([
-                .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(SearchText.fold(event.name)),
-                .init(event.description), .init(event.placeID), .init(event.startAt), .init(event.endAt),
-                .init(event.localDate), .init(event.localTime), .init(event.timeZone), .init(event.status.rawValue),
-                .init(event.categoryID), .init(event.minPrice), .init(event.maxPrice), .init(event.currency),
-                .init(event.ticketURL), .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
-                .init(event.createdAt), .init(event.updatedAt),
-            ])
+            rows.append(
+                content[id]! + [
+                    .init(SearchText.fold(event.name)), .init(event.createdAt), .init(event.updatedAt), .init(print),
+                ])
+            touchedArtists.formUnion(performers)
             for (position, artist) in performers.enumerated() {
                 performerRows.append([.init(event.id), .init(artist), .init(position)])
             }
         }
         guard !dryRun else { return }
+        try await timed("write events") { try await writeEventRows(rows, performerRows, replaced, changes, on: db) }
+    }
+
+    private func writeEventRows(
+        _ rows: [[SQLValue]], _ performerRows: [[SQLValue]], _ replaced: [String], _ changes: [EventChangeRecord],
+        on db: any SQLDatabase
+    ) async throws {
         try await BulkWrite.upsert(
             "events",
             columns: [
-                "id", "kind", "name", "name_folded", "description", "place_id", "start_at", "end_at", "local_date",
-                "local_time", "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url",
-                "onsale_at", "source", "source_id", "created_at", "updated_at",
+                "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time",
+                "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at",
+                "source", "source_id", "name_folded", "created_at", "updated_at", "import_hash",
             ], rows: rows, key: ["id"], on: db)
         try await BulkWrite.delete(from: "event_performers", where: "event_id", in: replaced, on: db)
         try await BulkWrite.upsert(
             "event_performers", columns: ["event_id", "artist_id", "position"], rows: performerRows,
             key: ["event_id", "artist_id"], on: db)
-        for change in changes { try await EventRepository.insert(change, on: db) }
+        try await Self.insert(changes, on: db)
     }
 }
 
 /// Maps an imported event onto an event row in its place's time zone.
 enum ImportedEventMapping {
     static func record(
-        _ event: ImportedEvent, id: String, placeID: String, zone zoneID: String, source: String, categoryKey: String?,
-        now: Int64
+        _ event: ImportedEvent, id: String, placeID: String, zone zoneID: String, in zone: TimeZone, source: String,
+        categoryKey: String?, now: Int64
     ) -> EventRecord {
-        let zone = TimeZone(identifier: zoneID) ?? .gmt
         let (startAt, date, time) = resolve(event.start, zone: zone)
         let end = event.end.map { resolve($0, zone: zone).0 }
         return EventRecord(

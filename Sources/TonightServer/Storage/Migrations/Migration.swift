@@ -42,6 +42,7 @@ enum Migrations {
         CreateRateBuckets(),
         FeedChangeNotify(),
         CreatePresenceLeases(),
+        ImportFingerprints(),
     ]
 }
 
