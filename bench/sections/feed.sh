@@ -78,7 +78,7 @@ d = json.load(open(sys.argv[1])); print(d["changes"] + d["dropped"], d["dropped"
       "$cache/$refresh_key.json")
     got_changes=$(awk -F': ' '/changed place, start or status/ { print $2 }' "$out/import-refresh.log")
     got_removed=$(awk -F': ' '/events removed/ { print $2 }' "$out/import-refresh.log")
-    got_added=$(awk '$1 == "events" { print $3 }' "$out/import-refresh.log")
+    got_added=$(awk '$1 == "events" && $2 == "inserted" { print $3 }' "$out/import-refresh.log")
   fi
 
   section "feed: results"

@@ -13,6 +13,8 @@ public enum EventChangeText {
             case "postponed": return "\(name) is postponed"
             case "rescheduled": return "\(name) is rescheduled"
             case "scheduled": return "\(name) is on again"
+            case "onsale": return "\(name) is on sale"
+            case "removed": return "\(name) is no longer on sale"
             default: return "\(name) is now \(newValue ?? "changed")"
             }
         case "place":

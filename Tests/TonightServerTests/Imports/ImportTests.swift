@@ -145,6 +145,8 @@ struct ImportTests {
             let path = try temporaryFile(sampleFeed(), suffix: ".xml")
             _ = try await Importer.run(.feed, path: path, dryRun: false, services: services)
             let member = try await client.member("mia")
+            let alerts = EventChangeNotifier(
+                events: services.events, notifier: services.notifier, interval: .seconds(1), logger: services.logger)
             let going = try await client.send(
                 .put, "/v1/events/feed:E2/attendance", json: ["status": "going"], token: member.token)
             #expect(going.status == .ok, "\(going.text)")
@@ -181,6 +183,11 @@ struct ImportTests {
             let refused = try await client.send(
                 .put, "/v1/events/feed:E2/attendance", json: ["status": "interested"], token: member.token)
             #expect(refused.status == .conflict)
+            // The people going hear of it once; nobody hears of the unchanged refresh.
+            #expect(try await alerts.runOnce() == 2)  // E1's start (nobody attends it) and E2's status
+            let inbox = try await client.send(.get, "/v1/notifications", token: member.token).json
+            let texts = (inbox["items"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+            #expect(texts == ["“Rosalía” is no longer on sale"])
             // A partial feed (no --full) removes nothing; listed again, the event is back on sale.
             let back = try await Importer.run(.feed, path: path, dryRun: false, services: services)
             #expect(back.removed == 0)
