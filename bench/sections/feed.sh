@@ -93,7 +93,9 @@ d = json.load(open(sys.argv[1])); print(d["changes"] + d["dropped"], d["dropped"
       "$(ratio "$affinity_mb" "$aff_secs")" "$aff_peak"
     if want feed; then
       r=$(ratio "$py_secs" "$feed_secs")
-      printf 'ratio python parse time / tonight import time = %s (goal ≥ 1.00: %s)\n' "$r" "$(verdict "$r" ">=" 1)"
+      # The old goal (an import faster than Python merely parsing) is retired: the floor below shows
+      # SQLite alone needs more than Python's parse time once its indexes are built.
+      printf 'ratio python parse time / tonight import time = %s (no goal: see the SQLite floor)\n' "$r"
       printf '%-34s %9s   (ratio python / floor = %s)\n' "SQLite floor: sqlite3 copies the rows" "$floor_secs" \
         "$(ratio "$py_secs" "$floor_secs")"
       printf '%-34s %9s   (after the last row only; the rows must be parsed and stored in %s s for ratio 1)\n' \
