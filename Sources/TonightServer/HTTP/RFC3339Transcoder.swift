@@ -14,8 +14,10 @@ struct RFC3339Transcoder: DateTranscoder {
     private static let range: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
 
     func encode(_ date: Date) throws -> String {
-        // The formatter rounds to the millisecond, then drops the milliseconds; the same here.
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        // The formatter rounds to the millisecond, then drops the milliseconds; the same here. A
+        // half millisecond goes to the even one (away from zero, a date before 1970 half a
+        // millisecond before a second lost that second).
+        let millis = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrEven)
         guard let whole = Int64(exactly: (millis / 1000).rounded(.down)), Self.range.contains(whole) else {
             return try standard.encode(date)
         }
