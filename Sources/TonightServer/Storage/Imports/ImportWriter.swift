@@ -501,6 +501,27 @@ public actor ImportWriter {
             ], rows: rows, key: ["id"], on: db)
     }
 
+    /// The fingerprint of an event as the file has it, with what its row also depends on: its
+    /// place and that place's time zone, its category and its performers.
+    private static func fingerprint(
+        _ event: ImportedEvent, placeID: String, zone: String, category: String?, performers: [String]
+    ) -> Int64 {
+        func time(_ time: ImportedTime?) -> SQLValue {
+            switch time {
+            case .local(let date, let clock, let zone)?: .text("\(date) \(clock?.description ?? "-") \(zone ?? "-")")
+            case .instant(let instant)?: .real(instant.timeIntervalSince1970)
+            case nil: .null
+            }
+        }
+        return ImportFingerprint.of(
+            [
+                .init("event 1"), .init(event.id), .init(event.name), .init(event.description), .init(placeID),
+                .init(zone), .init(category), time(event.start), time(event.end), .init(event.status.rawValue),
+                .init(event.onSaleDate?.timeIntervalSince1970), .init(event.url), .init(event.minPrice?.description),
+                .init(event.maxPrice?.description), .init(event.currency),
+            ], performers)
+    }
+
     /// The fingerprint of a venue as the file has it.
     private static func fingerprint(_ venue: ImportedVenue) -> Int64 {
         ImportFingerprint.of([
@@ -557,7 +578,9 @@ public actor ImportWriter {
     private func writeEvents(_ items: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase)
         async throws
     {
-        var ready: [String: (EventRecord, [String])] = [:]
+        // Fingerprinted as parsed: an event the file did not change is not even mapped.
+        var parsed: [String: (event: ImportedEvent, placeID: String, zone: String, performers: [String])] = [:]
+        var prints: [String: Int64] = [:]
         for event in items {
             let placeID = key(event.venueId ?? "")
             guard let zoneID = placeZones[placeID] else {
@@ -582,15 +605,27 @@ public actor ImportWriter {
                 }
                 continue
             }
+            let id = key(event.id)
+            parsed[id] = (event, placeID, zoneID, performers)
+            prints[id] = Self.fingerprint(
+                event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
+        }
+        guard !parsed.isEmpty else { return }
+        let (stored, unsure) = fingerprints("events", prints, mayExist(parsed.keys, in: "events"))
+        var ready: [String: (EventRecord, [String])] = [:]
+        for (id, item) in parsed {
+            if stored[id] == prints[id] {
+                summary.count("events") { $0.unchanged += 1 }
+                continue
+            }
             let record = ImportedEventMapping.record(
-                event, id: key(event.id), placeID: placeID, zone: zoneID, in: timeZone(zoneID), source: source,
-                categoryKey: event.categoryId.map(key), now: now)
-            ready[record.id] = (record, performers)
+                item.event, id: id, placeID: item.placeID, zone: item.zone, in: timeZone(item.zone), source: source,
+                categoryKey: item.event.categoryId.map(key), now: now)
+            ready[id] = (record, item.performers)
         }
         guard !ready.isEmpty else { return }
         var content: [String: [SQLValue]] = [:]
-        var prints: [String: Int64] = [:]
-        for (id, (event, performers)) in ready {
+        for (id, (event, _)) in ready {
             let values: [SQLValue] = [
                 .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(event.description),
                 .init(event.placeID), .init(event.startAt), .init(event.endAt), .init(event.localDate),
@@ -599,9 +634,7 @@ public actor ImportWriter {
                 .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
             ]
             content[id] = values
-            prints[id] = ImportFingerprint.of(values, performers)
         }
-        let (stored, unsure) = fingerprints("events", prints, mayExist(ready.keys, in: "events"))
         var existing: [String: EventRecord] = [:]
         let changedRows = try await timed("read changed events") {
             try await self.rows(
@@ -620,10 +653,6 @@ public actor ImportWriter {
         var changes: [EventChangeRecord] = []
         for (id, (var event, performers)) in ready {
             let print = prints[id]!
-            if stored[id] == print {
-                summary.count("events") { $0.unchanged += 1 }
-                continue
-            }
             if let old = existing[id] {
                 event.createdAt = old.createdAt
                 event.updatedAt = old.updatedAt
