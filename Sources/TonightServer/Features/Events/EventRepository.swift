@@ -195,6 +195,19 @@ struct EventRepository: Sendable {
         ).run()
     }
 
+    /// Many change records in one statement (an import's batch; one round trip each cost a feed
+    /// refresh seconds on SQLite's bulk connection).
+    static func insert(_ changes: [EventChangeRecord], on db: any SQLDatabase) async throws {
+        try await BulkWrite.upsert(
+            "event_changes", columns: ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"],
+            rows: changes.map {
+                [
+                    .init($0.id), .init($0.eventID), .init($0.field), .init($0.oldValue), .init($0.newValue),
+                    .init($0.origin), .init($0.changedAt),
+                ]
+            }, key: ["id"], on: db)
+    }
+
     static func replacePerformers(_ eventID: String, _ performers: [String], on db: any SQLDatabase) async throws {
         try await db.raw("DELETE FROM event_performers WHERE event_id = \(bind: eventID)").run()
         var seen = Set<String>()

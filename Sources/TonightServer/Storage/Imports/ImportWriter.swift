@@ -1,4 +1,4 @@
-// One file on purpose (~500 lines): the import's writer is one batching state machine (what a
+// One file on purpose (~750 lines): the import's writer is one batching state machine (what a
 // batch holds, what it has written, what it must look up) over every imported table.
 import Foundation
 import Logging
@@ -264,7 +264,7 @@ public actor ImportWriter {
                     WHERE id IN (\(binds: chunk.map(\.id)))
                     """
                 ).run()
-                try await Self.insert(
+                try await EventRepository.insert(
                     chunk.map {
                         EventChangeRecord(
                             id: Identifier.make(), eventID: $0.id, field: "status", oldValue: $0.status,
@@ -532,19 +532,6 @@ public actor ImportWriter {
         ])
     }
 
-    /// Change records, in one statement per batch (on the bulk connection one round trip each
-    /// cost a refresh seconds).
-    private static func insert(_ changes: [EventChangeRecord], on db: any SQLDatabase) async throws {
-        try await BulkWrite.upsert(
-            "event_changes", columns: ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"],
-            rows: changes.map {
-                [
-                    .init($0.id), .init($0.eventID), .init($0.field), .init($0.oldValue), .init($0.newValue),
-                    .init($0.origin), .init($0.changedAt),
-                ]
-            }, key: ["id"], on: db)
-    }
-
     /// A row's `id` and an integer column: without a decoder on SQLite's bulk connection, where a
     /// refresh reads one such pair for every record of the feed.
     private static func idAndNumber(_ row: any SQLRow, _ column: String) throws -> (String, Int64?) {
@@ -709,7 +696,7 @@ public actor ImportWriter {
         try await BulkWrite.upsert(
             "event_performers", columns: ["event_id", "artist_id", "position"], rows: performerRows,
             key: ["event_id", "artist_id"], on: db)
-        try await Self.insert(changes, on: db)
+        try await EventRepository.insert(changes, on: db)
     }
 }
 
