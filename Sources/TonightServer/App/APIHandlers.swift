@@ -60,10 +60,12 @@ struct APIHandlers: Sendable {
             songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader,
             limiter: s.accounts.limiter)
         promotions = PromotionsHandlers(
-            config: s.config, places: s.places, postService: s.posts, promotions: s.promotions, adPlacer: s.adPlacer)
+            config: s.config, places: s.places, blobs: s.posts.blobs, urls: s.posts.urls, promotions: s.promotions,
+            adPlacer: s.adPlacer)
         recommendations = RecommendationsHandlers(
-            users: s.users, geo: s.geo, places: s.places, events: s.events, catalog: s.catalog, sessions: s.sessions,
-            config: s.config, eventService: s.eventService, people: s.people)
+            users: s.users, geo: s.geo, places: s.places, events: s.events, sessions: s.sessions,
+            config: s.config, eventService: s.eventService, people: s.people, recommender: s.eventRecommender,
+            sessionRecommender: s.sessionRecommender)
         calendar = CalendarHandlers(
             users: s.users, geo: s.geo, events: s.events, sessions: s.sessions, eventService: s.eventService,
             people: s.people)

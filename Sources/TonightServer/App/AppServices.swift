@@ -218,12 +218,19 @@ public struct AppServices: Sendable {
 }
 
 extension AppServices {
+    /// Event recommendations (the routes and the digest use this one recipe).
+    var eventRecommender: EventRecommender { EventRecommender(events: events, places: places, catalog: catalog) }
+
+    /// Session recommendations, weighted as configured.
+    var sessionRecommender: SessionRecommender {
+        SessionRecommender(sessions: sessions, weights: config.sessionWeights)
+    }
+
     /// The "Tonight" digest service over these services.
     func digest(interval: Duration) -> TonightDigest {
         TonightDigest(
             users: users, digests: DigestRepository(database: database), notifications: notifications, geo: geo,
-            events: EventRecommender(events: events, places: places, catalog: catalog),
-            sessions: SessionRecommender(sessions: sessions, weights: config.sessionWeights), places: places,
+            events: eventRecommender, sessions: sessionRecommender, places: places,
             notifier: notifier, hour: config.digestHour, interval: interval, logger: logger)
     }
 

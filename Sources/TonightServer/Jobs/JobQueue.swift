@@ -12,12 +12,11 @@ public struct JobQueue: Sendable {
     public func enqueue(
         _ kind: String, payload: some Encodable, runAt: Date = Date(), maxAttempts: Int = 5
     ) async throws -> String {
-        let id = Identifier.make()
-        let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        try await repository.enqueue(
-            id: id, kind: kind, payload: json, runAt: Clock.millis(runAt), maxAttempts: max(1, maxAttempts),
-            now: Clock.millis())
-        return id
+        let job = NewJob(
+            kind: kind, payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
+            runAt: Clock.millis(runAt), maxAttempts: max(1, maxAttempts))
+        try await repository.enqueue(job, now: Clock.millis())
+        return job.id
     }
 
     /// A job's stored state, or `nil` once it finished.

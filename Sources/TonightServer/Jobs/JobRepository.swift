@@ -1,4 +1,5 @@
 import SQLKit
+import TonightCore
 
 /// A claimed job, as its handler sees it.
 public struct ClaimedJob: Codable, Sendable, Equatable {
@@ -14,11 +15,26 @@ public struct ClaimedJob: Codable, Sendable, Equatable {
 public struct JobRecord: Codable, Sendable, Equatable {
     public var id: String
     public var kind: String
-    public var state: String
+    public var state: JobState
     public var attempts: Int
     public var maxAttempts: Int
     public var runAt: Int64
     public var lastError: String?
+}
+
+/// Where a job stands: waiting for its `run_at`, claimed by a worker, or given up.
+public enum JobState: String, Codable, Sendable {
+    case queued, running, dead
+}
+
+/// A job about to be written: its handler's kind, a JSON payload, when it is due (ms) and how many
+/// attempts it gets.
+struct NewJob: Sendable {
+    var id = Identifier.make()
+    var kind: String
+    var payload: String
+    var runAt: Int64
+    var maxAttempts: Int
 }
 
 /// Storage of the durable job queue.
@@ -31,14 +47,20 @@ struct JobRepository: Sendable {
     let db: any SQLDatabase
     let kind: DatabaseKind
 
-    func enqueue(id: String, kind: String, payload: String, runAt: Int64, maxAttempts: Int, now: Int64) async throws {
-        try await db.raw(
-            """
-            INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, created_at, updated_at)
-            VALUES (\(bind: id), \(bind: kind), \(bind: payload), 'queued', \(bind: runAt), 0, \(bind: maxAttempts),
-                \(bind: now), \(bind: now))
-            """
-        ).run()
+    func enqueue(_ job: NewJob, now: Int64) async throws {
+        try await Self.enqueue([job], now: now, on: db)
+    }
+
+    /// Writes `jobs` on `db` (inside the caller's transaction, as an outbox) in one statement.
+    static func enqueue(_ jobs: [NewJob], now: Int64, on db: any SQLDatabase) async throws {
+        try await BulkWrite.upsert(
+            "jobs",
+            columns: [
+                "id", "kind", "payload", "state", "run_at", "attempts", "max_attempts", "created_at", "updated_at",
+            ],
+            rows: jobs.map {
+                [$0.id, $0.kind, $0.payload, JobState.queued.rawValue, $0.runAt, 0, $0.maxAttempts, now, now]
+            }, key: ["id"], on: db)
     }
 
     /// Claims up to `limit` due jobs for `worker` until `lockedUntil`. Safe with several claimers:

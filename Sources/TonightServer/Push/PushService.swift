@@ -38,8 +38,9 @@ struct PushService: Sendable {
         for token in tokens {
             let message = APNsNotification(
                 deviceToken: token, title: "Tonight", body: notification.text, badge: badge, sound: "default",
-                threadID: notification.kind,
-                custom: ["kind": notification.kind, "notificationId": notification.id], collapseID: notification.id)
+                threadID: notification.kind.rawValue,
+                custom: ["kind": notification.kind.rawValue, "notificationId": notification.id],
+                collapseID: notification.id)
             switch await client.send(message) {
             case .delivered:
                 continue

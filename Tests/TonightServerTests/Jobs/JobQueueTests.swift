@@ -64,7 +64,7 @@ struct JobQueueTests {
 
         #expect(try await worker.runOnce(now: start) == 1)
         var job = try #require(try await services.jobs.job(id: id))
-        #expect(job.state == "queued")
+        #expect(job.state == .queued)
         #expect(job.attempts == 1)
         #expect(job.lastError?.contains("Boom") == true)
         // Not due again before the backoff passes (10 s), due after.
@@ -75,7 +75,7 @@ struct JobQueueTests {
         #expect(job.runAt >= Clock.millis(start.addingTimeInterval(11 + 19)))
         #expect(try await worker.runOnce(now: start.addingTimeInterval(40)) == 1)
         job = try #require(try await services.jobs.job(id: id))
-        #expect(job.state == "dead")
+        #expect(job.state == .dead)
         #expect(job.attempts == 3)
         #expect(try await worker.runOnce(now: start.addingTimeInterval(10_000)) == 0)
         #expect(log.counts[id] == 3)
@@ -93,7 +93,7 @@ struct JobQueueTests {
             "ok", payload: ["later": true], runAt: Date().addingTimeInterval(3600))
         #expect(try await worker.runOnce() == 1)
         #expect(try await services.jobs.job(id: id) == nil)
-        #expect(try await services.jobs.job(id: later)?.state == "queued")
+        #expect(try await services.jobs.job(id: later)?.state == .queued)
         #expect(log.counts == [#"{"hello":"world"}"#: 1])
         try await services.database.shutdown()
     }

@@ -12,64 +12,6 @@ import TonightAPI
 
 @testable import TonightServer
 
-/// A `/v1/live` socket that reads its handshake answer and then never reads again, with a small
-/// receive buffer: what a stalled phone or a hostile client looks like to the server.
-final class StalledSocket: Sendable {
-    private let channel: any Channel
-    private let received: NIOLockedValueBox<String>
-
-    init(port: Int, token: String) async throws {
-        let received = NIOLockedValueBox("")
-        self.received = received
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.autoRead, value: false)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(TextCollector(received: received))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        let request =
-            "GET /v1/live?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: request)).get()
-        channel.read()
-    }
-
-    /// What arrived in the one read.
-    var text: String { received.withLockedValue { $0 } }
-    func close() async { try? await channel.close() }
-}
-
-/// Runs `body`, failing instead of hanging if it has not finished after `limit` (a hang detector
-/// for code that must never wait on a peer, not a timing claim).
-func finishes<T: Sendable>(
-    within limit: Duration = .seconds(90), _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        guard let first else { throw CancellationError() }
-        return first
-    }
-}
-
-/// Polls `condition` every 100 ms for up to `limit`.
-func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return try await condition()
-}
-
 @Suite("Live sockets never hold anyone up; ended access ends them")
 struct LiveAccessTests {
     @Test("a socket that stops reading is disconnected, and votes and events for others never wait for it")

@@ -83,7 +83,9 @@ import Testing
                     return Answer(status: Int(response.status.code), data: data, replayed: replayed)
                 }
                 let first = Task { try await keyed() }
-                try await Task.sleep(for: .milliseconds(500))
+                // The retry goes once the first is being written (its key is taken before that); a
+                // fixed pause let a loaded machine send the retry first.
+                #expect(try await eventually(within: .seconds(30)) { !leftovers().isEmpty })
                 let retry = try await keyed()
                 #expect(retry.status == 409 && retry.json["code"] as? String == "in_progress", "\(retry.json)")
                 proxy.freeze(false)
@@ -122,7 +124,7 @@ import Testing
                 ).all()
                 let job = try await services.jobs.job(
                     id: try #require(jobs.first).decode(column: "id", as: String.self))
-                #expect(job?.state == "queued" && job?.attempts == 1 && (job?.runAt ?? 0) > Clock.millis())
+                #expect(job?.state == .queued && job?.attempts == 1 && (job?.runAt ?? 0) > Clock.millis())
                 try await proxy.restore()
             }
         }

@@ -94,7 +94,7 @@ struct StorageTests {
         UserRecord(
             id: Identifier.make(), isAnonymous: false, username: name, usernameKey: name.lowercased(),
             email: "\(name)@example.com", emailKey: "\(name.lowercased())@example.com", passwordHash: "x",
-            role: "user", showNameOnPosts: true, preferences: "{}", createdAt: 1, updatedAt: 1)
+            role: .user, showNameOnPosts: true, preferences: "{}", createdAt: 1, updatedAt: 1)
     }
 
     @Test("migrations are recorded and running them again changes nothing", arguments: Backend.available)

@@ -137,3 +137,52 @@ func localDate(daysFromNow days: Int, zone: String) -> String {
     let parts = calendar.dateComponents([.year, .month, .day], from: date)
     return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
 }
+
+/// Writes `text` to a temporary file and returns its path.
+func temporaryFile(_ text: String, suffix: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonight-\(UUID().uuidString)\(suffix)")
+        .path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+/// A small event feed in the FORMATS.md layout. The event comes before its venue (a forward
+/// reference), one event has no time (TBA), one refers to a venue that never appears.
+func sampleFeed(date: String = "2031-03-14", time: String = "20:00", venue: String = "V1") -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <feed generated="2031-03-01T06:00:00Z">
+      <categories>
+        <category><id>10000</id><name>Music</name></category>
+        <category><id>10001</id><name>Rock &amp; Pop</name><parent_id>10000</parent_id></category>
+      </categories>
+      <events>
+        <event>
+          <id>E1</id><name>Sigur Rós — Live</name><venue_id>\(venue)</venue_id><category_id>10001</category_id>
+          <performers><artist_id>735647</artist_id><artist_id>1011</artist_id><artist_id>735647</artist_id></performers>
+          <date>\(date)</date><time>\(time)</time><status>onsale</status>
+          <url>https://tickets.example/event/E1</url><min_price>45.00</min_price><max_price>125.50</max_price>
+        </event>
+        <event>
+          <id>E2</id><name>Rosalía</name><venue_id>V2</venue_id><category_id>10001</category_id>
+          <performers><artist_id>2231</artist_id></performers><date>2031-03-15</date><status>onsale</status>
+        </event>
+        <event><id>E3</id><name>Ghost show</name><venue_id>NOPE</venue_id><date>2031-03-15</date></event>
+        <event><id>E4</id><name>No venue</name><date>2031-03-15</date></event>
+      </events>
+      <artists>
+        <artist><id>735647</id><name>Sigur Rós</name><category_id>10001</category_id></artist>
+        <artist><id>1011</id><name>Jónsi</name><category_id>10001</category_id></artist>
+        <artist><id>2231</id><name>Rosalía</name><category_id>10001</category_id></artist>
+        <artist><id>4410</id><name>Rosa Quiet</name></artist>
+      </artists>
+      <venues>
+        <venue><id>V1</id><name>The Wiltern</name><street>3790 Wilshire Blvd</street><city>Los Angeles</city>
+          <state>CA</state><zip>90010</zip><country>US</country><latitude>34.0617</latitude><longitude>-118.3085</longitude></venue>
+        <venue><id>V2</id><name>Palau Sant Jordi</name><city>Barcelona</city><country>ES</country></venue>
+        <venue><id>V3</id><name>Hollywood Bowl</name><city>Los Angeles</city><country>US</country>
+          <latitude>34.1122</latitude><longitude>-118.3391</longitude></venue>
+      </venues>
+    </feed>
+    """
+}

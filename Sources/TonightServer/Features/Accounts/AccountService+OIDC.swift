@@ -75,7 +75,7 @@ extension AccountService {
             var user = UserRecord(
                 id: device?.id ?? Identifier.make(), isAnonymous: false, username: username.display,
                 usernameKey: username.key, email: email.flatMap { _ in identity.email }, emailKey: email,
-                passwordHash: nil, role: device?.role ?? Role.user.rawValue,
+                passwordHash: nil, role: device?.role ?? .user,
                 displayName: identity.name.map { String($0.prefix(100)) }, showNameOnPosts: true,
                 preferences: "{}", createdAt: device?.createdAt ?? now, updatedAt: now)
             do {

@@ -53,7 +53,7 @@ struct AccountService: Sendable {
         var user = UserRecord(
             id: Identifier.make(), isAnonymous: false, username: username.display, usernameKey: username.key,
             email: rawEmail.trimmingCharacters(in: .whitespaces), emailKey: emailKey, passwordHash: hash,
-            role: Role.user.rawValue, displayName: display?.isEmpty == false ? display : nil, showNameOnPosts: true,
+            role: .user, displayName: display?.isEmpty == false ? display : nil, showNameOnPosts: true,
             gender: nil, birthDate: nil, bio: nil, homeCity: nil, preferences: "{}", createdAt: now, updatedAt: now)
         do {
             if let caller, caller.isAnonymous, let device = try await users.find(id: caller.userID),
@@ -124,7 +124,7 @@ struct AccountService: Sendable {
         try await limiter.check("signup-ip:\(clientAddress)", capacity: config.signupsPerHourPerIP * 5, period: 3600)
         let now = Clock.millis()
         let device = UserRecord(
-            id: Identifier.make(), isAnonymous: true, role: Role.user.rawValue, showNameOnPosts: false,
+            id: Identifier.make(), isAnonymous: true, role: .user, showNameOnPosts: false,
             preferences: "{}", createdAt: now, updatedAt: now)
         try await users.insert(device)
         return try await issue(for: device, userAgent: userAgent)
@@ -203,7 +203,7 @@ struct AccountService: Sendable {
         let user = UserRecord(
             id: Identifier.make(), isAnonymous: false, username: username.display, usernameKey: username.key,
             email: rawEmail.trimmingCharacters(in: .whitespaces), emailKey: emailKey,
-            passwordHash: try await hasher.hash(password), role: role.rawValue, showNameOnPosts: true,
+            passwordHash: try await hasher.hash(password), role: role, showNameOnPosts: true,
             preferences: "{}", createdAt: now, updatedAt: now)
         do {
             try await users.insert(user)
@@ -226,7 +226,7 @@ struct AccountService: Sendable {
 
     private func principal(_ user: UserRecord, loginID: String) -> Principal {
         Principal(
-            userID: user.id, loginID: loginID, role: Role(rawValue: user.role) ?? .user,
+            userID: user.id, loginID: loginID, role: user.role,
             isAnonymous: user.isAnonymous)
     }
 

@@ -11,7 +11,7 @@ struct UserRecord: Codable, Sendable, Equatable {
     var email: String?
     var emailKey: String?
     var passwordHash: String?
-    var role: String
+    var role: Role
     var displayName: String?
     var showNameOnPosts: Bool
     var gender: String?
@@ -174,15 +174,6 @@ struct UserRepository: Sendable {
         }
     }
 
-    func setRole(userID: String, role: String, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                "UPDATE users SET role = \(bind: role), updated_at = \(bind: now) WHERE id = \(bind: userID)"
-            )
-            .run()
-        }
-    }
-
     func delete(id: String) async throws {
         try await Database.write(database, db) { db in
             try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
@@ -204,7 +195,7 @@ struct UserRepository: Sendable {
             email: try row.decode(column: "email", as: String?.self),
             emailKey: try row.decode(column: "email_key", as: String?.self),
             passwordHash: try row.decode(column: "password_hash", as: String?.self),
-            role: try row.decode(column: "role", as: String.self),
+            role: try row.decode(column: "role", as: Role.self),
             displayName: try row.decode(column: "display_name", as: String?.self),
             showNameOnPosts: try row.decode(column: "show_name_on_posts", as: Bool.self),
             gender: try row.decode(column: "gender", as: String?.self),

@@ -41,7 +41,7 @@ struct ChatHandlers: Sendable {
         {
             conversation = existing
         } else if try await social.areFriends(caller.userID, other.id) {
-            conversation = try await chat.open(caller.userID, other.id, kind: "direct", now: Clock.millis())
+            conversation = try await chat.open(caller.userID, other.id, kind: .direct, now: Clock.millis())
         } else {
             throw Self.friendsAndMatchesOnly
         }
@@ -186,7 +186,7 @@ struct ChatHandlers: Sendable {
             guard let other = people[otherID] else { return nil }
             let seen = presence[otherID]
             return .init(
-                id: conversation.id, kind: .init(rawValue: conversation.kind) ?? .direct, user: .init(other),
+                id: conversation.id, kind: conversation.kind, user: .init(other),
                 matchId: conversation.matchID, lastMessage: last[conversation.id].map(Components.Schemas.Message.init),
                 lastSeq: conversation.lastSeq, unreadCount: conversation.unread(for: user),
                 readSeq: conversation.read(of: user), otherReadSeq: conversation.read(of: otherID),

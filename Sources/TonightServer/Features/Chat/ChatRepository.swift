@@ -1,10 +1,14 @@
 import SQLKit
+import TonightAPI
 import TonightCore
+
+/// How a conversation began (a match on a wall, or a direct message), as the contract names it.
+typealias ConversationKind = Components.Schemas.ConversationKind
 
 /// A row of `conversations`.
 struct ConversationRecord: Sendable, Equatable {
     var id: String
-    var kind: String
+    var kind: ConversationKind
     var userA: String
     var userB: String
     var matchID: String?
@@ -49,13 +53,15 @@ struct ChatRepository: Sendable {
     }
 
     /// The pair's conversation, made (of `kind`) if there is none.
-    func open(_ a: String, _ b: String, kind: String, now: Int64) async throws -> ConversationRecord {
+    func open(_ a: String, _ b: String, kind: ConversationKind, now: Int64) async throws -> ConversationRecord {
         try await Self.open(a, b, kind: kind, matchID: nil, now: now, on: db)
     }
 
     /// The pair's conversation on `db` (inside the caller's transaction), made if missing; a
     /// match conversation belongs to its match.
-    static func open(_ a: String, _ b: String, kind: String, matchID: String?, now: Int64, on db: any SQLDatabase)
+    static func open(
+        _ a: String, _ b: String, kind: ConversationKind, matchID: String?, now: Int64, on db: any SQLDatabase
+    )
         async throws -> ConversationRecord
     {
         let pair = WallRules.pair(a, b)
@@ -238,7 +244,7 @@ struct ChatRepository: Sendable {
     static func decode(_ row: any SQLRow) throws -> ConversationRecord {
         ConversationRecord(
             id: try row.decode(column: "id", as: String.self),
-            kind: try row.decode(column: "kind", as: String.self),
+            kind: try row.decode(column: "kind", as: ConversationKind.self),
             userA: try row.decode(column: "user_a", as: String.self),
             userB: try row.decode(column: "user_b", as: String.self),
             matchID: try row.decode(column: "match_id", as: String?.self),

@@ -28,7 +28,7 @@ struct EventAssembler: Sendable {
         let artistsByID = try await catalog.artists(ids: performerIDs.values.flatMap { $0 })
         let categories = Dictionary(
             try await catalog.categories().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var mine: [String: String] = [:]
+        var mine: [String: AttendanceStatus] = [:]
         if let callerID { mine = try await events.attendance(of: callerID, in: ids) }
         let sports = records.contains { $0.kind == .session } ? try await self.sports() : [:]
         var result: [Components.Schemas.Event] = []
@@ -49,7 +49,8 @@ struct EventAssembler: Sendable {
 extension Components.Schemas.Event {
     init(
         _ event: EventRecord, place: PlaceRecord, distance: Double?, performers: [ArtistRecord],
-        category: CategoryRecord?, myStatus: String?, changes: [EventChangeRecord]?, sports: [String: Sport] = [:],
+        category: CategoryRecord?, myStatus: AttendanceStatus?, changes: [EventChangeRecord]?,
+        sports: [String: Sport] = [:],
         now: Date
     ) {
         self.init(
@@ -65,7 +66,7 @@ extension Components.Schemas.Event {
             counts: .init(
                 going: Int(event.goingCount), interested: Int(event.interestedCount),
                 following: Int(event.followingCount)),
-            myStatus: myStatus.flatMap { .init(rawValue: $0) },
+            myStatus: myStatus,
             changes: changes?.map {
                 .init(
                     id: $0.id, field: .init(rawValue: $0.field) ?? .status, oldValue: $0.oldValue,

@@ -2,7 +2,48 @@ import Foundation
 import SQLKit
 import TonightCore
 
+/// Change records of events (place, start, status), and the alerts they become.
 extension EventRepository {
+    /// The columns of `event_changes`, in the order ``changeRow(_:)`` gives their values.
+    static let changeColumns = ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"]
+
+    static func changeRow(_ change: EventChangeRecord) -> [SQLValue] {
+        [
+            .init(change.id), .init(change.eventID), .init(change.field), .init(change.oldValue),
+            .init(change.newValue), .init(change.origin), .init(change.changedAt),
+        ]
+    }
+
+    static func insert(_ change: EventChangeRecord, on db: any SQLDatabase) async throws {
+        try await insert([change], on: db)
+    }
+
+    /// Many change records in one statement (an import's batch; one round trip each cost a feed
+    /// refresh seconds on SQLite's bulk connection).
+    static func insert(_ changes: [EventChangeRecord], on db: any SQLDatabase) async throws {
+        try await BulkWrite.upsert(
+            "event_changes", columns: changeColumns, rows: changes.map(changeRow), key: ["id"], on: db)
+    }
+
+    /// The change records of an event, oldest first.
+    func changes(of eventID: String) async throws -> [EventChangeRecord] {
+        try await db.raw(
+            """
+            SELECT \(unsafeRaw: Self.changeColumns.joined(separator: ", ")) FROM event_changes
+            WHERE event_id = \(bind: eventID) ORDER BY changed_at, id
+            """
+        ).all().map { row in
+            EventChangeRecord(
+                id: try row.decode(column: "id", as: String.self),
+                eventID: try row.decode(column: "event_id", as: String.self),
+                field: try row.decode(column: "field", as: String.self),
+                oldValue: try row.decode(column: "old_value", as: String?.self),
+                newValue: try row.decode(column: "new_value", as: String?.self),
+                origin: try row.decode(column: "origin", as: String.self),
+                changedAt: try row.decode(column: "changed_at", as: Int64.self))
+        }
+    }
+
     /// Claims up to `limit` change records not yet told (their `notified_at`) and writes the
     /// notifications for everyone attending or following, in one transaction, so two instances
     /// never both send one; the organiser is not told about their own edits. Returns how many

@@ -12,80 +12,11 @@ struct EventsHandlers: Sendable {
     let eventService: EventService
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
-        let q = input.query
-        let limit = try Paging.limit(q.limit)
-        let now = Date()
-        var issues: [FieldIssue] = []
-        var query = EventQuery(from: Clock.millis(now))
-        (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
-        query.cityKey = q.city
-        var when: When?
-        if let text = q.when {
-            switch When.parse(text) {
-            case .success(let parsed): when = parsed
-            case .failure(let issue): issues.append(issue)
-            }
-        }
-        if let price = q.maxPrice {
-            if price.isFinite && price >= 0 {
-                query.maxPrice = price
-            } else {
-                issues.append(.init(field: "maxPrice", code: "out_of_range", message: "Use a price of 0 or more."))
-            }
-        }
-        var words: [Substring] = []
-        if let text = q.q {
-            if TextRules.isClean(text) {
-                words = SearchText.words(text)
-                if !words.isEmpty { query.text = words.joined(separator: " ") }
-            } else {
-                issues.append(.init(field: "q", code: "invalid", message: "No control characters."))
-            }
-        }
-        let sort = q.sort ?? .start
-        if sort == .distance && query.near == nil {
-            issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
-        }
-        if sort == .relevance && words.isEmpty {
-            issues.append(.init(field: "sort", code: "needs_q", message: "Sorting by relevance needs q."))
-        }
-        guard issues.isEmpty else { throw APIError.validation(issues) }
-        if let category = q.category {
-            query.categoryIDs = CategoryTree.descendants(of: category, in: try await catalog.categories())
-        }
-        if let artist = q.artist { query.artistIDs = [artist] }
-        query.status = q.status?.rawValue
-        query.kind = q.kind?.rawValue
-        // SQL reads a day more than asked (an event whose time is not announced starts at its
-        // local midnight); the exact check then runs in each event's own time zone.
-        query.from = Clock.millis(now) - EventWindows.slack
-        if let when { query.within(when, now: now) }
-        let keep: (EventRecord) -> Bool = { record in
-            guard let when else { return EventWindows.isUpcoming(record, now: now) }
-            return EventWindows.contains(record, when: when, now: now)
-        }
+        let limit = try Paging.limit(input.query.limit)
+        let search = try await EventSearch(input.query, now: Date(), categories: catalog.categories)
         let page = try await eventService.searchPage(
-            query, cursor: q.cursor, limit: limit, byStart: sort == .start,
-            callerID: RequestInfo.current?.principal?.userID, now: now, keepBatch: { $0.filter(keep) }
-        ) { matches, placesByID in
-            if sort == .distance, let center = query.near {
-                return EventService.byDistance(matches, from: center, places: placesByID)
-            }
-            let performers = try await events.performers(of: matches.map(\.id))
-            let artists = try await catalog.artists(ids: performers.values.flatMap { $0 })
-            let scores = Dictionary(
-                matches.map { e in
-                    (
-                        e.id,
-                        EventRelevance.score(
-                            words: words, name: e.name, placeName: placesByID[e.placeID]?.name ?? "",
-                            performers: (performers[e.id] ?? []).compactMap { artists[$0]?.name })
-                    )
-                }, uniquingKeysWith: { a, _ in a })
-            return matches.sorted {
-                (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id)
-            }
-        }
+            search, cursor: input.query.cursor, limit: limit,
+            callerID: RequestInfo.current?.principal?.userID)
         return .ok(.init(body: .json(page)))
     }
 
@@ -143,14 +74,14 @@ struct EventsHandlers: Sendable {
         let event = try await eventService.find(input.path.eventId)
         try EventService.requireOrganizer(caller, of: event)
         let rows = try await events.attendees(
-            of: event.id, status: input.query.status?.rawValue, viewer: caller.userID, after: after,
+            of: event.id, status: input.query.status, viewer: caller.userID, after: after,
             limit: limit + 1)
         let page = Array(rows.prefix(limit))
         let people = try await users.find(ids: page.map(\.userID))
         let items: [Components.Schemas.Attendee] = page.compactMap { row in
             people[row.userID].map {
                 .init(
-                    user: .init($0), status: .init(rawValue: row.status) ?? .following,
+                    user: .init($0), status: row.status,
                     since: Clock.date(row.since))
             }
         }
@@ -168,7 +99,7 @@ struct EventsHandlers: Sendable {
         }
         guard
             let updated = try await events.setAttendance(
-                eventID: event.id, userID: caller.userID, status: body.status.rawValue, now: Clock.millis())
+                eventID: event.id, userID: caller.userID, status: body.status, now: Clock.millis())
         else { throw APIError.notFound("No such event.") }
         return .ok(
             .init(
@@ -198,7 +129,7 @@ struct EventsHandlers: Sendable {
         let now = Clock.millis()
         let past = input.query.past == true
         let records = try await events.events(
-            of: caller.userID, status: input.query.status?.rawValue, from: past ? nil : now,
+            of: caller.userID, status: input.query.status, from: past ? nil : now,
             until: past ? now : nil, after: after, limit: limit + 1)
         let page = Array(records.prefix(limit))
         let items = try await eventService.assembler.assemble(page, callerID: caller.userID)

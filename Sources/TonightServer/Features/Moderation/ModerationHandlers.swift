@@ -57,7 +57,7 @@ struct ModerationHandlers: Sendable {
             throw APIError.notFound("No such user.")
         }
         guard user.id != caller.userID else { throw APIError.forbidden("You cannot ban yourself.", code: ._self) }
-        if (Role(rawValue: user.role) ?? .user) >= .moderator, caller.role < .admin {
+        if user.role >= .moderator, caller.role < .admin {
             throw APIError.forbidden("Only admins can ban moderators and admins.", code: .adminsOnly)
         }
         let now = Clock.millis()
@@ -70,7 +70,7 @@ struct ModerationHandlers: Sendable {
     /// Lifts a ban; as banning them does, lifting a moderator's or admin's ban takes an admin.
     func unbanUser(_ input: Operations.UnbanUser.Input) async throws -> Operations.UnbanUser.Output {
         let caller = try RequestInfo.requireModerator()
-        if let user = try await users.find(id: input.path.userId), (Role(rawValue: user.role) ?? .user) >= .moderator,
+        if let user = try await users.find(id: input.path.userId), user.role >= .moderator,
             caller.role < .admin
         {
             throw APIError.forbidden("Only admins can lift the ban of moderators and admins.", code: .adminsOnly)

@@ -3,11 +3,14 @@ import SQLKit
 import TonightAPI
 import TonightCore
 
+/// What a notification is about, as the contract names it.
+typealias NotificationKind = Components.Schemas.NotificationKind
+
 /// A row of `notifications`: one inbox item.
 struct NotificationRecord: Sendable, Equatable {
     var id: String
     var userID: String
-    var kind: String
+    var kind: NotificationKind
     var text: String
     var actorID: String?
     var eventID: String?
@@ -21,7 +24,7 @@ struct NotificationRecord: Sendable, Equatable {
 /// A notification about to be written: who gets it, of what kind, and what it points at.
 struct NotificationDraft: Sendable {
     var userID: String
-    var kind: Components.Schemas.NotificationKind
+    var kind: NotificationKind
     var text: String
     var actorID: String?
     var eventID: String?
@@ -125,12 +128,12 @@ struct NotificationRepository: Sendable {
             try await db.raw("SELECT DISTINCT user_id FROM devices WHERE user_id IN (\(binds: recipients))").all()
                 .map { try $0.decode(column: "user_id", as: String.self) })
         var written: [NotificationRecord] = []
-        var pushes: [[any Encodable & Sendable]] = []
+        var pushes: [NewJob] = []
         for draft in drafts {
             // A recipient who is gone or muted this kind gets nothing.
             guard let mutedKinds = muted[draft.userID], !mutedKinds.contains(draft.kind.rawValue) else { continue }
             let record = NotificationRecord(
-                id: Identifier.make(), userID: draft.userID, kind: draft.kind.rawValue, text: draft.text,
+                id: Identifier.make(), userID: draft.userID, kind: draft.kind, text: draft.text,
                 actorID: draft.actorID, eventID: draft.eventID, matchID: draft.matchID,
                 conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil)
             written.append(record)
@@ -138,7 +141,7 @@ struct NotificationRepository: Sendable {
             // the recipient's quiet hours are on (the inbox and live sockets still get it).
             if withDevices.contains(record.userID), !quiet.contains(record.userID) {
                 let job = String(decoding: try JSONEncoder().encode(PushJob(notificationId: record.id)), as: UTF8.self)
-                pushes.append([Identifier.make(), PushJob.kind, job, "queued", now, 0, 1, now, now])
+                pushes.append(NewJob(kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1))
             }
         }
         // One multi-row insert each, however many recipients (an event change can have thousands).
@@ -146,16 +149,11 @@ struct NotificationRepository: Sendable {
             "notifications", columns: columns.components(separatedBy: ", "),
             rows: written.map {
                 [
-                    $0.id, $0.userID, $0.kind, $0.text, $0.actorID, $0.eventID, $0.matchID, $0.conversationID,
+                    $0.id, $0.userID, $0.kind.rawValue, $0.text, $0.actorID, $0.eventID, $0.matchID, $0.conversationID,
                     $0.postID, $0.createdAt, $0.readAt,
                 ]
             }, key: ["id"], on: db)
-        try await BulkWrite.upsert(
-            "jobs",
-            columns: [
-                "id", "kind", "payload", "state", "run_at", "attempts", "max_attempts", "created_at", "updated_at",
-            ],
-            rows: pushes, key: ["id"], on: db)
+        try await JobRepository.enqueue(pushes, now: now, on: db)
         return written
     }
 
@@ -163,7 +161,7 @@ struct NotificationRepository: Sendable {
         NotificationRecord(
             id: try row.decode(column: "id", as: String.self),
             userID: try row.decode(column: "user_id", as: String.self),
-            kind: try row.decode(column: "kind", as: String.self),
+            kind: try row.decode(column: "kind", as: NotificationKind.self),
             text: try row.decode(column: "text", as: String.self),
             actorID: try row.decode(column: "actor_id", as: String?.self),
             eventID: try row.decode(column: "event_id", as: String?.self),

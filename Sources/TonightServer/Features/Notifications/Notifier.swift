@@ -57,7 +57,7 @@ extension LiveMessage {
 extension Components.Schemas.Notification {
     init(_ record: NotificationRecord, actor: UserRecord?) {
         self.init(
-            id: record.id, kind: .init(rawValue: record.kind) ?? .moderation, text: record.text,
+            id: record.id, kind: record.kind, text: record.text,
             actor: actor.map(Components.Schemas.PublicProfile.init), eventId: record.eventID, matchId: record.matchID,
             conversationId: record.conversationID, postId: record.postID, createdAt: Clock.date(record.createdAt),
             readAt: record.readAt.map(Clock.date))

@@ -112,18 +112,13 @@ struct PostRepository: Sendable {
     static let joins = "LEFT JOIN users u ON u.id = p.author_id LEFT JOIN places pl ON pl.id = p.place_id"
 
     /// Stores a new post (with its tags) and, in the same transaction, the job that processes it.
-    func create(_ post: PostRecord, job: (kind: String, payload: String)?) async throws {
-        let kind = database.kind
+    func create(_ post: PostRecord, job: NewJob?) async throws {
         try await database.transaction { tx in
             try await tx.insert(into: "posts").columns(Self.postColumns).values(Self.values(post)).run()
             try await BulkWrite.upsert(
                 "post_tags", columns: ["tag", "post_id", "created_at"],
                 rows: post.tags.map { [$0, post.id, post.createdAt] }, key: ["tag", "post_id"], on: tx)
-            if let job {
-                try await JobRepository(db: tx, kind: kind).enqueue(
-                    id: Identifier.make(), kind: job.kind, payload: job.payload, runAt: post.createdAt,
-                    maxAttempts: 5, now: post.createdAt)
-            }
+            if let job { try await JobRepository.enqueue([job], now: post.createdAt, on: tx) }
         }
     }
 

@@ -72,7 +72,8 @@ struct PostService: Sendable {
             createdAt: now, updatedAt: now, tags: post.tags)
         do {
             let payload = String(decoding: try JSONEncoder().encode(["postId": id]), as: UTF8.self)
-            try await posts.create(record, job: (Self.processJob, payload))
+            try await posts.create(
+                record, job: NewJob(kind: Self.processJob, payload: payload, runAt: now, maxAttempts: 5))
         } catch {
             try? await blobs.delete(key: key)
             throw error

@@ -6,7 +6,9 @@ import TonightCore
 struct PromotionsHandlers: Sendable {
     let config: AppConfig
     let places: PlaceRepository
-    let postService: PostService
+    /// Where ad creatives are stored, and how their addresses are signed (the posts' own store).
+    let blobs: any BlobStore
+    let urls: MediaURLs
     let promotions: PromotionRepository
     let adPlacer: AdPlacer
 
@@ -70,7 +72,7 @@ struct PromotionsHandlers: Sendable {
                 tier: tier,
                 highlighted: tier > 0, tagline: promoted[place.id]?.tagline, clips: stats?.clips ?? 0,
                 votes: stats?.votes ?? 0,
-                latestPosterUrl: stats?.latestPoster.map { postService.urls.url(for: $0) },
+                latestPosterUrl: stats?.latestPoster.map { urls.url(for: $0) },
                 latestPostAt: stats?.latestAt.map(Clock.date))
         }
         return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
@@ -78,7 +80,7 @@ struct PromotionsHandlers: Sendable {
 
     func listAds(_ input: Operations.ListAds.Input) async throws -> Operations.ListAds.Output {
         _ = try RequestInfo.requireAdmin()
-        let items = try await promotions.ads().map { Components.Schemas.Ad($0, urls: postService.urls) }
+        let items = try await promotions.ads().map { Components.Schemas.Ad($0, urls: urls) }
         return .ok(.init(body: .json(.init(items: items))))
     }
 
@@ -108,15 +110,15 @@ struct PromotionsHandlers: Sendable {
             id: Identifier.make(), area: body.area, mediaURL: body.mediaUrl, feeds: body.feeds,
             pages: Array(Set(body.pages)).sorted(), style: body.style.rawValue, createdAt: Clock.millis())
         try await promotions.addAd(ad)
-        return .created(.init(body: .json(.init(ad, urls: postService.urls))))
+        return .created(.init(body: .json(.init(ad, urls: urls))))
     }
 
     func deleteAd(_ input: Operations.DeleteAd.Input) async throws -> Operations.DeleteAd.Output {
         _ = try RequestInfo.requireAdmin()
         try await promotions.deleteAd(id: input.path.adId)
         if BlobKey.isValidPrefix("ads/\(input.path.adId)/") {
-            for key in try await postService.blobs.list(prefix: "ads/\(input.path.adId)/") {
-                try await postService.blobs.delete(key: key)
+            for key in try await blobs.list(prefix: "ads/\(input.path.adId)/") {
+                try await blobs.delete(key: key)
             }
         }
         return .noContent(.init())
@@ -165,13 +167,13 @@ struct PromotionsHandlers: Sendable {
         try FileManager.default.createDirectory(atPath: config.uploadDirectory, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: file, contents: Data(bytes))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let old = try await postService.blobs.list(prefix: "ads/\(ad.id)/")
-        try await postService.blobs.put(key: key, from: file, contentType: type, storageClass: nil)
+        let old = try await blobs.list(prefix: "ads/\(ad.id)/")
+        try await blobs.put(key: key, from: file, contentType: type, storageClass: nil)
         // Stored unsigned; signed whenever it is handed out.
         try await promotions.setAdMedia(id: ad.id, url: MediaURLs.prefix + key)
-        for stale in old { try? await postService.blobs.delete(key: stale) }
+        for stale in old { try? await blobs.delete(key: stale) }
         guard let stored = try await promotions.ad(id: ad.id) else { throw APIError.notFound("No such ad.") }
-        return .ok(.init(body: .json(.init(stored, urls: postService.urls))))
+        return .ok(.init(body: .json(.init(stored, urls: urls))))
     }
 
     /// Whether bytes are a UTF-8 HTML page: valid UTF-8 whose first non-space character is `<`.

@@ -8,11 +8,12 @@ struct RecommendationsHandlers: Sendable {
     let geo: GeoService
     let places: PlaceRepository
     let events: EventRepository
-    let catalog: CatalogRepository
     let sessions: SessionRepository
     let config: AppConfig
     let eventService: EventService
     let people: People
+    let recommender: EventRecommender
+    let sessionRecommender: SessionRecommender
 
     func putMyPreferences(_ input: Operations.PutMyPreferences.Input) async throws
         -> Operations.PutMyPreferences.Output
@@ -42,7 +43,7 @@ struct RecommendationsHandlers: Sendable {
         let limit = try Paging.limit(input.query.limit)
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
-        let ranked = try await SessionRecommender(sessions: sessions, weights: config.sessionWeights).recommend(
+        let ranked = try await sessionRecommender.recommend(
             user: user, preferences: PreferencesRules.decode(user.preferences), center: center, limit: limit,
             now: Date())
         let ids = ranked.map(\.candidate.id)
@@ -84,8 +85,6 @@ struct RecommendationsHandlers: Sendable {
 }
 
 extension RecommendationsHandlers {
-    var recommender: EventRecommender { EventRecommender(events: events, places: places, catalog: catalog) }
-
     func recommendEvents(_ input: Operations.RecommendEvents.Input) async throws -> Operations.RecommendEvents.Output {
         let caller = try RequestInfo.requireMember()
         let limit = try Paging.limit(input.query.limit)

@@ -100,76 +100,12 @@ struct SessionsHandlers: Sendable {
     }
 
     func searchSessions(_ input: Operations.SearchSessions.Input) async throws -> Operations.SearchSessions.Output {
-        let q = input.query
-        let limit = try Paging.limit(q.limit)
-        let now = Date()
-        var issues: [FieldIssue] = []
-        var query = EventQuery(from: Clock.millis(now))
-        query.kind = "session"
-        (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
-        query.cityKey = q.city
-        if let text = q.sport {
-            let slugs = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            if slugs.isEmpty || slugs.count > 20 || !slugs.allSatisfy(SportCatalog.isValidSlug) {
-                issues.append(
-                    .init(field: "sport", code: "invalid", message: "Give 1–20 sport slugs separated by commas."))
-            } else {
-                query.sports = slugs
-            }
-        }
-        query.skill = q.skill?.rawValue
-        if let box = q.bbox {
-            switch BoundingBox.parse(box) {
-            case .success(let parsed): query.bbox = parsed
-            case .failure(let issue): issues.append(issue)
-            }
-        }
-        let first = q.from.map { (CalendarDate($0), "from") }
-        let last = q.to.map { (CalendarDate($0), "to") }
-        for case (nil, let field)? in [first, last] {
-            issues.append(.init(field: field, code: "invalid", message: "Use YYYY-MM-DD."))
-        }
-        if let a = first?.0, let b = last?.0, b < a {
-            issues.append(.init(field: "to", code: "before_from", message: "to is before from."))
-        }
-        if first != nil || last != nil {
-            query.localDates = (first?.0?.description ?? "0000-01-01", last?.0?.description ?? "9999-12-31")
-        }
-        query.localTimes = q.timeOfDay.map(Self.localTimes)
-        query.openOnly = q.openOnly == true
-        if q.withFriends == true { query.friendsOf = try RequestInfo.requireCaller().userID }
-        let sort = q.sort ?? .start
-        if sort == .distance && query.near == nil {
-            issues.append(.init(field: "sort", code: "needs_near", message: "Sorting by distance needs near."))
-        }
-        guard issues.isEmpty else { throw APIError.validation(issues) }
-        let started = { (e: EventRecord) in e.startAt >= Clock.millis(now) }
-        // SQL narrows by grid cells; the exact distance is checked here.
-        let keep = { (batch: [EventRecord]) async throws -> [EventRecord] in
-            let upcoming = batch.filter(started)
-            guard let center = query.near else { return upcoming }
-            let placesByID = try await places.find(ids: upcoming.map(\.placeID))
-            return upcoming.filter {
-                (placesByID[$0.placeID]?.location.distance(to: center) ?? .infinity) <= query.radius
-            }
-        }
+        let limit = try Paging.limit(input.query.limit)
+        let search = try SessionSearch(input.query, now: Date()) { try RequestInfo.requireCaller().userID }
         let page = try await eventService.searchPage(
-            query, cursor: q.cursor, limit: limit, byStart: sort == .start,
-            callerID: RequestInfo.current?.principal?.userID, now: now, keepBatch: keep
-        ) { matches, placesByID in
-            query.near.map { EventService.byDistance(matches, from: $0, places: placesByID) } ?? matches
-        }
+            search, cursor: input.query.cursor, limit: limit,
+            callerID: RequestInfo.current?.principal?.userID)
         return .ok(.init(body: .json(page)))
-    }
-
-    /// Local start times of a part of the day, as `[from, to)` ranges of `HH:MM`.
-    static func localTimes(_ part: Components.Schemas.TimeOfDay) -> [(from: String, to: String)] {
-        switch part {
-        case .morning: [("05:00", "12:00")]
-        case .afternoon: [("12:00", "17:00")]
-        case .evening: [("17:00", "22:00")]
-        case .night: [("22:00", "24:00"), ("00:00", "05:00")]
-        }
     }
 
     func getPlayerStats(_ input: Operations.GetPlayerStats.Input) async throws -> Operations.GetPlayerStats.Output {

@@ -1,5 +1,9 @@
 import SQLKit
+import TonightAPI
 import TonightCore
+
+/// An invitation's state, as the contract names it.
+typealias InvitationStatus = Components.Schemas.InvitationStatus
 
 /// A row of `invitations`.
 struct InvitationRecord: Sendable, Equatable {
@@ -7,7 +11,7 @@ struct InvitationRecord: Sendable, Equatable {
     var eventID: String
     var fromID: String
     var toID: String
-    var status: String
+    var status: InvitationStatus
     var createdAt: Int64
 }
 
@@ -30,7 +34,7 @@ struct InvitationRepository: Sendable {
             var created: [InvitationRecord] = []
             for invitee in invitees {
                 let record = InvitationRecord(
-                    id: Identifier.make(), eventID: eventID, fromID: from, toID: invitee, status: "pending",
+                    id: Identifier.make(), eventID: eventID, fromID: from, toID: invitee, status: .pending,
                     createdAt: now)
                 let inserted = try await db.raw(
                     """
@@ -47,7 +51,8 @@ struct InvitationRepository: Sendable {
     }
 
     /// Invitations to (`incoming`) or from `userID`, newest first.
-    func list(userID: String, incoming: Bool, status: String?, before: (Int64, String)?, limit: Int) async throws
+    func list(userID: String, incoming: Bool, status: InvitationStatus?, before: (Int64, String)?, limit: Int)
+        async throws
         -> [InvitationRecord]
     {
         var sql: SQLQueryString =
@@ -63,7 +68,7 @@ struct InvitationRepository: Sendable {
             .map(Self.decode)
     }
 
-    func setStatus(id: String, status: String, now: Int64) async throws {
+    func setStatus(id: String, status: InvitationStatus, now: Int64) async throws {
         try await db.raw(
             "UPDATE invitations SET status = \(bind: status), updated_at = \(bind: now) WHERE id = \(bind: id)"
         ).run()
@@ -75,7 +80,7 @@ struct InvitationRepository: Sendable {
             eventID: try row.decode(column: "event_id", as: String.self),
             fromID: try row.decode(column: "from_id", as: String.self),
             toID: try row.decode(column: "to_id", as: String.self),
-            status: try row.decode(column: "status", as: String.self),
+            status: try row.decode(column: "status", as: InvitationStatus.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self))
     }
 }

@@ -20,7 +20,7 @@ struct InvitationsHandlers: Sendable {
             throw APIError.conflict("This event is \(event.status.rawValue).", code: .eventCancelled)
         }
         let mine = try await events.attendance(of: caller.userID, in: [event.id])[event.id]
-        guard event.organizerID == caller.userID || mine == "going" || mine == "interested" else {
+        guard event.organizerID == caller.userID || mine == .going || mine == .interested else {
             throw APIError.forbidden(
                 "Say you are going (or interested) before inviting friends.", code: .notAttending)
         }
@@ -58,7 +58,7 @@ struct InvitationsHandlers: Sendable {
         let limit = try Paging.limit(input.query.limit)
         let rows = try await invitations.list(
             userID: caller.userID, incoming: (input.query.direction ?? .incoming) == .incoming,
-            status: input.query.status?.rawValue, before: try Paging.keyset(input.query.cursor), limit: limit + 1)
+            status: input.query.status, before: try Paging.keyset(input.query.cursor), limit: limit + 1)
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map { Paging.keysetCursor($0.createdAt, $0.id) } : nil
         return .ok(.init(body: .json(.init(items: try await assemble(page), nextCursor: next))))
@@ -78,12 +78,12 @@ struct InvitationsHandlers: Sendable {
                 throw APIError.conflict("This event is \(event.status.rawValue).", code: .eventCancelled)
             }
             guard
-                try await events.setAttendance(eventID: event.id, userID: caller.userID, status: "going", now: now)
+                try await events.setAttendance(eventID: event.id, userID: caller.userID, status: .going, now: now)
                     != nil
             else { throw APIError.notFound("No such event.") }
-            invitation.status = "accepted"
+            invitation.status = .accepted
         } else {
-            invitation.status = "declined"
+            invitation.status = .declined
         }
         try await invitations.setStatus(id: invitation.id, status: invitation.status, now: now)
         guard let item = try await assemble([invitation]).first else {
@@ -102,7 +102,7 @@ struct InvitationsHandlers: Sendable {
             else { return nil }
             return .init(
                 id: record.id, eventId: event.id, eventName: event.name, eventStart: Clock.date(event.startAt),
-                from: .init(from), to: .init(to), status: .init(rawValue: record.status) ?? .pending,
+                from: .init(from), to: .init(to), status: record.status,
                 createdAt: Clock.date(record.createdAt))
         }
     }

@@ -105,7 +105,7 @@ struct WallRepository: Sendable {
             ).run()
             // The pair's chat opens with the match (and ends with it).
             let conversation = try await ChatRepository.open(
-                user, target, kind: "match", matchID: match.id, now: now, on: db)
+                user, target, kind: .match, matchID: match.id, now: now, on: db)
             match.conversationID = conversation.id
             return (match, try await NotificationRepository.write(notices(match), now: now, on: db))
         }

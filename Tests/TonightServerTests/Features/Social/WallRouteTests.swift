@@ -224,7 +224,7 @@ struct WallRouteTests {
             let accepted = try await client.send(.post, "/v1/me/invitations/\(id)/accept", token: ben.token)
             #expect(accepted.json["status"] as? String == "accepted")
             let attendance = try await services.events.attendance(of: ben.id, in: [event])
-            #expect(attendance[event] == "going")
+            #expect(attendance[event] == .going)
 
             let cydInvitation = try #require(
                 (try await client.send(.get, "/v1/me/invitations", token: cyd.token).json["items"] as? [JSON])?.first)

@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresKit
+import PostgresNIO
+import ServiceLifecycle
+import TonightAPI
+import TonightCore
+
+/// Several instances on one PostgreSQL: each message is a `NOTIFY` on `tonight_live`, and every
+/// instance `LISTEN`s on its own connection and hands it to its sockets. Payloads over 7,000 bytes
+/// go through a `live_outbox` row and the notification names the row (`#id`). The listener
+/// reconnects after a lost connection (messages sent meanwhile are not replayed: clients sync
+/// missed chat messages with `since`).
+///
+/// The same channel carries the database's change notifications (migration 0028): `feed` moves
+/// this instance's ``ClusterFeedVersion`` and `artists` has the ``ArtistSuggester`` check its index
+/// before its next answer. While the listener is not subscribed the feed version is withheld, and
+/// subscribing again drops every cached page (see ``ClusterFeedVersion``).
+final class PostgresFanout: LiveFanout, Service {
+    static let channel = "tonight_live"
+    static let inlineLimit = 7000
+    /// The payloads of migration 0028's triggers.
+    static let feedChanged = "feed"
+    static let artistsChanged = "artists"
+
+    private let outbox: LiveOutbox
+    private let hub: LiveHub
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let listening = NIOLockedValueBox(false)
+    private let feed: ClusterFeedVersion?
+    private let suggester: ArtistSuggester?
+
+    init(
+        database: Database, hub: LiveHub, url: String, feed: ClusterFeedVersion? = nil,
+        suggester: ArtistSuggester? = nil, logger: Logger
+    ) throws {
+        self.outbox = LiveOutbox(database: database)
+        self.hub = hub
+        self.feed = feed
+        self.suggester = suggester
+        self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+        self.logger = logger
+    }
+
+    func send(_ message: LiveMessage, to userIDs: [String]) async {
+        do {
+            let data = try JSONEncoder().encode(LiveEnvelope(users: Array(Set(userIDs)), message: message))
+            var payload = String(decoding: data, as: UTF8.self)
+            if data.count > Self.inlineLimit {
+                payload = "#" + (try await outbox.store(payload, now: Clock.millis()))
+            }
+            try await outbox.notify(Self.channel, payload)
+        } catch {
+            logger.warning("live fan-out failed", metadata: LoggedError.metadata(error))
+        }
+    }
+
+    /// Listens until graceful shutdown, reconnecting after failures.
+    func run() async throws {
+        try await runUntilShutdown { try await self.listenLoop() }
+    }
+
+    private func listenLoop() async throws {
+        var attempt = 0
+        var subscribedBefore = false
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: Self.channel) { notifications in
+                    self.listening.withLockedValue { $0 = true }
+                    self.feed?.listening(true)
+                    // Every subscription but the first may have missed notifications, however the
+                    // last one ended.
+                    if subscribedBefore { self.catchUp() }
+                    subscribedBefore = true
+                    attempt = 0
+                    // A failed heartbeat closes the connection, which ends the notifications.
+                    let beat = Task { try await self.heartbeat(connection) }
+                    defer { beat.cancel() }
+                    for try await notification in notifications { await self.deliver(notification.payload) }
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                attempt += 1
+                logger.warning("live listener lost its connection", metadata: LoggedError.metadata(error))
+            }
+            listening.withLockedValue { $0 = false }
+            feed?.listening(false)
+            try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
+        }
+    }
+
+    /// Asks the listening connection for `SELECT 1` every second. Each answer renews the feed
+    /// version's trust (``ClusterFeedVersion/heartbeat()``), so while the connection hangs the page
+    /// cache is off after ``ClusterFeedVersion/staleAfter``. Only a connection that has not answered
+    /// for ``deadConnection`` is closed (ending the listen, so the loop connects again): closing it
+    /// sooner, on a process that is merely slow, would lose the notifications in flight.
+    private func heartbeat(_ connection: PostgresConnection) async throws {
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            do {
+                try await withDeadline(Self.deadConnection) {
+                    for try await _ in try await connection.query("SELECT 1", logger: self.logger) {}
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                Task { try? await connection.close() }
+                throw error
+            }
+            feed?.heartbeat()
+        }
+    }
+
+    /// How long the listening connection may leave a heartbeat unanswered before it is closed.
+    static let deadConnection = Duration.seconds(15)
+
+    /// Waits (up to `timeout`) until the listener is subscribed; for tests and start-up checks.
+    func waitUntilListening(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if listening.withLockedValue({ $0 }) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// After a lost connection: what was notified meanwhile is lost, so the ban list is read again
+    /// (the page cache has been dropped by ``ClusterFeedVersion/listening(_:)``, and the artist
+    /// index is checked before its next answer).
+    private func catchUp() {
+        Task {
+            await suggester?.invalidate()
+            do { try await hub.bans?.reload() } catch {
+                logger.warning("ban list reload failed", metadata: LoggedError.metadata(error))
+            }
+        }
+    }
+
+    private func deliver(_ payload: String) async {
+        switch payload {
+        case Self.feedChanged: return feed?.advance() ?? ()
+        case Self.artistsChanged: return await suggester?.invalidate() ?? ()
+        default: break
+        }
+        var text = payload
+        if payload.hasPrefix("#") {
+            let id = String(payload.dropFirst())
+            guard let stored = try? await outbox.payload(id: id) else { return }
+            text = stored
+        }
+        guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }
+        for user in envelope.users { await hub.deliver(envelope.message, to: user) }
+    }
+}
