@@ -145,7 +145,13 @@ struct SessionsRouteTests {
 
     @Test("100 users race for 10 seats: exactly 10 go, the rest get 409", arguments: Backend.available)
     func capacityRace(backend: Backend) async throws {
-        try await withLiveApp(backend, configure: { $0.idleTimeout = 120 }) { services, client in
+        // Patience for the write gate: under the whole suite on two cores, 100 writers queued on
+        // SQLite's gate took longer than the default busy timeout (15 of them got 503, not 409).
+        let configure: (inout AppConfig) -> Void = {
+            $0.idleTimeout = 120
+            $0.databaseBusyTimeoutMilliseconds = 60_000
+        }
+        try await withLiveApp(backend, configure: configure) { services, client in
             let host = try await client.member("host")
             let created = try await client.createSession(host, spot: (47.37, 8.54, "Pitch"), capacity: 11)
             let id = created["id"] as? String ?? ""
