@@ -5,21 +5,17 @@ import TonightCore
 /// Change records of events (place, start, status), and the alerts they become.
 extension EventRepository {
     /// The columns of `event_changes`, in the order ``changeRow(_:)`` gives their values.
-    static let changeColumns = ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"]
+    private static let changeColumns = ["id", "event_id", "field", "old_value", "new_value", "origin", "changed_at"]
 
-    static func changeRow(_ change: EventChangeRecord) -> [SQLValue] {
+    private static func changeRow(_ change: EventChangeRecord) -> [SQLValue] {
         [
             .init(change.id), .init(change.eventID), .init(change.field), .init(change.oldValue),
             .init(change.newValue), .init(change.origin), .init(change.changedAt),
         ]
     }
 
-    static func insert(_ change: EventChangeRecord, on db: any SQLDatabase) async throws {
-        try await insert([change], on: db)
-    }
-
-    /// Many change records in one statement (an import's batch; one round trip each cost a feed
-    /// refresh seconds on SQLite's bulk connection).
+    /// Change records in one statement (an edit's, or an import's batch: one round trip each cost a
+    /// feed refresh seconds on SQLite's bulk connection).
     static func insert(_ changes: [EventChangeRecord], on db: any SQLDatabase) async throws {
         try await BulkWrite.upsert(
             "event_changes", columns: changeColumns, rows: changes.map(changeRow), key: ["id"], on: db)

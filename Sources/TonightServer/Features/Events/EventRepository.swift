@@ -150,7 +150,7 @@ struct EventRepository: Sendable {
                 """
             ).run()
             if let performers { try await Self.replacePerformers(event.id, performers, on: db) }
-            for change in changes { try await Self.insert(change, on: db) }
+            try await Self.insert(changes, on: db)
         }
     }
 
