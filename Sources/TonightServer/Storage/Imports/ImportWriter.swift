@@ -54,16 +54,16 @@ public actor ImportWriter {
     private var venues: [ImportedVenue] = []
     private var events: [ImportedEvent] = []
     private var waiting: [ImportedEvent] = []
-    /// Place id → time zone of every place of this source known so far.
+    /// OpenStreetMap files hold venues only: no event looks up a place's zone.
+    private var venuesOnly: Bool { source == ImportKind.osm.source }
+    /// Place id → time zone of every place of this source known so far (none for venues only).
     private var placeZones: [String: String] = [:]
     private var knownArtists = Set<String>()
-    /// Ids this import wrote, by table, for the tables that were empty when it began: only these
-    /// can already be there, so only these are looked up (a first import reads nothing back).
-    private var written: [String: Set<String>] = [:]
     /// Artists whose billing this import changed: only their popularity is counted again.
     private var touchedArtists = Set<String>()
     /// The fingerprint of every row of this source by table and id (nil: a row without one), as
-    /// read at the start and written since.
+    /// read at the start and written since. Rows are keyed by source, so an id missing here is not
+    /// a row: only the ids found here are compared or read back (a first import reads nothing).
     private var storedPrints: [String: [String: Int64?]] = [:]
     /// Every event id the file lists (a full import only).
     private var listed = Set<String>()
@@ -101,12 +101,9 @@ public actor ImportWriter {
     /// Loads the ids this source already has, so references to earlier imports resolve.
     public func prepare() async throws {
         if !dryRun, let path = database.sqlitePath {
-            // OpenStreetMap files hold venues only.
-            let venuesOnly = source == ImportKind.osm.source
             session = try await SQLiteImportSession.begin(
                 database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
                 main: venuesOnly ? "places" : "events", logger: logger)
-            for table in session?.emptyTables ?? [] { written[table] = [] }
         }
         // On SQLite through the import's own connection (in a first import's one transaction).
         let db: any SQLDatabase = session?.db ?? database.sql
@@ -115,7 +112,7 @@ public actor ImportWriter {
             "SELECT id, time_zone, import_hash FROM places WHERE id LIKE \(bind: prefix)"
         ).all() {
             let id = try row.decode(column: "id", as: String.self)
-            placeZones[id] = try row.decode(column: "time_zone", as: String.self)
+            if !venuesOnly { placeZones[id] = try row.decode(column: "time_zone", as: String.self) }
             storedPrints["places", default: [:]][id] = try row.decode(column: "import_hash", as: Int64?.self)
         }
         // Every fingerprint at once: one pass over each table instead of a lookup per batch.
@@ -137,15 +134,6 @@ public actor ImportWriter {
     private func rows(_ select: SQLQueryString, _ ids: [String], on db: any SQLDatabase) async throws -> [any SQLRow] {
         guard !ids.isEmpty else { return [] }
         return try await db.raw(select + " (\(binds: ids))").all()
-    }
-
-    /// The ones of `ids` that may already be rows of `table`; remembers all of them as written.
-    private func mayExist(_ ids: some Collection<String>, in table: String) -> [String] {
-        // Taken out while it grows, so the dictionary's copy does not make it copy itself.
-        guard var ours = written.removeValue(forKey: table) else { return Array(ids) }
-        let found = ids.filter { !ours.insert($0).inserted }
-        written[table] = ours
-        return found
     }
 
     /// Takes a parser's output in file order (one actor hop per batch, not per record).
@@ -339,7 +327,7 @@ public actor ImportWriter {
                 country: venue.country ?? locality.country, cityKey: locality.cityKey, regionKey: locality.regionKey,
                 timeZone: locality.timeZone, openingHours: venue.openingHours, imageURL: venue.imageURL,
                 website: venue.url, source: source, sourceID: venue.id, createdAt: 0, updatedAt: 0)
-            placeZones[id] = locality.timeZone
+            if !venuesOnly { placeZones[id] = locality.timeZone }
         }
         return Array(rows.values)
     }
@@ -366,7 +354,7 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         var existing: [String: (String, String?)] = [:]
         for row in try await rows(
-            "SELECT id, name, parent_id FROM categories WHERE id IN", mayExist(byID.keys, in: "categories"), on: db)
+            "SELECT id, name, parent_id FROM categories WHERE id IN", Array(byID.keys), on: db)
         {
             existing[try row.decode(column: "id", as: String.self)] = (
                 try row.decode(column: "name", as: String.self), try row.decode(column: "parent_id", as: String?.self)
@@ -404,7 +392,7 @@ public actor ImportWriter {
             ]
         }
         let prints = content.mapValues { ImportFingerprint.of($0) }
-        let (stored, unsure) = fingerprints("artists", prints, mayExist(byID.keys, in: "artists"))
+        let (stored, unsure) = fingerprints("artists", prints)
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
             "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN", unsure, on: db)
@@ -452,7 +440,7 @@ public actor ImportWriter {
         let byID = lastByID(venues) { key($0.id) }
         guard !byID.isEmpty else { return }
         let prints = byID.mapValues(Self.fingerprint)
-        let (stored, unsure) = fingerprints("places", prints, mayExist(byID.keys, in: "places"))
+        let (stored, unsure) = fingerprints("places", prints)
         var changed: [ImportedVenue] = []
         for (id, venue) in byID {
             if stored[id] == prints[id] {
@@ -542,23 +530,23 @@ public actor ImportWriter {
         return (try row.decode(column: "id", as: String.self), try row.decode(column: column, as: Int64?.self))
     }
 
-    /// The stored fingerprints of the rows of `candidates` (those of `prints` that may exist),
-    /// and the ids whose rows must be read whole: those there without the fingerprint in `prints`.
-    /// The rows about to be written take their new fingerprints (an id later in the file compares
-    /// with what this import wrote).
-    private func fingerprints(_ table: String, _ prints: [String: Int64], _ candidates: [String]) -> (
+    /// The stored fingerprints of the rows of `prints` that exist, and the ids whose rows must be
+    /// read whole: those there without the fingerprint in `prints`. The rows about to be written
+    /// take their new fingerprints (an id later in the file compares with what this import wrote).
+    private func fingerprints(_ table: String, _ prints: [String: Int64]) -> (
         stored: [String: Int64], unsure: [String]
     ) {
+        // Taken out while it changes, so the dictionary of tables does not copy it.
         var known = storedPrints.removeValue(forKey: table) ?? [:]
         defer { storedPrints[table] = known }
         var stored: [String: Int64] = [:]
         var unsure: [String] = []
-        for id in candidates {
-            guard let entry = known[id] else { continue }
-            if let print = entry { stored[id] = print }
-            if entry != prints[id] { unsure.append(id) }
+        for (id, print) in prints {
+            if let entry = known.updateValue(print, forKey: id) {
+                if let entry { stored[id] = entry }
+                if entry != print { unsure.append(id) }
+            }
         }
-        for (id, print) in prints { known[id] = print }
         return (stored, unsure)
     }
 
@@ -598,7 +586,7 @@ public actor ImportWriter {
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
         }
         guard !parsed.isEmpty else { return }
-        let (stored, unsure) = fingerprints("events", prints, mayExist(parsed.keys, in: "events"))
+        let (stored, unsure) = fingerprints("events", prints)
         var ready: [String: (EventRecord, [String])] = [:]
         for (id, item) in parsed {
             if stored[id] == prints[id] {
