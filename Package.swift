@@ -74,8 +74,12 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             resources: [.copy("Resources/gazetteer")],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedWeb"]
         ),
+        // Builds Web/ into the server (EmbeddedWeb), so the binary serves the app from anywhere.
+        .plugin(name: "EmbedWeb", capability: .buildTool(), dependencies: ["WebPacker"]),
+        .executableTarget(name: "WebPacker", swiftSettings: swiftSettings),
         .target(
             name: "TonightClient",
             dependencies: [

@@ -197,8 +197,10 @@ public struct AppConfig: Sendable {
     public var sessionReminderMinutes: Int = 60
     /// Local hour from which the "Tonight" digest goes out (`digest.hour`, default 16; −1: never).
     public var digestHour: Int = 16
-    /// The web app's files (`web.dir`, default `Web` in the working directory).
-    public var webDirectory: String = "Web"
+    /// A folder to serve the web app from instead of the copy built into the binary (`web.dir`,
+    /// `WEB_DIR`; empty, the default: the built-in copy). For working on the app without
+    /// rebuilding: `WEB_DIR=Web swift run tonight serve` from the checkout.
+    public var webDirectory: String = ""
     /// Trending score constants (`trending.*`), see ``TrendingScore``.
     public var trending = TrendingScore()
 

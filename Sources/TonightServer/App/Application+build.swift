@@ -49,7 +49,7 @@ public func buildApplication(
         fanout: services.fanout, bans: services.bans
     ).register(on: router)
     WebRoutes(
-        directory: URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path, mapTileURL: config.mapTileURL,
+        source: webSource(config, logger: services.logger), mapTileURL: config.mapTileURL,
         mediaOrigin: config.mediaStorage == "s3" ? config.s3Endpoint : ""
     ).register(on: router)
     let (postRepository, bans) = (services.posts.posts, services.bans)
@@ -190,4 +190,19 @@ struct Housekeeping: Service {
             try await rateBuckets?.purge(before: Clock.millis() - 2 * 3_600_000)
         }
     }
+}
+
+/// The web app's files: the built-in copy, or the `web.dir` folder; the log says which.
+private func webSource(_ config: AppConfig, logger: Logger) -> WebRoutes.Source {
+    guard !config.webDirectory.isEmpty else {
+        logger.info("web app: built in (\(EmbeddedWeb.count) files)")
+        return .embedded
+    }
+    let folder = URL(fileURLWithPath: config.webDirectory).standardizedFileURL.path
+    if FileManager.default.fileExists(atPath: folder + "/index.html") {
+        logger.info("web app: from the folder \(folder) (WEB_DIR)")
+    } else {
+        logger.warning("web app: the folder \(folder) (WEB_DIR) has no index.html; / answers 404")
+    }
+    return .folder(folder)
 }

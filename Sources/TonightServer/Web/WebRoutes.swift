@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The web app: plain files from the web directory (`web.dir`, default `./Web`), `/` being
-/// `index.html`. Every answer carries a strong `ETag` (size and modification time) and
+/// The web app: the files of `Web/`, built into the binary (``EmbeddedWeb``) or, for development,
+/// read from a folder (`web.dir`), `/` being `index.html`. Every answer carries a strong `ETag`
+/// (the content's hash when built in, size and modification time from a folder) and
 /// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
 /// request (304) — a new release is picked up at the next load without versioned file names.
 /// The page's Content-Security-Policy loads images and media from its own origin only (photos of
@@ -14,12 +15,20 @@ import NIOCore
 /// may frame it (clickjacking).
 /// HSTS belongs to the TLS proxy in front (docs/operations.md).
 struct WebRoutes: Sendable {
-    let directory: String
+    /// Where the files come from.
+    enum Source: Sendable {
+        /// The copy built into the binary (the default).
+        case embedded
+        /// A folder read at each request (`WEB_DIR`, to work on the app without rebuilding).
+        case folder(String)
+    }
+
+    let source: Source
     let contentSecurityPolicy: String
     let fileIO = FileIO()
 
-    init(directory: String, mapTileURL: String = "", mediaOrigin: String = "") {
-        self.directory = directory
+    init(source: Source = .embedded, mapTileURL: String = "", mediaOrigin: String = "") {
+        self.source = source
         let tiles = Self.origin(of: mapTileURL).map { " " + $0 } ?? ""
         let media = Self.origin(of: mediaOrigin).map { " " + $0 } ?? ""
         contentSecurityPolicy =
@@ -49,12 +58,20 @@ struct WebRoutes: Sendable {
 
     private func serve(_ name: String, _ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard Self.isSafe(name) else { throw APIError.notFound("No such file.") }
-        let path = directory + "/" + name
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            (attributes[.type] as? FileAttributeType) == .typeRegular,
-            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { throw APIError.notFound("No such file.") }
-        let etag = "\"\(size)-\(Int(modified.timeIntervalSince1970 * 1000))\""
+        let (size, etag, body): (Int, String, () async throws -> ResponseBody)
+        switch source {
+        case .embedded:
+            guard let file = EmbeddedWeb.file(name) else { throw APIError.notFound("No such file.") }
+            (size, etag, body) = (file.body.readableBytes, file.etag, { ResponseBody(byteBuffer: file.body) })
+        case .folder(let directory):
+            let path = directory + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                (attributes[.type] as? FileAttributeType) == .typeRegular,
+                let bytes = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
+            else { throw APIError.notFound("No such file.") }
+            let stamp = "\"\(bytes)-\(Int(modified.timeIntervalSince1970 * 1000))\""
+            (size, etag, body) = (bytes, stamp, { try await fileIO.loadFile(path: path, context: context) })
+        }
         var headers: HTTPFields = [
             .contentType: Self.contentType(of: name), .eTag: etag, .cacheControl: "no-cache",
             .xContentTypeOptions: "nosniff",
@@ -66,9 +83,8 @@ struct WebRoutes: Sendable {
         if let match = request.headers[.ifNoneMatch], match == "*" || match.contains(etag) {
             return Response(status: .notModified, headers: headers)
         }
-        let body = try await fileIO.loadFile(path: path, context: context)
         headers[.contentLength] = String(size)
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: headers, body: try await body())
     }
 
     /// Relative paths of letters, digits, `-`, `_`, `.` and `/`, never `..` nor hidden files.

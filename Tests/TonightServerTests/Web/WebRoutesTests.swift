@@ -35,6 +35,31 @@ struct WebRoutesTests {
         }
     }
 
+    @Test("the binary serves the web app built into it: every file of Web/, byte for byte, with content ETags")
+    func builtIn() async throws {
+        let names = try #require(FileManager.default.subpaths(atPath: Self.webDirectory)).filter { name in
+            var isDirectory: ObjCBool = false
+            return !name.hasPrefix(".")
+                && FileManager.default.fileExists(atPath: Self.webDirectory + "/" + name, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }
+        #expect(EmbeddedWeb.count == names.count)
+        // The default configuration: no folder, whatever the working directory.
+        try await withApp(.sqlite) { _, client in
+            for name in names {
+                let path = name == "index.html" ? "/" : "/app/" + name
+                let answer = try await client.send(.get, path)
+                #expect(answer.status == .ok, "\(path)")
+                let file = try Data(contentsOf: URL(fileURLWithPath: Self.webDirectory + "/" + name))
+                #expect(Data(buffer: answer.body) == file, "\(path) differs from Web/\(name)")
+                let etag = try #require(answer.headers[.eTag])
+                #expect(try await client.send(.get, path, headers: [.ifNoneMatch: etag]).status == .notModified)
+            }
+            #expect(try await client.send(.get, "/app/nope.js").status == .notFound)
+            #expect(try await client.send(.get, "/").headers[.contentSecurityPolicy] != nil)
+        }
+    }
+
     @Test("the page's CSP loads images from itself and the tile server only, and nothing from a bad template")
     func tileOrigin() async throws {
         let template = "http://tiles.lan:8080/{z}/{x}/{y}.png"
@@ -65,9 +90,9 @@ struct WebRoutesTests {
         #expect(WebRoutes.origin(of: "javascript:alert(1)") == nil)
         #expect(WebRoutes.origin(of: "http://tüles.example/{z}/{x}/{y}.png") == nil)
         #expect(WebRoutes.origin(of: "http://a.b; script-src *") == nil)
-        #expect(WebRoutes(directory: "Web").contentSecurityPolicy.contains("img-src 'self' data: blob:;"))
+        #expect(WebRoutes().contentSecurityPolicy.contains("img-src 'self' data: blob:;"))
         // With S3 storage, media links redirect to the endpoint: images and clips load from there too.
-        let s3 = WebRoutes(directory: "Web", mediaOrigin: "https://s3.eu-west-1.amazonaws.com").contentSecurityPolicy
+        let s3 = WebRoutes(mediaOrigin: "https://s3.eu-west-1.amazonaws.com").contentSecurityPolicy
         #expect(s3.contains("img-src 'self' data: blob: https://s3.eu-west-1.amazonaws.com;"))
         #expect(s3.contains("media-src 'self' blob: https://s3.eu-west-1.amazonaws.com;"))
     }
