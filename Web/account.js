@@ -150,7 +150,7 @@ const staffOnly = (title, text) => [h("h1", {}, title), h("p", { class: "muted" 
 
 /** Where a notification leads in the app, if anywhere. */
 function target(n) {
-  const event = n.eventId && `#/event/${enc(n.eventId)}`;
+  const event = n.eventId && `#/${n.eventKind === "session" ? "session" : "event"}/${enc(n.eventId)}`;
   switch (n.kind) {
     case "friendRequest": case "friendAccepted": return "#/friends";
     case "invitation": return "#/invitations";

@@ -5,7 +5,7 @@
 import { api, session, pagePath } from "./api.js";
 import { h, toast, position, requireMember, actionButton } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
-import { enc, plural, distance, deviceZone, isoDate, localDay, eventWhen } from "./format.js";
+import { enc, plural, distance, deviceZone, isoDate, localDay, eventWhen, TICKETED, TICKETED_QUERY } from "./format.js";
 
 const myZone = deviceZone();
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -111,7 +111,8 @@ export async function eventsScreen() {
   const p = params();
   const state = { when: p.get("when") || "tonight", category: p.get("category") || "", maxPrice: p.get("maxPrice") || "", q: p.get("q") || "" };
   const near = p.get("near") || (await position());
-  const query = new URLSearchParams({ limit: "30" });
+  // Tickets Tonight lists shows and parties; sports sessions belong to Playmate.
+  const query = new URLSearchParams([["limit", "30"], ...TICKETED.map((kind) => ["kind", kind])]);
   const range = apiWhen(state.when);
   if (range) query.set("when", range);
   if (near) { query.set("near", near); query.set("radius", p.get("radius") || "25000"); query.set("sort", "distance"); }
@@ -194,6 +195,8 @@ const external = (href, label, cls) => h("a", { href, rel: "noopener", target: "
 /** #/event/<id>: everything about one event. */
 export async function eventScreen(id) {
   const event = await api("GET", `/v1/events/${enc(id)}`);
+  // A session always opens in Playmate's screen, with its seats, whatever linked to it.
+  if (event.kind === "session") { location.replace(`#/session/${enc(id)}`); return []; }
   const { place } = event;
   const [local, mine] = longWhen(event);
   const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
@@ -310,7 +313,7 @@ export async function favoritesScreen() {
   const [artists, feed, mine] = await Promise.all([
     api("GET", "/v1/me/favorites/artists?limit=100"),
     pagedEvents("/v1/me/feed/favorites?limit=20", "No upcoming events by your favourites."),
-    pagedEvents("/v1/me/events?limit=20", "You don't follow any event yet.")]);
+    pagedEvents(`/v1/me/events?limit=20&${TICKETED_QUERY}`, "You don't follow any event yet.")]);
   return [h("h1", {}, "Favourites"), subnav("favorites"),
     h("section", { "aria-labelledby": "tt-fav-artists" }, h("h2", { id: "tt-fav-artists" }, "Favourite artists"),
       artists.items.length ? h("ul", { class: "list" }, artists.items.map(favouriteRow))

@@ -15,6 +15,10 @@ export const shownName = (user, fallback) => user?.displayName || user?.username
 
 /** The genders a profile can state: [value, one person, people] ("female", "Woman", "Women"). */
 export const GENDERS = [["female", "Woman", "Women"], ["male", "Man", "Men"], ["nonbinary", "Non-binary", "Non-binary people"], ["other", "Other", "Other"]];
+/** The event kinds of the ticketed apps (Tickets Tonight, Pala): sports sessions are Playmate's. */
+export const TICKETED = ["show", "party"];
+export const TICKETED_QUERY = TICKETED.map((kind) => `kind=${kind}`).join("&");
+
 export const AGE_GROUPS = ["under18", "18-24", "25-34", "35-44", "45-54", "55+"];
 
 // time

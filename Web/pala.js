@@ -5,7 +5,7 @@ import { api, ApiError, session, pagePath, requestKey } from "./api.js";
 import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, send, isOpen } from "./live.js";
-import { enc, shownName, localStart, GENDERS } from "./format.js";
+import { enc, shownName, localStart, GENDERS, TICKETED_QUERY } from "./format.js";
 
 const nameOf = (user) => shownName(user, "Someone");
 
@@ -86,7 +86,7 @@ export async function palaScreen() {
   const guest = membersOnly("Meet people");
   if (guest) return guest;
   const [me, events, chats] = await Promise.all([
-    api("GET", "/v1/me"), api("GET", "/v1/me/events?status=going&limit=50"), conversationList()]);
+    api("GET", "/v1/me"), api("GET", `/v1/me/events?status=going&limit=50&${TICKETED_QUERY}`), conversationList()]);
   const holder = h("div", {}, chats);
   const refresh = async () => { try { holder.replaceChildren(await conversationList()); } catch { /* keep the old list */ } };
   const stops = [subscribe("message", refresh), subscribe("notification", (d) => d.notification?.kind === "match" && refresh())];

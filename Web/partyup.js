@@ -53,7 +53,7 @@ async function hubScreen() {
   const list = h("ul", { class: "list pu-hub", "aria-label": "Venues" });
   const more = h("p", {});
   const load = async (cursor) => {
-    const query = new URLSearchParams({ limit: "30" });
+    const query = new URLSearchParams({ limit: "30", group: "nightlife" });
     if (where.near) query.set("near", where.near);
     if (cursor) query.set("cursor", cursor);
     const page = await api("GET", `/v1/cities/${enc(where.cityKey)}/hub?${query}`);

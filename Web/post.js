@@ -100,7 +100,8 @@ function recorder(done) {
 /** The "Where" options: nearby places by distance (or the city's), the given one, and pregame. */
 async function whereOptions(where, placeId) {
   const query = where.near ? `near=${where.near}&radius=5000` : where.cityKey ? `city=${enc(where.cityKey)}` : null;
-  const places = query ? (await api("GET", `/v1/places?${query}&limit=40`)).items : [];
+  // Clips are filmed at nightlife venues: sports spots belong to Playmate.
+  const places = query ? (await api("GET", `/v1/places?${query}&group=nightlife&limit=40`)).items : [];
   if (placeId && !places.some((p) => p.id === placeId)) places.unshift(await api("GET", `/v1/places/${enc(placeId)}`));
   return [...places.map((p) => h("option", { value: p.id, selected: p.id === placeId },
     p.distanceMeters != null ? `${p.name} · ${distance(p.distanceMeters)}` : p.name)),

@@ -3057,6 +3057,13 @@ public struct Client: APIProtocol {
                     in: &request,
                     style: .form,
                     explode: true,
+                    name: "group",
+                    value: input.query.group
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
                     name: "city",
                     value: input.query.city
                 )
@@ -5061,6 +5068,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "status",
                     value: input.query.status
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "kind",
+                    value: input.query.kind
                 )
                 try converter.setQueryItemAsURI(
                     in: &request,
@@ -15403,6 +15417,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "near",
                     value: input.query.near
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "group",
+                    value: input.query.group
                 )
                 try converter.setQueryItemAsURI(
                     in: &request,

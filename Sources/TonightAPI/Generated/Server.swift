@@ -4067,6 +4067,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         name: "category",
                         as: Components.Schemas.PlaceCategory.self
                     ),
+                    group: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "group",
+                        as: Components.Parameters.PlaceGroup.self
+                    ),
                     city: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,
                         style: .form,
@@ -4743,7 +4750,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "kind",
-                        as: Components.Schemas.EventKind.self
+                        as: Components.Parameters.EventKinds.self
                     ),
                     sort: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,
@@ -5887,6 +5894,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         explode: true,
                         name: "status",
                         as: Components.Schemas.AttendanceStatus.self
+                    ),
+                    kind: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "kind",
+                        as: Components.Parameters.EventKinds.self
                     ),
                     past: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,
@@ -15158,6 +15172,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         explode: true,
                         name: "near",
                         as: Components.Parameters.Near.self
+                    ),
+                    group: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "group",
+                        as: Components.Parameters.PlaceGroup.self
                     ),
                     cursor: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,

@@ -22,6 +22,14 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/IdempotencyKey`.
         public typealias IdempotencyKey = Swift.String
+        /// Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
+        ///
+        /// - Remark: Generated from `#/components/parameters/EventKinds`.
+        public typealias EventKinds = [Components.Schemas.EventKind]
+        /// Only places of this group (see `PlaceGroup`); every group when absent.
+        ///
+        /// - Remark: Generated from `#/components/parameters/PlaceGroup`.
+        public typealias PlaceGroup = Components.Schemas.PlaceGroup
         /// `lat,lon` in degrees.
         ///
         /// - Remark: Generated from `#/components/parameters/Near`.

@@ -1223,6 +1223,13 @@ extension Components {
             case track = "track"
             case other = "other"
         }
+        /// Which app a place belongs to. `nightlife`: bars, pubs, biergartens, nightclubs, clubs, concert halls, theatres, cinemas, arts centres, events venues, casinos and restaurants (PartyUP, Pala, Tickets Tonight). `sports`: stadiums, sports centres, pitches, parks, fitness centres, swimming pools, ice rinks and tracks (Playmate). `other` places are in neither.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PlaceGroup`.
+        @frozen public enum PlaceGroup: String, Codable, Hashable, Sendable, CaseIterable {
+            case nightlife = "nightlife"
+            case sports = "sports"
+        }
         /// What the opening hours say; `unknown` when they are absent or in syntax Tonight does not read.
         ///
         /// - Remark: Generated from `#/components/schemas/OpenState`.
@@ -2960,6 +2967,10 @@ extension Components {
             public var actor: Components.Schemas.PublicProfile?
             /// - Remark: Generated from `#/components/schemas/Notification/eventId`.
             public var eventId: Swift.String?
+            /// The kind of `eventId`'s event, so a client opens a session in its sessions screen.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Notification/eventKind`.
+            public var eventKind: Components.Schemas.EventKind?
             /// - Remark: Generated from `#/components/schemas/Notification/matchId`.
             public var matchId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Notification/conversationId`.
@@ -2978,6 +2989,7 @@ extension Components {
             ///   - text: A short human sentence
             ///   - actor:
             ///   - eventId:
+            ///   - eventKind: The kind of `eventId`'s event, so a client opens a session in its sessions screen.
             ///   - matchId:
             ///   - conversationId:
             ///   - postId:
@@ -2989,6 +3001,7 @@ extension Components {
                 text: Swift.String,
                 actor: Components.Schemas.PublicProfile? = nil,
                 eventId: Swift.String? = nil,
+                eventKind: Components.Schemas.EventKind? = nil,
                 matchId: Swift.String? = nil,
                 conversationId: Swift.String? = nil,
                 postId: Swift.String? = nil,
@@ -3000,6 +3013,7 @@ extension Components {
                 self.text = text
                 self.actor = actor
                 self.eventId = eventId
+                self.eventKind = eventKind
                 self.matchId = matchId
                 self.conversationId = conversationId
                 self.postId = postId
@@ -3012,6 +3026,7 @@ extension Components {
                 case text
                 case actor
                 case eventId
+                case eventKind
                 case matchId
                 case conversationId
                 case postId

@@ -4329,6 +4329,10 @@ public enum Operations {
                 public var q: Swift.String?
                 /// - Remark: Generated from `#/paths/v1/places/GET/query/category`.
                 public var category: Components.Schemas.PlaceCategory?
+                /// Only places of this group (see `PlaceGroup`); every group when absent.
+                ///
+                /// - Remark: Generated from `#/paths/v1/places/GET/query/group`.
+                public var group: Components.Parameters.PlaceGroup?
                 /// A city key `city$region$country`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/places/GET/query/city`.
@@ -4353,6 +4357,7 @@ public enum Operations {
                 ///   - bbox:
                 ///   - q:
                 ///   - category:
+                ///   - group: Only places of this group (see `PlaceGroup`); every group when absent.
                 ///   - city: A city key `city$region$country`.
                 ///   - openNow:
                 ///   - openTonight:
@@ -4364,6 +4369,7 @@ public enum Operations {
                     bbox: Swift.String? = nil,
                     q: Swift.String? = nil,
                     category: Components.Schemas.PlaceCategory? = nil,
+                    group: Components.Parameters.PlaceGroup? = nil,
                     city: Swift.String? = nil,
                     openNow: Swift.Bool? = nil,
                     openTonight: Swift.Bool? = nil,
@@ -4375,6 +4381,7 @@ public enum Operations {
                     self.bbox = bbox
                     self.q = q
                     self.category = category
+                    self.group = group
                     self.city = city
                     self.openNow = openNow
                     self.openTonight = openTonight
@@ -5394,8 +5401,10 @@ public enum Operations {
                 public var maxPrice: Swift.Double?
                 /// - Remark: Generated from `#/paths/v1/events/GET/query/status`.
                 public var status: Components.Schemas.EventStatus?
+                /// Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
+                ///
                 /// - Remark: Generated from `#/paths/v1/events/GET/query/kind`.
-                public var kind: Components.Schemas.EventKind?
+                public var kind: Components.Parameters.EventKinds?
                 /// - Remark: Generated from `#/paths/v1/events/GET/query/sort`.
                 @frozen public enum SortPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case start = "start"
@@ -5424,7 +5433,7 @@ public enum Operations {
                 ///   - q:
                 ///   - maxPrice:
                 ///   - status:
-                ///   - kind:
+                ///   - kind: Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
                 ///   - sort:
                 ///   - cursor: The `nextCursor` of the previous page.
                 ///   - limit: Page size, 1–100 (default 20).
@@ -5438,7 +5447,7 @@ public enum Operations {
                     q: Swift.String? = nil,
                     maxPrice: Swift.Double? = nil,
                     status: Components.Schemas.EventStatus? = nil,
-                    kind: Components.Schemas.EventKind? = nil,
+                    kind: Components.Parameters.EventKinds? = nil,
                     sort: Operations.ListEvents.Input.Query.SortPayload? = nil,
                     cursor: Components.Parameters.Cursor? = nil,
                     limit: Components.Parameters.Limit? = nil
@@ -7311,6 +7320,10 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/events/GET/query/status`.
                 public var status: Components.Schemas.AttendanceStatus?
+                /// Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/events/GET/query/kind`.
+                public var kind: Components.Parameters.EventKinds?
                 /// - Remark: Generated from `#/paths/v1/me/events/GET/query/past`.
                 public var past: Swift.Bool?
                 /// The `nextCursor` of the previous page.
@@ -7325,16 +7338,19 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - status:
+                ///   - kind: Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
                 ///   - past:
                 ///   - cursor: The `nextCursor` of the previous page.
                 ///   - limit: Page size, 1–100 (default 20).
                 public init(
                     status: Components.Schemas.AttendanceStatus? = nil,
+                    kind: Components.Parameters.EventKinds? = nil,
                     past: Swift.Bool? = nil,
                     cursor: Components.Parameters.Cursor? = nil,
                     limit: Components.Parameters.Limit? = nil
                 ) {
                     self.status = status
+                    self.kind = kind
                     self.past = past
                     self.cursor = cursor
                     self.limit = limit
@@ -22853,6 +22869,10 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/cities/{cityKey}/hub/GET/query/near`.
                 public var near: Components.Parameters.Near?
+                /// Only places of this group (see `PlaceGroup`); every group when absent.
+                ///
+                /// - Remark: Generated from `#/paths/v1/cities/{cityKey}/hub/GET/query/group`.
+                public var group: Components.Parameters.PlaceGroup?
                 /// The `nextCursor` of the previous page.
                 ///
                 /// - Remark: Generated from `#/paths/v1/cities/{cityKey}/hub/GET/query/cursor`.
@@ -22865,14 +22885,17 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - near: `lat,lon` in degrees.
+                ///   - group: Only places of this group (see `PlaceGroup`); every group when absent.
                 ///   - cursor: The `nextCursor` of the previous page.
                 ///   - limit: Page size, 1–100 (default 20).
                 public init(
                     near: Components.Parameters.Near? = nil,
+                    group: Components.Parameters.PlaceGroup? = nil,
                     cursor: Components.Parameters.Cursor? = nil,
                     limit: Components.Parameters.Limit? = nil
                 ) {
                     self.near = near
+                    self.group = group
                     self.cursor = cursor
                     self.limit = limit
                 }

@@ -53,8 +53,23 @@ indirect enum SpecLimit: Sendable {
         }
     }
 
-    /// What is wrong with a query parameter's text.
-    func issues(query text: String, at field: String) -> [FieldIssue] {
+    /// What is wrong with a query parameter: its texts in order (an array parameter is repeated,
+    /// `kind=show&kind=party`; any other parameter is checked at each occurrence).
+    func issues(query texts: [String], at field: String) -> [FieldIssue] {
+        guard case .array(let minItems, let maxItems, let items) = self else {
+            return texts.flatMap { issues(query: $0, at: field) }
+        }
+        if let maxItems, texts.count > maxItems {
+            return [.init(field: field, code: "too_many", message: "At most \(maxItems) items.")]
+        }
+        if let minItems, texts.count < minItems {
+            return [.init(field: field, code: "too_few", message: "At least \(minItems) items.")]
+        }
+        return items.map { items in texts.flatMap { items.issues(query: $0, at: field) } } ?? []
+    }
+
+    /// What is wrong with one text of a query parameter.
+    private func issues(query text: String, at field: String) -> [FieldIssue] {
         switch self {
         case .string(let minLength, let maxLength):
             return Self.length(text.unicodeScalars.count, min: minLength, max: maxLength, at: field)
@@ -113,12 +128,18 @@ struct SpecLimitMiddleware: ServerMiddleware {
         if let limits = SpecLimits.query[operationID],
             let query = request.path?.split(separator: "?", maxSplits: 1).dropFirst().first
         {
+            var texts: [String: [String]] = [:]
+            var order: [String] = []
             for item in query.split(separator: "&") {
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-                guard let limit = limits[name] else { continue }
+                guard limits[name] != nil else { continue }
                 let raw = parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ") : ""
-                issues += limit.issues(query: raw.removingPercentEncoding ?? raw, at: name)
+                if texts[name] == nil { order.append(name) }
+                texts[name, default: []].append(raw.removingPercentEncoding ?? raw)
+            }
+            for name in order {
+                issues += limits[name]?.issues(query: texts[name] ?? [], at: name) ?? []
             }
         }
         var body = body

@@ -130,13 +130,15 @@ extension EventRepository {
         }
     }
 
-    /// Events the user attends (by status) or organises, ordered by start.
+    /// Events the user attends (by status) or organises, of `kinds` (nil: every kind), ordered by start.
     func events(
-        of userID: String, status: AttendanceStatus?, from: Int64?, until: Int64?, after: (Int64, String)?, limit: Int
+        of userID: String, status: AttendanceStatus?, kinds: Set<EventKind>? = nil, from: Int64?, until: Int64?,
+        after: (Int64, String)?, limit: Int
     )
         async throws -> [EventRecord]
     {
         var conditions: [SQLQueryString] = []
+        if let kinds { conditions.append("e.kind IN (\(binds: kinds.map(\.rawValue).sorted()))") }
         if let status {
             conditions.append(
                 "e.id IN (SELECT event_id FROM attendance WHERE user_id = \(bind: userID) AND status = \(bind: status))"

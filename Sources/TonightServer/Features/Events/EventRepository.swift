@@ -67,7 +67,8 @@ struct EventQuery: Sendable {
     var text: String?
     var maxPrice: Double?
     var status: EventStatus?
-    var kind: EventKind?
+    /// Only these kinds (nil: every kind).
+    var kinds: Set<EventKind>?
     /// Session filters: sport slugs, skill level, a free spot, a friend of this user playing.
     var sports: [String]?
     var skill: String?
@@ -206,7 +207,7 @@ struct EventRepository: Sendable {
         }
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
-        if let kind = query.kind { conditions.append("e.kind = \(bind: kind)") }
+        if let kinds = query.kinds { conditions.append("e.kind IN (\(binds: kinds.map(\.rawValue).sorted()))") }
         conditions += Self.filterConditions(query)
         if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
         let sql: SQLQueryString =

@@ -57,7 +57,7 @@ struct EventSearch: Sendable {
         }
         if let artist = q.artist { query.artistIDs = [artist] }
         query.status = q.status.flatMap { EventStatus(rawValue: $0.rawValue) }
-        query.kind = q.kind.flatMap { EventKind(rawValue: $0.rawValue) }
+        query.kinds = EventKind.set(q.kind)
         // SQL reads a day more than asked (an event whose time is not announced starts at its
         // local midnight); the exact check then runs in each event's own time zone.
         query.from = Clock.millis(now) - EventWindows.slack
@@ -106,5 +106,13 @@ extension EventService {
         return matches.sorted {
             (-(scores[$0.id] ?? 0), $0.startAt, $0.id) < (-(scores[$1.id] ?? 0), $1.startAt, $1.id)
         }
+    }
+}
+
+extension EventKind {
+    /// The kinds a list asked for (`kind=show&kind=party`); nil when it asked for none (every kind).
+    static func set(_ asked: [Components.Schemas.EventKind]?) -> Set<EventKind>? {
+        guard let asked, !asked.isEmpty else { return nil }
+        return Set(asked.compactMap { EventKind(rawValue: $0.rawValue) })
     }
 }

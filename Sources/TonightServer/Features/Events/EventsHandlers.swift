@@ -129,7 +129,8 @@ struct EventsHandlers: Sendable {
         let now = Clock.millis()
         let past = input.query.past == true
         let records = try await events.events(
-            of: caller.userID, status: input.query.status, from: past ? nil : now,
+            of: caller.userID, status: input.query.status, kinds: EventKind.set(input.query.kind),
+            from: past ? nil : now,
             until: past ? now : nil, after: after, limit: limit + 1)
         let page = Array(records.prefix(limit))
         let items = try await eventService.assembler.assemble(page, callerID: caller.userID)

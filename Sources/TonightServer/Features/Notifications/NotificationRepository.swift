@@ -19,6 +19,8 @@ struct NotificationRecord: Sendable, Equatable {
     var postID: String?
     var createdAt: Int64
     var readAt: Int64?
+    /// The kind of `eventID`'s event (read with the row, not stored in it).
+    var eventKind: EventKind?
 }
 
 /// A notification about to be written: who gets it, of what kind, and what it points at.
@@ -47,15 +49,19 @@ struct NotificationRepository: Sendable {
 
     private static let columns =
         "id, user_id, kind, text, actor_id, event_id, match_id, conversation_id, post_id, created_at, read_at"
+    /// The columns of `n`, with the kind of the event it points at.
+    private static let selectList: String =
+        columns.components(separatedBy: ", ").map { "n." + $0 }.joined(separator: ", ") + ", e.kind AS event_kind"
+    private static let from = "notifications n LEFT JOIN events e ON e.id = n.event_id"
 
     /// The newest notifications of `userID` older than the notification `before`, newest first.
     func list(userID: String, unreadOnly: Bool, before: String?, limit: Int) async throws -> [NotificationRecord] {
-        var conditions: [SQLQueryString] = ["user_id = \(bind: userID)"]
-        if unreadOnly { conditions.append("read_at IS NULL") }
-        if let before { conditions.append("id < \(bind: before)") }
+        var conditions: [SQLQueryString] = ["n.user_id = \(bind: userID)"]
+        if unreadOnly { conditions.append("n.read_at IS NULL") }
+        if let before { conditions.append("n.id < \(bind: before)") }
         let sql: SQLQueryString =
-            "SELECT \(unsafeRaw: Self.columns) FROM notifications WHERE " + conditions.joined(separator: " AND ")
-            + " ORDER BY id DESC LIMIT \(unsafeRaw: String(limit))"
+            "SELECT \(unsafeRaw: Self.selectList) FROM \(unsafeRaw: Self.from) WHERE "
+            + conditions.joined(separator: " AND ") + " ORDER BY n.id DESC LIMIT \(unsafeRaw: String(limit))"
         return try await db.raw(sql).all().map(Self.decode)
     }
 
@@ -67,8 +73,8 @@ struct NotificationRepository: Sendable {
     }
 
     func find(id: String) async throws -> NotificationRecord? {
-        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM notifications WHERE id = \(bind: id)").first()
-            .map(Self.decode)
+        try await db.raw("SELECT \(unsafeRaw: Self.selectList) FROM \(unsafeRaw: Self.from) WHERE n.id = \(bind: id)")
+            .first().map(Self.decode)
     }
 
     /// Marks one read; `false` if the user has no such notification.
@@ -127,6 +133,14 @@ struct NotificationRepository: Sendable {
         let withDevices = Set(
             try await db.raw("SELECT DISTINCT user_id FROM devices WHERE user_id IN (\(binds: recipients))").all()
                 .map { try $0.decode(column: "user_id", as: String.self) })
+        let eventIDs = Array(Set(drafts.compactMap(\.eventID)))
+        var eventKinds: [String: EventKind] = [:]
+        if !eventIDs.isEmpty {
+            for row in try await db.raw("SELECT id, kind FROM events WHERE id IN (\(binds: eventIDs))").all() {
+                eventKinds[try row.decode(column: "id", as: String.self)] = try row.decode(
+                    column: "kind", as: EventKind.self)
+            }
+        }
         var written: [NotificationRecord] = []
         var pushes: [NewJob] = []
         for draft in drafts {
@@ -135,7 +149,8 @@ struct NotificationRepository: Sendable {
             let record = NotificationRecord(
                 id: Identifier.make(), userID: draft.userID, kind: draft.kind, text: draft.text,
                 actorID: draft.actorID, eventID: draft.eventID, matchID: draft.matchID,
-                conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil)
+                conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil,
+                eventKind: draft.eventID.flatMap { eventKinds[$0] })
             written.append(record)
             // The push outbox: a job in the same transaction, unless there is nowhere to push or
             // the recipient's quiet hours are on (the inbox and live sockets still get it).
@@ -169,6 +184,7 @@ struct NotificationRepository: Sendable {
             conversationID: try row.decode(column: "conversation_id", as: String?.self),
             postID: try row.decode(column: "post_id", as: String?.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            readAt: try row.decode(column: "read_at", as: Int64?.self))
+            readAt: try row.decode(column: "read_at", as: Int64?.self),
+            eventKind: try row.decode(column: "event_kind", as: EventKind?.self))
     }
 }

@@ -58,7 +58,8 @@ extension Components.Schemas.Notification {
     init(_ record: NotificationRecord, actor: UserRecord?) {
         self.init(
             id: record.id, kind: record.kind, text: record.text,
-            actor: actor.map(Components.Schemas.PublicProfile.init), eventId: record.eventID, matchId: record.matchID,
+            actor: actor.map(Components.Schemas.PublicProfile.init), eventId: record.eventID,
+            eventKind: record.eventKind.flatMap { .init(rawValue: $0.rawValue) }, matchId: record.matchID,
             conversationId: record.conversationID, postId: record.postID, createdAt: Clock.date(record.createdAt),
             readAt: record.readAt.map(Clock.date))
     }

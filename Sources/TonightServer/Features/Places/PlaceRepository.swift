@@ -42,6 +42,8 @@ struct PlaceQuery: Sendable {
     var bbox: BoundingBox?
     var text: String?
     var category: String?
+    /// Only the categories of this group (nightlife venues or sports spots).
+    var group: PlaceGroup?
     var cityKey: String?
     /// At most this many rows come back (the caller pages over them).
     var cap: Int = 5000
@@ -163,6 +165,9 @@ struct PlaceRepository: Sendable {
             conditions.append("name_folded LIKE \(bind: "%" + SQLText.likeEscaped(text) + "%") ESCAPE '\\'")
         }
         if let category = query.category { conditions.append("category = \(bind: category)") }
+        if let group = query.group {
+            conditions.append("category IN (\(binds: group.categories.map(\.rawValue)))")
+        }
         if let city = query.cityKey { conditions.append("city_key = \(bind: city)") }
         // Spots made for sessions (coordinates and a label) are not venues: they stay out of lists.
         if !query.includeSpots { conditions.append("(source IS NULL OR source <> 'spot')") }

@@ -29,6 +29,7 @@ struct PlacesHandlers: Sendable {
             query.text = SearchText.fold(text)
         }
         query.category = q.category?.rawValue
+        query.group = q.group.flatMap { PlaceGroup(rawValue: $0.rawValue) }
         query.cityKey = q.city
         guard issues.isEmpty else { throw APIError.validation(issues) }
 

@@ -51,7 +51,8 @@ struct PromotionsHandlers: Sendable {
         let offset = try Paging.offset(input.query.cursor)
         let city = input.path.cityKey
         let now = Clock.millis()
-        let venues = try await places.candidates(PlaceQuery(cityKey: city, cap: 5000))
+        let group = input.query.group.flatMap { PlaceGroup(rawValue: $0.rawValue) }
+        let venues = try await places.candidates(PlaceQuery(group: group, cityKey: city, cap: 5000))
         let promoted = try await promotions.promotions(city: city).filter { $0.value.isActive(at: now) }
         let live = try await promotions.liveness(
             city: city, since: now - Int64(config.placeFeedWindowHours) * 3_600_000)

@@ -17,7 +17,7 @@ struct SessionSearch: Sendable {
         self.now = now
         var issues: [FieldIssue] = []
         query = EventQuery(from: Clock.millis(now))
-        query.kind = .session
+        query.kinds = [.session]
         (query.near, query.radius) = Paging.near(q.near, radius: q.radius, issues: &issues)
         query.cityKey = q.city
         if let text = q.sport {
