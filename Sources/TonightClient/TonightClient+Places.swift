@@ -175,10 +175,14 @@ extension TonightClient {
         _ = try await call { try await api.deleteAttendance(path: .init(eventId: eventID)) }
     }
 
-    /// Events the signed-in user attends, follows or organises.
-    public func myEvents(status: AttendanceStatus? = nil, cursor: String? = nil) async throws -> Page<Event> {
+    /// Events the signed-in user attends, follows or organises; only of `kinds` when given (an
+    /// events app asks for `[.show, .party]`, a sports app for `[.session]`).
+    public func myEvents(status: AttendanceStatus? = nil, kinds: [EventKind]? = nil, cursor: String? = nil)
+        async throws -> Page<Event>
+    {
         try await call {
-            guard case .ok(let ok) = try await api.listMyEvents(query: .init(status: status, cursor: cursor)),
+            guard
+                case .ok(let ok) = try await api.listMyEvents(query: .init(status: status, kind: kinds, cursor: cursor)),
                 case .json(let page) = ok.body
             else { throw TonightError.unexpectedResponse(status: 0) }
             return Page(items: page.items, nextCursor: page.nextCursor)

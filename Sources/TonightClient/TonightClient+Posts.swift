@@ -172,14 +172,17 @@ extension TonightClient {
         try await call { try await api.searchUsers(query: .init(q: query, limit: limit)).ok.body.json.items }
     }
 
-    /// A city's venues for the hub: promoted first, then the liveliest.
-    public func cityHub(_ cityKey: String, near: (lat: Double, lon: Double)? = nil, cursor: String? = nil)
+    /// A city's venues for the hub: promoted first, then the liveliest; only `group`'s when given
+    /// (a nightlife app asks for `.nightlife`).
+    public func cityHub(
+        _ cityKey: String, near: (lat: Double, lon: Double)? = nil, group: PlaceGroup? = nil, cursor: String? = nil
+    )
         async throws -> Page<HubPlace>
     {
         try await call {
             let page = try await api.cityHub(
                 path: .init(cityKey: cityKey),
-                query: .init(near: near.map { "\($0.lat),\($0.lon)" }, cursor: cursor)
+                query: .init(near: near.map { "\($0.lat),\($0.lon)" }, group: group, cursor: cursor)
             ).ok.body.json
             return Page(items: page.items, nextCursor: page.nextCursor)
         }

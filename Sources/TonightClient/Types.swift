@@ -28,6 +28,10 @@ public typealias EventSearch = Operations.ListEvents.Input.Query
 public typealias EventInput = Components.Schemas.EventInput
 /// going, interested or following.
 public typealias AttendanceStatus = Components.Schemas.AttendanceStatus
+/// show, party or session: what an events list asks for (``TonightClient/myEvents(status:kinds:cursor:)``).
+public typealias EventKind = Components.Schemas.EventKind
+/// nightlife or sports: which app's places a list asks for (``TonightClient/cityHub(_:near:group:cursor:)``).
+public typealias PlaceGroup = Components.Schemas.PlaceGroup
 /// The caller's attendance and the event's counts.
 public typealias Attendance = Components.Schemas.Attendance
 /// A performer.

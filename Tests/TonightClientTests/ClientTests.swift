@@ -319,6 +319,8 @@ struct ClientTests {
             let found = try await guest.events(.init(near: "38.7071,-9.1446", radius: 1000))
             #expect(found.items.map(\.id) == [party.id])
             #expect(try await guest.myEvents(status: .going).items.first?.myStatus == .going)
+            #expect(try await guest.myEvents(status: .going, kinds: [.show, .party]).items.map(\.id) == [party.id])
+            #expect(try await guest.myEvents(status: .going, kinds: [.session]).items.isEmpty)
             #expect(try await guest.attendees(eventID: party.id).items.map(\.user.username) == ["guest"])
             let moved = try await guest.updateEvent(id: party.id, .init(localTime: "23:00"))
             #expect(moved.changes?.map(\.field) == [.start])

@@ -25,6 +25,9 @@ struct DemoTests {
             let hub = try await tonight.cityHub("Berlin$State of Berlin$DE", near: (52.52, 13.405))
             #expect(hub.items.first?.place.name == "Neon Garden")
             #expect(hub.items.first?.tier == 80)
+            // Its venues are nightlife venues when it asks: the demo's pitch and courts are Playmate's.
+            let nightlife = try await tonight.cityHub("Berlin$State of Berlin$DE", group: .nightlife).items
+            #expect(nightlife.count < hub.items.count && !nightlife.contains { $0.place.category == .pitch })
             let clips = try await tonight.feed(.place("osm:node/9100001"))
             #expect(clips.items.count == 2)
             #expect(clips.items.allSatisfy { $0.status == .ready && $0.up > 0 })
