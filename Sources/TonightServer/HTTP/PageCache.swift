@@ -244,30 +244,33 @@ final class AnswerLifetime: Sendable {
 /// A spec path template such as `/v1/places/{placeId}/posts`: a `{name}` segment matches any one
 /// non-empty segment, the others match themselves.
 struct PathTemplate: Sendable {
-    private let segments: [Substring?]
+    /// The template's segments as UTF-8 (nil: a `{name}` that any one segment fills).
+    private let segments: [[UInt8]?]
 
     init(_ template: String) {
         segments = template.split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.hasPrefix("{") && $0.hasSuffix("}") ? nil : $0
+            $0.hasPrefix("{") && $0.hasSuffix("}") ? nil : Array($0.utf8)
         }
     }
 
     /// Whether `path` (without its query) fits the template. Every request's path is checked on
-    /// the event loop, so this walks it in place instead of splitting it.
+    /// the event loop, so this walks its UTF-8 in place instead of splitting it or comparing
+    /// characters (grapheme by grapheme, that cost /health 2 % of its time).
     func matches(_ path: some StringProtocol) -> Bool {
+        let bytes = path.utf8
         var index = 0
-        var start = path.startIndex
+        var start = bytes.startIndex
         while true {
-            let end = path[start...].firstIndex(of: "/") ?? path.endIndex
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
             guard index < segments.count else { return false }
             if let literal = segments[index] {
-                guard path[start..<end].elementsEqual(literal) else { return false }
+                guard bytes[start..<end].elementsEqual(literal) else { return false }
             } else if start == end {
                 return false
             }
             index += 1
-            guard end < path.endIndex else { break }
-            start = path.index(after: end)
+            guard end < bytes.endIndex else { break }
+            start = bytes.index(after: end)
         }
         return index == segments.count
     }
