@@ -185,7 +185,7 @@ function notificationItem(n) {
   const href = target(n);
   const item = h("li", { class: `card note${n.readAt ? "" : " unread"}` });
   const text = href ? h("a", { href, onclick: (event) => open(n, item, event) }, n.text) : h("span", {}, n.text);
-  item.append(n.readAt ? "" : h("strong", { class: "new" }, "New "), text,
+  item.append(n.readAt ? "" : h("span", { class: "new", role: "img", "aria-label": "Unread" }, "● "), text,
     h("div", { class: "muted small" }, KINDS[n.kind] || n.kind, " · ", h("time", { datetime: n.createdAt }, fromNow(n.createdAt))));
   return item;
 }
@@ -315,7 +315,7 @@ function devicesSection(devices) {
     return item;
   }));
   return h("section", { "aria-label": "Devices" }, h("h2", {}, "Push devices"),
-    devices.items.length ? list : h("p", { class: "muted" }, "None. The iOS app registers your phone for push notifications."));
+    devices.items.length ? list : h("p", { class: "muted" }, "No phones yet. Sign in on the Tonight iPhone app to get notifications there too."));
 }
 
 function passwordForm() {
@@ -336,11 +336,11 @@ export async function signOut(path = "/v1/auth/logout") {
   forget();
 }
 
-/** Forgets the tokens, closes the live socket and goes to the start screen. */
+/** Forgets the tokens, closes the live socket and goes to the start screen (then home). */
 function forget() {
   session.tokens = null;
   disconnect();
-  go("#/start");
+  go(`#/start?next=${encodeURIComponent("#/")}`);
 }
 
 function accountActions(member = true) {

@@ -124,7 +124,7 @@ function plot(items, near, label, template) {
       svg("circle", { cx: (x * scale).toFixed(1), cy: (-y * scale).toFixed(1), r: 9, class: isFull(event) ? "pm-dot pm-dot-full" : "pm-dot" }),
       svg("text", { x: (x * scale).toFixed(1), y: (-y * scale + 4).toFixed(1), class: "pm-dot-label" }, String(i + 1))));
   });
-  return [h("p", { class: "muted" }, "No map tile server is configured: a plot of the results around ", label, "."), drawing, coordinates];
+  return [h("p", { class: "muted" }, "Where they are, around ", label, ":"), drawing, coordinates];
 }
 
 function links() {

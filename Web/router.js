@@ -22,19 +22,57 @@ let renderNav = () => {};
 /** Sets the function that draws the navigation after each render. */
 export function setNav(fn) { renderNav = fn; }
 
+/** A screen that has not answered within this many ms shows a skeleton meanwhile. */
+const SKELETON_AFTER_MS = 30;
+let generation = 0;
+let shown = "";
+let comeBack = "";
+
+/** The start screen's link that brings the person back here after signing in or up. */
+export function startLink() { return `#/start?next=${encodeURIComponent(location.hash || "#/")}`; }
+
+/** Where signing in or up leads: the screen the person came from (a deep link, a prompt), else home. */
+export function returnTo() {
+  const next = comeBack;
+  comeBack = "";
+  return next && !next.startsWith("#/start") ? next : "#/";
+}
+
+function skeleton() {
+  return h("div", { class: "skeleton", role: "status", "aria-label": "Loading" },
+    h("div", { class: "skeleton-line wide" }), h("div", { class: "skeleton-card" }), h("div", { class: "skeleton-card" }));
+}
+
 export async function render() {
   for (const fn of leaving.splice(0)) { try { fn(); } catch { /* a cleanup never blocks navigation */ } }
+  const mine = ++generation;
   const main = document.getElementById("main");
   const [route, ...rest] = location.hash.replace(/^#\/?/, "").split("?")[0].split("/");
-  if (!session.tokens && route !== "start") return go("#/start");
+  // Signed out, any screen goes through the start screen and comes back to it.
+  if (!session.tokens && route !== "start") return go(startLink());
+  if (route === "start") {
+    const next = params().get("next");
+    if (next?.startsWith("#/")) comeBack = next; else if (shown && !shown.startsWith("#/start")) comeBack = shown;
+  }
+  shown = location.hash;
   renderNav(route);
+  const waiting = setTimeout(() => {
+    if (mine === generation) { main.setAttribute("aria-busy", "true"); main.replaceChildren(skeleton()); }
+  }, SKELETON_AFTER_MS);
+  let nodes;
   try {
     const screen = await (routes[route] || fallback)(...rest.map(decodeURIComponent));
-    main.replaceChildren(...[screen].flat(Infinity).filter((node) => node != null && node !== false));
+    nodes = [screen].flat(Infinity).filter((node) => node != null && node !== false);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) { session.tokens = null; return go("#/start"); }
-    main.replaceChildren(h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message));
+    if (error instanceof ApiError && error.status === 401) { session.tokens = null; return go(startLink()); }
+    nodes = [h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message)];
+  } finally {
+    clearTimeout(waiting);
   }
+  // A later navigation owns the screen now: this one's answer is dropped.
+  if (mine !== generation) return;
+  main.removeAttribute("aria-busy");
+  main.replaceChildren(...nodes);
   main.focus({ preventScroll: true });
 }
 

@@ -1,15 +1,16 @@
 // Start (sign up, sign in, continue anonymously) and home (the five apps in one place).
 import { api, session } from "./api.js";
 import { h, showProblem, field } from "./ui.js";
-import { go } from "./router.js";
+import { go, returnTo } from "./router.js";
 import { disconnect } from "./live.js";
 import { shownName } from "./format.js";
 
-/** Keeps the tokens of a new login and goes home (the live socket reconnects with them). */
+/** Keeps the tokens of a new login and goes back where the person was, or home (the live socket
+ * reconnects with them). */
 function signIn(tokens) {
   session.tokens = tokens;
   disconnect();
-  go("#/");
+  go(returnTo());
 }
 
 /** A form that posts its fields to an auth route and signs in with the answer. */

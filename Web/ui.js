@@ -42,14 +42,20 @@ export function position() {
   });
 }
 
-/** Anonymous users can look but not write: returns false (and says so) until they sign up. */
+/** Anonymous users can look but not write: returns false (and says so) until they sign up. The
+ * prompt is one dialog above the tab bar, whatever is scrolled, and tapping again only focuses
+ * it; signing up comes back to this screen. */
 export function requireMember() {
   if (session.isMember) return true;
+  const open = document.querySelector(".prompt");
+  if (open) { open.querySelector("a").focus(); return false; }
   const dialog = h("div", { class: "prompt card", role: "alertdialog", "aria-label": "Sign up to continue" },
     h("p", {}, "Sign up to post, vote, comment or join — it takes ten seconds."),
-    h("a", { href: "#/start", class: "button" }, "Sign up"), " ",
+    h("a", { href: `#/start?next=${encodeURIComponent(location.hash || "#/")}`, class: "button" }, "Sign up"), " ",
     h("button", { type: "button", class: "secondary", onclick: () => dialog.remove() }, "Not now"));
-  document.getElementById("main").prepend(dialog);
+  document.body.append(dialog);
+  const close = () => { dialog.remove(); window.removeEventListener("hashchange", close); };
+  window.addEventListener("hashchange", close);
   dialog.querySelector("a").focus();
   return false;
 }

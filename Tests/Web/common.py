@@ -23,7 +23,8 @@ DEMO_PASSWORD = "tonight-demo"
 
 
 def scenario(name, body):
-    """Runs `body(new_page)`; `new_page()` opens a page in a fresh browser context (own storage)."""
+    """Runs `body(new_page)`; `new_page()` opens a page in a fresh browser context (own storage),
+    with the position at the demo city granted unless `located=False`."""
     url, shots = sys.argv[1], sys.argv[2]
     errors = []
     with sync_playwright() as p:
@@ -33,10 +34,11 @@ def scenario(name, body):
         )
         pages = []
 
-        def new_page(width=360, height=740):
+        def new_page(width=360, height=740, located=True):
             context = browser.new_context(
                 base_url=url, viewport={"width": width, "height": height},
-                geolocation=BERLIN, permissions=["geolocation", "camera", "microphone"],
+                geolocation=BERLIN if located else None,
+                permissions=["geolocation", "camera", "microphone"] if located else ["camera", "microphone"],
             )
             context.set_default_timeout(10_000)
             page = context.new_page()
@@ -64,7 +66,7 @@ def scenario(name, body):
 
 def sign_up(page, username, password="a long enough passphrase"):
     """Signs up through the start screen and waits for the home screen."""
-    page.goto("/#/start")
+    page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
     form = page.get_by_role("form", name="Sign up")
     form.get_by_label("Username").fill(username)
     form.get_by_label("Email").fill(f"{username}@example.com")
@@ -75,7 +77,7 @@ def sign_up(page, username, password="a long enough passphrase"):
 
 def sign_in(page, username, password=DEMO_PASSWORD):
     """Signs in through the start screen (demo accounts use DEMO_PASSWORD)."""
-    page.goto("/#/start")
+    page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
     form = page.get_by_role("form", name="Sign in")
     form.get_by_label("Username or email").fill(username)
     form.get_by_label("Password").fill(password)

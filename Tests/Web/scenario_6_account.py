@@ -59,11 +59,11 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     page_b.get_by_role("link", name="Inbox").click()
     expect(page_b.get_by_role("heading", name="Inbox")).to_be_visible()
     note = page_b.get_by_role("listitem").filter(has_text=f"{name_a} wants to be friends")
-    expect(note).to_contain_text("New")
+    expect(note.get_by_role("img", name="Unread")).to_be_visible()
     expect(note.get_by_role("link")).to_have_attribute("href", "#/friends")
     page_b.get_by_role("button", name="Mark all read").click()
     expect(badge).to_be_hidden()
-    expect(note).not_to_contain_text("New")
+    expect(note.get_by_role("img", name="Unread")).to_have_count(0)
 
 
 def rename(page_b, display):
