@@ -1,9 +1,9 @@
 // Start (sign up, sign in, continue anonymously) and home (the five apps in one place).
 import { api, session } from "./api.js";
 import { h, showProblem, field } from "./ui.js";
-import { go, returnTo } from "./router.js";
+import { go, params, returnTo } from "./router.js";
 import { disconnect } from "./live.js";
-import { shownName } from "./format.js";
+import { shownName, enc, eventWhen, TICKETED_QUERY } from "./format.js";
 
 /** Keeps the tokens of a new login and goes back where the person was, or home (the live socket
  * reconnects with them). */
@@ -33,11 +33,22 @@ function startScreen() {
     field("Username or email", "username", "text", { autocomplete: "username" }),
     field("Password", "password", "password", { autocomplete: "current-password" }),
   ], "Sign in");
-  const anonymous = h("button", { class: "secondary", type: "button", onclick: async () => {
+  const anonymous = h("button", { type: "button", onclick: async () => {
     signIn(await api("POST", "/v1/auth/anonymous"));
   } }, "Continue without an account");
-  return [h("h1", {}, "Where do we go tonight?"), signUp, login, h("p", {}, anonymous,
-    h("span", { class: "muted" }, " — you can look around; sign up to post, vote or join."))];
+  // What's on first, looking around one tap away; the forms open from their buttons.
+  const tonight = h("ul", { class: "list start-tonight", "aria-label": "On tonight" });
+  api("GET", `/v1/events?when=tonight&sort=start&limit=3&${TICKETED_QUERY}`).then((page) => {
+    tonight.append(...page.items.map((event) => h("li", { class: "card" },
+      h("a", { href: `#/event/${enc(event.id)}` }, event.name), h("div", { class: "muted small" },
+        event.place?.name || "", " · ", eventWhen(event)))));
+  }).catch(() => { /* the list is a teaser: the screen works without it */ });
+  return [h("h1", {}, "Where do we go tonight?"), tonight,
+    h("p", {}, anonymous, h("span", { class: "muted" }, " — look around now; sign up to post, vote or join.")),
+    // A sign-up prompt opens the sign-up form at once (`form=signup`).
+    h("details", { class: "start-form", open: params().get("form") === "signup" },
+      h("summary", { class: "button" }, "Sign up"), signUp),
+    h("details", { class: "start-form" }, h("summary", { class: "button secondary" }, "Sign in"), login)];
 }
 
 const apps = [

@@ -22,9 +22,16 @@ export function toast(text) {
 /** Shows a problem next to a form: the detail and each field's message. */
 export function showProblem(form, error) {
   form.querySelector(".error")?.remove();
-  const messages = error instanceof ApiError && error.fields.length
-    ? error.fields.map((f) => `${f.field}: ${f.message}`) : [error.message];
-  form.append(h("p", { class: "error", role: "alert" }, messages.join(" · ")));
+  form.querySelectorAll("[aria-invalid]").forEach((input) => input.removeAttribute("aria-invalid"));
+  const fields = error instanceof ApiError ? error.fields : [];
+  // Each field by the label the person sees ("Username: …"), never the API's name for it.
+  const messages = fields.length ? fields.map((f) => {
+    const input = form.querySelector(`[name="${CSS.escape(f.field)}"]`);
+    input?.setAttribute("aria-invalid", "true");
+    const label = input?.closest("label")?.firstChild?.textContent?.trim();
+    return label ? `${label}: ${f.message}` : f.message;
+  }) : [error.message];
+  form.append(h("p", { class: "error", role: "alert" }, messages.join(" ")));
 }
 
 export function field(label, name, type = "text", extra = {}) {
@@ -51,7 +58,7 @@ export function requireMember() {
   if (open) { open.querySelector("a").focus(); return false; }
   const dialog = h("div", { class: "prompt card", role: "alertdialog", "aria-label": "Sign up to continue" },
     h("p", {}, "Sign up to post, vote, comment or join — it takes ten seconds."),
-    h("a", { href: `#/start?next=${encodeURIComponent(location.hash || "#/")}`, class: "button" }, "Sign up"), " ",
+    h("a", { href: `#/start?form=signup&next=${encodeURIComponent(location.hash || "#/")}`, class: "button" }, "Sign up"), " ",
     h("button", { type: "button", class: "secondary", onclick: () => dialog.remove() }, "Not now"));
   document.body.append(dialog);
   const close = () => { dialog.remove(); window.removeEventListener("hashchange", close); };

@@ -64,9 +64,19 @@ def scenario(name, body):
     print(f"web {name}: passed")
 
 
+def open_form(page, name):
+    """Opens the start screen's "Sign up" or "Sign in" form from its button."""
+    form = page.get_by_role("form", name=name)
+    expect(page.locator("summary", has_text=name)).to_be_visible()
+    if not form.is_visible():
+        page.locator("summary", has_text=name).click()
+    expect(form).to_be_visible()
+
+
 def sign_up(page, username, password="a long enough passphrase"):
     """Signs up through the start screen and waits for the home screen."""
     page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
+    open_form(page, "Sign up")
     form = page.get_by_role("form", name="Sign up")
     form.get_by_label("Username").fill(username)
     form.get_by_label("Email").fill(f"{username}@example.com")
@@ -78,6 +88,7 @@ def sign_up(page, username, password="a long enough passphrase"):
 def sign_in(page, username, password=DEMO_PASSWORD):
     """Signs in through the start screen (demo accounts use DEMO_PASSWORD)."""
     page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
+    open_form(page, "Sign in")
     form = page.get_by_role("form", name="Sign in")
     form.get_by_label("Username or email").fill(username)
     form.get_by_label("Password").fill(password)

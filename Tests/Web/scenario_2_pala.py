@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import admin_token, call, scenario, sign_up
+from common import admin_token, call, scenario, sign_up, tab
 
 
 def seed_party(suffix):
@@ -101,6 +101,17 @@ def body(new_page):
     expect(a.get_by_role("log").locator("li", has_text="red hat").get_by_text("Seen")).to_be_visible()
     b.get_by_role("link", name="All chats").click()
     expect(b.get_by_role("list", name="Chats").locator("li", has_text=ana).locator(".badge")).to_have_text("")
+
+    # Ben on another app: Ana's message shows as a badge on the People tab until he opens it.
+    tab(b, "Events")
+    people = b.get_by_role("navigation", name="Apps").get_by_role("link", name="People")
+    expect(people.locator(".badge")).to_have_text("")
+    a.get_by_label("Message", exact=True).fill("Here now")
+    a.get_by_role("button", name="Send").click()
+    expect(people.locator(".badge")).to_have_text("1")
+    expect(people.get_by_label("1 new message")).to_be_attached()
+    people.click()
+    expect(b.get_by_role("navigation", name="Apps").get_by_role("link", name="People").locator(".badge")).to_have_text("")
 
     # Ana unmatches Ben.
     a.goto("/#/matches")

@@ -11,7 +11,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, call, scenario
+from common import DEMO_PASSWORD, call, open_form, scenario
 
 # Milliseconds from a tab tap to the skeleton (or the screen) and the tab's highlight; the old
 # screen must not stay up longer.
@@ -32,6 +32,7 @@ def body(new_page):
     # A shared link, signed out: the start screen, then straight back to the clip.
     linked = new_page()
     linked.goto(f"/#/clip/{clip}")
+    open_form(linked, "Sign in")
     form = linked.get_by_role("form", name="Sign in")
     form.get_by_label("Username or email").fill("mia")
     form.get_by_label("Password").fill(DEMO_PASSWORD)
@@ -52,6 +53,7 @@ def body(new_page):
     expect(prompt).to_be_in_viewport()
     prompt.get_by_role("link", name="Sign up").click()
     name = f"flow_{uuid.uuid4().hex[:6]}"
+    open_form(guest, "Sign up")
     form = guest.get_by_role("form", name="Sign up")
     form.get_by_label("Username").fill(name)
     form.get_by_label("Email").fill(f"{name}@example.com")

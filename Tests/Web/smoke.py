@@ -4,7 +4,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from common import scenario, tab
+from common import open_form, scenario, tab
 
 
 def body(new_page):
@@ -12,6 +12,7 @@ def body(new_page):
     page = new_page()
     page.goto("/")
     expect(page.get_by_role("heading", name="Where do we go tonight?")).to_be_visible()
+    open_form(page, "Sign up")
     form = page.get_by_role("form", name="Sign up")
     form.get_by_label("Username").fill(name)
     form.get_by_label("Email").fill(f"{name}@example.com")
