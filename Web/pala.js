@@ -130,11 +130,25 @@ function wallProblem(error, eventId) {
   return [h("p", { class: "error", role: "alert" }, error.message), h("p", {}, fix)];
 }
 
+/** Why the wall is empty, and what the viewer can do about it: people who chose whom they meet
+ * only see, and are only seen by, members who say their gender. */
+function emptyWall(event, me) {
+  const others = Math.max(0, (event.counts?.going ?? 0) - (event.myStatus === "going" ? 1 : 0));
+  if (others > 0 && !me.gender) {
+    return h("p", { class: "pala-empty", role: "status" },
+      `${others === 1 ? "1 other person is" : `${others} other people are`} going, but people here choose whom they meet. `,
+      h("a", { href: "#/settings" }, "Add your gender and birth date"), " to see them and be seen.");
+  }
+  return h("p", { class: "muted", role: "status" }, others > 0
+    ? "No one else to see right now — you've seen everyone going who wants to meet you. Check back as more people join."
+    : "No one else to see right now — check back later as more people say they're going.");
+}
+
 /** The people going to an event, one card at a time, to like or pass. */
 export async function wallScreen(eventId) {
   const guest = membersOnly("Who's going");
   if (guest) return guest;
-  const event = await api("GET", `/v1/events/${enc(eventId)}`);
+  const [event, me] = await Promise.all([api("GET", `/v1/events/${enc(eventId)}`), api("GET", "/v1/me")]);
   const heading = h("h1", {}, `Who's going to ${event.name}`);
   const stage = h("div", {});
   const banner = h("div", {});
@@ -148,8 +162,7 @@ export async function wallScreen(eventId) {
   const show = async () => {
     if (!queue.length && cursor) await load();
     const card = queue[0];
-    stage.replaceChildren(card ? personCard(card, decide)
-      : h("p", { class: "muted" }, "No one else to see right now — check back later as more people say they're going."));
+    stage.replaceChildren(card ? personCard(card, decide) : emptyWall(event, me));
   };
   const decide = async (decision) => {
     const card = queue.shift();

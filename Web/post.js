@@ -130,6 +130,37 @@ function processing(post, box) {
   timer = setTimeout(check, 1000);
 }
 
+/** "Find a song": songs from /v1/songs/search as the person types (Spotify when configured, else
+ * the songs already on Tonight's posts); choosing one fills the title, artist and link. */
+function songSearch() {
+  const results = h("ul", { class: "list song-results", "aria-label": "Songs found" });
+  let timer = null;
+  let asked = "";
+  const input = h("input", { type: "search", name: "songQuery", autocomplete: "off", maxlength: 200,
+    placeholder: "Title or artist", oninput: () => { clearTimeout(timer); timer = setTimeout(find, 250); } });
+  const choose = (song) => () => {
+    const fields = input.form.elements;
+    fields.songTitle.value = song.title;
+    fields.songArtist.value = song.artist || "";
+    fields.songUri.value = song.url || song.uri || "";
+    input.value = "";
+    results.replaceChildren();
+    fields.songTitle.focus();
+  };
+  async function find() {
+    const q = input.value.trim();
+    asked = q;
+    if (q.length < 2) return results.replaceChildren();
+    const page = await api("GET", `/v1/songs/search?q=${enc(q)}&limit=5`).catch(() => ({ items: [] }));
+    if (asked !== q) return; // a later search owns the list
+    results.replaceChildren(...(page.items.length ? page.items.map((song) => h("li", {},
+      h("button", { type: "button", class: "secondary", onclick: choose(song) },
+        song.artist ? `${song.title} — ${song.artist}` : song.title)))
+      : [h("li", { class: "muted" }, "No song found — type its title and artist below.")]));
+  }
+  return [h("label", {}, "Find a song", input), results];
+}
+
 /** Builds the multipart body from the form (throws a field problem for a bad Spotify link). */
 function formData(form, file, cityKey) {
   const values = Object.fromEntries(new FormData(form));
@@ -180,6 +211,7 @@ async function postScreen() {
   recorder((clip) => { recorded = clip; file.value = ""; }),
   field("Caption", "caption", "text", { required: false, maxlength: 500, placeholder: "What's it like right now?" }),
   field("Tags", "tags", "text", { required: false, placeholder: "#techno rooftop" }),
+  ...songSearch(),
   field("Song title", "songTitle", "text", { required: false, maxlength: 200 }),
   field("Song artist", "songArtist", "text", { required: false, maxlength: 200 }),
   field("Spotify link", "songUri", "text", { required: false, inputmode: "url", placeholder: "https://open.spotify.com/track/…" }),

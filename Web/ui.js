@@ -39,14 +39,32 @@ export function field(label, name, type = "text", extra = {}) {
 }
 
 
-/** The browser's position as "lat,lon" if the user allows it, else null (never waits > 4 s). */
+const LAST_POSITION = "tonight.lastPosition";
+const POSITION_FRESH_MS = 5 * 60 * 1000;
+let asked = null;
+let askedAt = 0;
+
+/** The browser's position as "lat,lon" if the user allows it, else the last one known on this
+ * device, else null. Asked once and shared: screens opened meanwhile wait for the same answer
+ * (never more than 2.5 s), and a refusal or a timeout is not asked again until reload. */
 export function position() {
-  return new Promise((resolve) => {
-    if (!navigator.geolocation) return resolve(null);
+  const fresh = Date.now() - askedAt < POSITION_FRESH_MS;
+  if (asked && (fresh || asked.final)) return asked.promise;
+  askedAt = Date.now();
+  const fallback = () => localStorage.getItem(LAST_POSITION);
+  const ask = { final: false };
+  ask.promise = new Promise((resolve) => {
+    if (!navigator.geolocation) { ask.final = true; return resolve(fallback()); }
     navigator.geolocation.getCurrentPosition(
-      (p) => resolve(`${p.coords.latitude.toFixed(4)},${p.coords.longitude.toFixed(4)}`),
-      () => resolve(null), { timeout: 4000, maximumAge: 600000 });
+      (p) => {
+        const near = `${p.coords.latitude.toFixed(4)},${p.coords.longitude.toFixed(4)}`;
+        localStorage.setItem(LAST_POSITION, near);
+        resolve(near);
+      },
+      () => { ask.final = true; resolve(fallback()); }, { timeout: 2500, maximumAge: 600000 });
   });
+  asked = ask;
+  return ask.promise;
 }
 
 /** Anonymous users can look but not write: returns false (and says so) until they sign up. The

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Scenario 2, Pala: two new people going to the same party like each other on its wall, match,
-and chat live (message without reload, typing, unread badge, "Seen"); then one unmatches."""
+and chat live (message without reload, typing, unread badge, "Seen"); a third, going without a
+gender, is told why the wall is empty; then one unmatches."""
+import re
 import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -112,6 +114,15 @@ def body(new_page):
     expect(people.get_by_label("1 new message")).to_be_attached()
     people.click()
     expect(b.get_by_role("navigation", name="Apps").get_by_role("link", name="People").locator(".badge")).to_have_text("")
+
+    # Cara, going without saying her gender, sees why the wall is empty and what to do.
+    c = new_page()
+    sign_up(c, f"pala_cara_{suffix}")
+    go_to_party(c, event)
+    open_wall(c, event)
+    expect(c.get_by_role("status").filter(has_text="2 other people are going")).to_be_visible()
+    c.get_by_role("link", name="Add your gender and birth date").click()
+    expect(c).to_have_url(re.compile("#/settings$"))
 
     # Ana unmatches Ben.
     a.goto("/#/matches")

@@ -2,7 +2,8 @@
 """Scenario 9, never lost: a shared clip link opened signed out comes back to the clip after signing
 in; a guest tapping Like three times gets one sign-up prompt, in view above the tab bar, and signing
 up from it comes back to the clip; and a screen that waits (a guest without location, from Clips to
-Events) shows a skeleton and its tab within 100 ms instead of leaving the old screen frozen.
+Events) shows a skeleton and its tab within 100 ms instead of leaving the old screen frozen, and the
+position is asked once, not again on every screen.
 
 Needs (demo data): Mia (password DEMO_PASSWORD) and at least one ready clip at Neon Garden
 (osm:node/9100001).
@@ -65,6 +66,12 @@ def body(new_page):
 
     # A guest without location: Events waits for the position, and says so at once.
     lost = new_page(located=False)
+    # Counts how often the app asks the browser for the position.
+    lost.add_init_script("""(() => {
+        const ask = navigator.geolocation.getCurrentPosition.bind(navigator.geolocation);
+        window.positionAsks = 0;
+        navigator.geolocation.getCurrentPosition = (...args) => { window.positionAsks += 1; return ask(...args); };
+    })()""")
     lost.goto("/#/start")
     lost.get_by_role("button", name="Continue without an account").click()
     lost.get_by_role("navigation", name="Apps").get_by_role("link", name="Clips").click()
@@ -84,6 +91,13 @@ def body(new_page):
     })""")
     assert waited < FEEDBACK_MS, f"no feedback for {waited:.0f} ms after tapping Events"
     expect(lost.get_by_role("heading", level=1)).not_to_have_text("Dance clips")
+    # Without an answer, the position is asked once: the next screens go on without it at once.
+    expect(lost.get_by_role("heading", level=1)).not_to_have_text("Loading")
+    expect(lost.locator(".skeleton")).to_have_count(0, timeout=10_000)
+    for label in ("Venues", "Events", "Sports"):
+        lost.get_by_role("navigation", name="Apps").get_by_role("link", name=label).click()
+        expect(lost.locator(".skeleton")).to_have_count(0)
+    assert lost.evaluate("window.positionAsks") == 1, lost.evaluate("window.positionAsks")
 
 
 scenario("scenario_9_flow", body)
