@@ -84,8 +84,9 @@ def body(new_page):
     expect(page).to_have_url(re.compile(f"#/session/{padel_id}$"))
     expect(page.locator("#pm-seats")).to_be_visible()
     page.goto("/#/inbox")
+    # Change alerts go out every few seconds (EventChangeNotifier); the inbox shows them live.
     notice = page.get_by_role("list", name="Notifications").locator(f'a[href="#/session/{padel_id}"]').first
-    expect(notice).to_be_visible()
+    expect(notice).to_be_visible(timeout=30_000)
     notice.click()
     expect(page).to_have_url(re.compile(f"#/session/{padel_id}$"))
     expect(page.locator("#pm-seats")).to_be_visible()
