@@ -135,9 +135,24 @@ function links() {
 }
 
 /** #/sessions — search with filters; list or map view. */
+/** Playmate's home, as its seed draws it: my next sessions and suggested ones, each a row that
+ * scrolls sideways, above the search (members, on the plain screen without filters). */
+async function carousels(near) {
+  if (!session.isMember) return [];
+  const [mine, suggested] = await Promise.all([
+    api("GET", "/v1/me/events?kind=session&status=going&limit=10").catch(() => ({ items: [] })),
+    api("GET", `/v1/me/recommendations/sessions?limit=10${near ? `&near=${near}` : ""}`).catch(() => ({ items: [] }))]);
+  const row = (title, events, empty) => h("section", { class: "pm-home", "aria-label": title }, h("h2", {}, title),
+    events.length ? h("ul", { class: "pm-carousel", "aria-label": title }, events.map((event) => sessionCard(event)))
+      : h("p", { class: "muted" }, empty));
+  return [row("Your next sessions", mine.items, "None yet: join one below or create one."),
+    row("Suggested for you", suggested.items.map((item) => item.event), "No suggestions yet: take the quiz to get some.")];
+}
+
 export async function sessionsScreen() {
   const p = params();
   const [sports, { near, label }] = await Promise.all([sportsList(), centre(p.get("where"))]);
+  const home = [...p.keys()].length ? [] : await carousels(near);
   const query = searchQuery(p, near);
   const page = await api("GET", `/v1/sessions?${query}`);
   const mapView = p.get("view") === "map";
@@ -155,7 +170,7 @@ export async function sessionsScreen() {
   } }, "More sessions");
   const results = !page.items.length ? h("p", { class: "muted" }, "No sessions match. ", h("a", { href: "#/newsession" }, "Create one"), ".")
     : mapView ? plot(page.items, near, label, template) : [list, cursor ? more : null];
-  return [h("h1", {}, "Sports sessions"), links(),
+  return [h("h1", {}, "Sports sessions"), links(), ...home,
     near ? null : h("p", { class: "muted" }, "Allow location (or type a city) to search nearby and sort by distance."),
     filterForm(p, sports),
     h("p", { class: "pm-toolbar" }, h("span", { role: "status" }, `${page.items.length}${cursor ? "+" : ""} sessions`),

@@ -107,6 +107,12 @@ def body(new_page):
         sign_up(page, name)
     make_friends(a, b, name_a, name_b)
     session_url = create_session(a)
+    # Playmate's home: A's new session leads "Your next sessions"; suggestions have a row of their own.
+    a.get_by_role("navigation", name="Apps").get_by_role("link", name="Sports").click()
+    expect(a.get_by_role("list", name="Your next sessions").get_by_role("listitem").filter(has_text=PLACE)).to_be_visible()
+    expect(a.get_by_role("region", name="Suggested for you")).to_be_visible()
+    a.goto(session_url)
+    expect(a.get_by_role("heading", name=SESSION)).to_be_visible()
 
     a.get_by_role("button", name="Invite friends").click()
     invite = a.get_by_role("form", name="Invite friends")
