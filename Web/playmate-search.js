@@ -159,7 +159,7 @@ export async function sessionsScreen() {
   const template = mapView ? await tileTemplate() : "";
   const toggle = new URLSearchParams(p);
   mapView ? toggle.delete("view") : toggle.set("view", "map");
-  const list = h("ul", { class: "list" }, page.items.map((event) => sessionCard(event)));
+  const list = h("ul", { class: "list", "aria-label": "Sessions found" }, page.items.map((event) => sessionCard(event)));
   let cursor = page.nextCursor;
   const more = h("button", { type: "button", class: "secondary", onclick: async () => {
     query.set("cursor", cursor);
