@@ -307,8 +307,14 @@ extension Components {
             public var feedbackURL: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ClientConfig/appStoreURL`.
             public var appStoreURL: Swift.String?
+            /// Slippy-map tile URL template (`{z}/{x}/{y}`, optionally `{s}`): OpenStreetMap's standard tiles unless the operator configures another server; absent when maps are turned off.
+            ///
             /// - Remark: Generated from `#/components/schemas/ClientConfig/mapTileURL`.
             public var mapTileURL: Swift.String?
+            /// The credit the tile provider requires, shown on every map (plain text), e.g. "© OpenStreetMap contributors".
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClientConfig/mapAttribution`.
+            public var mapAttribution: Swift.String?
             /// Creates a new `ClientConfig`.
             ///
             /// - Parameters:
@@ -319,7 +325,8 @@ extension Components {
             ///   - accessTokenTTLSeconds:
             ///   - feedbackURL:
             ///   - appStoreURL:
-            ///   - mapTileURL:
+            ///   - mapTileURL: Slippy-map tile URL template (`{z}/{x}/{y}`, optionally `{s}`): OpenStreetMap's standard tiles unless the operator configures another server; absent when maps are turned off.
+            ///   - mapAttribution: The credit the tile provider requires, shown on every map (plain text), e.g. "© OpenStreetMap contributors".
             public init(
                 apiVersion: Swift.String,
                 maxBodyBytes: Swift.Int,
@@ -328,7 +335,8 @@ extension Components {
                 accessTokenTTLSeconds: Swift.Int,
                 feedbackURL: Swift.String? = nil,
                 appStoreURL: Swift.String? = nil,
-                mapTileURL: Swift.String? = nil
+                mapTileURL: Swift.String? = nil,
+                mapAttribution: Swift.String? = nil
             ) {
                 self.apiVersion = apiVersion
                 self.maxBodyBytes = maxBodyBytes
@@ -338,6 +346,7 @@ extension Components {
                 self.feedbackURL = feedbackURL
                 self.appStoreURL = appStoreURL
                 self.mapTileURL = mapTileURL
+                self.mapAttribution = mapAttribution
             }
             public enum CodingKeys: String, CodingKey {
                 case apiVersion
@@ -348,6 +357,7 @@ extension Components {
                 case feedbackURL
                 case appStoreURL
                 case mapTileURL
+                case mapAttribution
             }
         }
         /// - Remark: Generated from `#/components/schemas/Role`.

@@ -90,8 +90,26 @@ public struct AppConfig: Sendable {
     public var feedbackURL: String = ""
     /// App store link shown by clients (`app.store.url`).
     public var appStoreURL: String = ""
-    /// Map tile URL template for clients (`map.tile.url`), e.g. `https://tile.example/{z}/{x}/{y}.png`.
-    public var mapTileURL: String = ""
+    /// Map tile URL template for clients (`map.tile.url`), e.g. `https://tile.example/{z}/{x}/{y}.png`:
+    /// OpenStreetMap's standard tiles unless configured (``osmTiles``); `off` (or empty) turns maps off.
+    /// OpenStreetMap's tile usage policy asks heavy users to run their own tile server.
+    public var mapTileURL: String = AppConfig.osmTiles
+    /// The credit the tile provider requires, shown on every map (`map.attribution`); see
+    /// ``mapCredit``.
+    public var mapAttribution: String = ""
+
+    /// OpenStreetMap's standard tiles, the default map.
+    public static let osmTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    /// The credit OpenStreetMap's licence asks for.
+    public static let osmAttribution = "© OpenStreetMap contributors"
+
+    /// The credit clients show on maps: ``mapAttribution`` when set, else OpenStreetMap's with its
+    /// tiles; nil without maps or with another server that asks for none.
+    public var mapCredit: String? {
+        guard !mapTileURL.isEmpty else { return nil }
+        if !mapAttribution.isEmpty { return mapAttribution }
+        return mapTileURL == Self.osmTiles ? Self.osmAttribution : nil
+    }
 
     /// Sign in with Apple: accepted audiences (bundle / services ids), comma-separated
     /// (`oidc.apple.audiences`; empty turns Apple sign-in off).
@@ -276,7 +294,9 @@ public struct AppConfig: Sendable {
             Logger.Level(rawValue: reader.string(forKey: "log.level", default: "info").lowercased()) ?? .info
         config.feedbackURL = reader.string(forKey: "app.feedback.url", default: "")
         config.appStoreURL = reader.string(forKey: "app.store.url", default: "")
-        config.mapTileURL = reader.string(forKey: "map.tile.url", default: "")
+        let tiles = reader.string(forKey: "map.tile.url", default: osmTiles)
+        config.mapTileURL = tiles.lowercased() == "off" ? "" : tiles
+        config.mapAttribution = reader.string(forKey: "map.attribution", default: "")
         func list(_ key: ConfigKey) -> [String] {
             reader.string(forKey: key, default: "").split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

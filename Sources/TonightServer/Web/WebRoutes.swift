@@ -7,6 +7,8 @@ import NIOCore
 /// (the content's hash when built in, size and modification time from a folder) and
 /// `Cache-Control: no-cache`, so browsers keep the files and revalidate them with one cheap
 /// request (304) — a new release is picked up at the next load without versioned file names.
+/// Built-in text files go gzipped to browsers that accept it (compressed once, at start-up), with
+/// `Vary: Accept-Encoding`; a folder is served as it is.
 /// The page's Content-Security-Policy loads images and media from its own origin only (photos of
 /// people and posts are our own media, so no other host learns who looks at them), plus the
 /// configured map tile server (which may be plain http on a local network) and, with S3 storage,
@@ -59,10 +61,18 @@ struct WebRoutes: Sendable {
     private func serve(_ name: String, _ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard Self.isSafe(name) else { throw APIError.notFound("No such file.") }
         let (size, etag, body): (Int, String, () async throws -> ResponseBody)
+        var gzipped = false
         switch source {
         case .embedded:
             guard let file = EmbeddedWeb.file(name) else { throw APIError.notFound("No such file.") }
-            (size, etag, body) = (file.body.readableBytes, file.etag, { ResponseBody(byteBuffer: file.body) })
+            if let encoded = file.gzipped, Self.acceptsGzip(request.headers[values: .acceptEncoding]) {
+                gzipped = true
+                (size, etag, body) = (
+                    encoded.body.readableBytes, encoded.etag, { ResponseBody(byteBuffer: encoded.body) }
+                )
+            } else {
+                (size, etag, body) = (file.body.readableBytes, file.etag, { ResponseBody(byteBuffer: file.body) })
+            }
         case .folder(let directory):
             let path = directory + "/" + name
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -74,8 +84,9 @@ struct WebRoutes: Sendable {
         }
         var headers: HTTPFields = [
             .contentType: Self.contentType(of: name), .eTag: etag, .cacheControl: "no-cache",
-            .xContentTypeOptions: "nosniff",
+            .xContentTypeOptions: "nosniff", .vary: "Accept-Encoding",
         ]
+        if gzipped { headers[.contentEncoding] = "gzip" }
         if name == "index.html" {
             headers[.contentSecurityPolicy] = contentSecurityPolicy
             headers[.xFrameOptions] = "DENY"
@@ -85,6 +96,18 @@ struct WebRoutes: Sendable {
         }
         headers[.contentLength] = String(size)
         return Response(status: .ok, headers: headers, body: try await body())
+    }
+
+    /// Whether `Accept-Encoding` lists gzip (or `*`) without `q=0` (RFC 9110 §12.5.3).
+    static func acceptsGzip(_ values: [String]) -> Bool {
+        values.flatMap { $0.split(separator: ",") }.contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else {
+                return false
+            }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
     }
 
     /// Relative paths of letters, digits, `-`, `_`, `.` and `/`, never `..` nor hidden files.

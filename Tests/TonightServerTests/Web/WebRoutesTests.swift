@@ -1,3 +1,4 @@
+import CompressNIO
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -80,12 +81,25 @@ struct WebRoutesTests {
             #expect(csp.contains("connect-src 'self';") && !csp.contains("ws:"))
             let config = try await client.send(.get, "/v1/config")
             #expect(config.json["mapTileURL"] as? String == template)
+            #expect(config.json["mapAttribution"] == nil)  // another server: its operator sets the credit
             // Every answer says nosniff: pages, API answers, problems, files.
             for path in ["/", "/v1/config", "/v1/nothing-here", "/app/app.js"] {
                 #expect(try await client.send(.get, path).headers[.xContentTypeOptions] == "nosniff", "\(path)")
             }
         }
         #expect(WebRoutes.origin(of: "https://{s}.tile.example/{z}/{x}/{y}.png") == nil)
+        // The default map is OpenStreetMap's standard tiles with its credit; `off` turns maps off.
+        try await withApp(.sqlite) { _, client in
+            let config = try await client.send(.get, "/v1/config").json
+            #expect(config["mapTileURL"] as? String == AppConfig.osmTiles)
+            #expect(config["mapAttribution"] as? String == "© OpenStreetMap contributors")
+            let csp = try await client.send(.get, "/").headers[.contentSecurityPolicy]
+            #expect(csp?.contains("img-src 'self' data: blob: https://tile.openstreetmap.org;") == true)
+        }
+        try await withApp(.sqlite, configure: { $0.mapTileURL = "" }) { _, client in
+            let config = try await client.send(.get, "/v1/config").json
+            #expect(config["mapTileURL"] == nil && config["mapAttribution"] == nil)
+        }
         #expect(WebRoutes.origin(of: "https://tile.example/{z}/{x}/{y}.png") == "https://tile.example")
         #expect(WebRoutes.origin(of: "javascript:alert(1)") == nil)
         #expect(WebRoutes.origin(of: "http://tüles.example/{z}/{x}/{y}.png") == nil)
@@ -97,7 +111,37 @@ struct WebRoutesTests {
         #expect(s3.contains("media-src 'self' blob: https://s3.eu-west-1.amazonaws.com;"))
     }
 
-    @Test("the first load (the page, its stylesheets and every module app.js imports) stays under 200 KB")
+    @Test("built-in text goes gzipped to browsers that accept it, with its own ETag; images and refusals as they are")
+    func gzip() async throws {
+        try await withApp(.sqlite) { _, client in
+            let raw = try await client.send(.get, "/app/app.js")
+            #expect(raw.headers[.contentEncoding] == nil)
+            #expect(raw.headers[.vary] == "Accept-Encoding")
+            let packed = try await client.send(.get, "/app/app.js", headers: [.acceptEncoding: "br, gzip;q=0.8"])
+            #expect(packed.headers[.contentEncoding] == "gzip")
+            #expect(packed.headers[.vary] == "Accept-Encoding")
+            #expect(packed.body.readableBytes < raw.body.readableBytes)
+            var body = packed.body
+            #expect(try body.decompress(with: .gzip()) == raw.body)
+            let etag = try #require(packed.headers[.eTag])
+            #expect(etag != raw.headers[.eTag])
+            let again = try await client.send(
+                .get, "/app/app.js", headers: [.acceptEncoding: "gzip", .ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            for refusal in ["gzip;q=0", "identity", "deflate"] {
+                let answer = try await client.send(.get, "/app/app.js", headers: [.acceptEncoding: refusal])
+                #expect(answer.headers[.contentEncoding] == nil, "\(refusal)")
+            }
+            let icon = try await client.send(.get, "/app/icon-192.png", headers: [.acceptEncoding: "gzip"])
+            #expect(icon.headers[.contentEncoding] == nil)
+        }
+        #expect(WebRoutes.acceptsGzip(["deflate, GZIP; q=0.5"]))
+        #expect(WebRoutes.acceptsGzip(["*"]))
+        #expect(!WebRoutes.acceptsGzip(["gzip;q=0.0", "br"]))
+        #expect(!WebRoutes.acceptsGzip([]))
+    }
+
+    @Test("the first load (the page, its stylesheets and every module app.js imports) stays under 200 KB gzipped")
     func weight() throws {
         // What a first visit fetches: index.html, the stylesheets it links and the module graph
         // from app.js through static imports. Screens loaded on demand (`import()`), the icons and
@@ -114,12 +158,12 @@ struct WebRoutesTests {
             let imports = try text(module).matches(of: /(?m)^\s*(?:import|export)\s[^;]*?from\s+"\.\/([^"]+)"/)
             modules += imports.map { String($0.output.1) }
         }
+        // As served: gzipped (browsers all accept it).
         let total = try files.reduce(0) { sum, name in
-            sum
-                + ((try FileManager.default.attributesOfItem(atPath: Self.webDirectory + "/" + name)[.size] as? Int)
-                    ?? 0)
+            let file = try #require(EmbeddedWeb.file(name))
+            return sum + (file.gzipped?.body ?? file.body).readableBytes
         }
         #expect(files.contains("router.js") && files.contains("styles.css") && !files.contains("post.js"))
-        #expect(total < 200_000, "the first load is \(total) bytes over \(files.count) files")
+        #expect(total < 200_000, "the first load is \(total) bytes gzipped over \(files.count) files")
     }
 }

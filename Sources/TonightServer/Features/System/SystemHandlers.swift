@@ -39,7 +39,8 @@ struct SystemHandlers: Sendable {
                         usernamePattern: AccountRules.usernamePattern, accessTokenTTLSeconds: config.accessTokenTTL,
                         feedbackURL: config.feedbackURL.isEmpty ? nil : config.feedbackURL,
                         appStoreURL: config.appStoreURL.isEmpty ? nil : config.appStoreURL,
-                        mapTileURL: config.mapTileURL.isEmpty ? nil : config.mapTileURL))))
+                        mapTileURL: config.mapTileURL.isEmpty ? nil : config.mapTileURL,
+                        mapAttribution: config.mapCredit))))
     }
 }
 
