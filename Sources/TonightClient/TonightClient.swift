@@ -147,8 +147,9 @@ public final class TonightClient: Sendable {
         }
     }
 
-    /// Sets the profile photo from JPEG or PNG bytes (at most 10 MB). The server crops it to a
-    /// square, strips its metadata and serves it as ``Me`` `avatarUrl`; HEIC is refused (415).
+    /// Sets the profile photo from JPEG, PNG or HEIC bytes (at most 10 MB; the server reads the
+    /// format from the bytes, `png` only labels them). The server crops it to a square, strips its
+    /// metadata and serves it as ``Me`` `avatarUrl`; a server without libheif refuses HEIC (415).
     public func setProfilePhoto(_ data: Data, png: Bool = false) async throws -> Me {
         try await call {
             let body = HTTPBody(data)

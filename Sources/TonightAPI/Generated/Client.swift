@@ -1957,9 +1957,9 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    /// Set the profile photo from a JPEG, PNG or HEIC of at most 10 MB; answers the updated caller.
     ///
-    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`. HEIC (an iPhone's default) is decoded with libheif; a server without it installed refuses HEIC (415). Counts towards the per-member upload limit (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/photo`.
     /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
@@ -1994,6 +1994,12 @@ public struct Client: APIProtocol {
                         value,
                         headerFields: &request.headerFields,
                         contentType: "image/png"
+                    )
+                case let .imageHeic(value):
+                    body = try converter.setRequiredRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "image/heic"
                     )
                 }
                 return (request, body)

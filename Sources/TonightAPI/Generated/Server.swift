@@ -3089,9 +3089,9 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    /// Set the profile photo from a JPEG, PNG or HEIC of at most 10 MB; answers the updated caller.
     ///
-    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`. HEIC (an iPhone's default) is decoded with libheif; a server without it installed refuses HEIC (415). Counts towards the per-member upload limit (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/photo`.
     /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
@@ -3116,7 +3116,8 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                     received: contentType,
                     options: [
                         "image/jpeg",
-                        "image/png"
+                        "image/png",
+                        "image/heic"
                     ]
                 )
                 switch chosenContentType {
@@ -3134,6 +3135,14 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         from: requestBody,
                         transforming: { value in
                             .png(value)
+                        }
+                    )
+                case "image/heic":
+                    body = try converter.getRequiredRequestBodyAsBinary(
+                        OpenAPIRuntime.HTTPBody.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .imageHeic(value)
                         }
                     )
                 default:

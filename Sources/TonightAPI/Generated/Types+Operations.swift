@@ -2799,9 +2799,9 @@ public enum Operations {
             }
         }
     }
-    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    /// Set the profile photo from a JPEG, PNG or HEIC of at most 10 MB; answers the updated caller.
     ///
-    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`. HEIC (an iPhone's default) is decoded with libheif; a server without it installed refuses HEIC (415). Counts towards the per-member upload limit (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/photo`.
     /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
@@ -2826,6 +2826,8 @@ public enum Operations {
                 case jpeg(OpenAPIRuntime.HTTPBody)
                 /// - Remark: Generated from `#/paths/v1/me/photo/POST/requestBody/content/image\/png`.
                 case png(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/me/photo/POST/requestBody/content/image\/heic`.
+                case imageHeic(OpenAPIRuntime.HTTPBody)
             }
             public var body: Operations.UploadProfilePhoto.Input.Body
             /// Creates a new `Input`.

@@ -101,9 +101,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
-    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    /// Set the profile photo from a JPEG, PNG or HEIC of at most 10 MB; answers the updated caller.
     ///
-    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`. HEIC (an iPhone's default) is decoded with libheif; a server without it installed refuses HEIC (415). Counts towards the per-member upload limit (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/photo`.
     /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.
@@ -856,9 +856,9 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Set the profile photo from a JPEG or PNG of at most 10 MB; answers the updated caller.
+    /// Set the profile photo from a JPEG, PNG or HEIC of at most 10 MB; answers the updated caller.
     ///
-    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`; HEIC is refused (415). Counts towards the per-member upload limit (429 with `Retry-After`).
+    /// The photo is cropped to a centred square, scaled to at most 512×512, re-encoded as JPEG with all of its metadata (EXIF, GPS, camera) removed, and served from this server's own media as `avatarUrl`, so no other host learns who looks at it. It replaces the previous photo. The bytes decide the format, whatever the `Content-Type`. HEIC (an iPhone's default) is decoded with libheif; a server without it installed refuses HEIC (415). Counts towards the per-member upload limit (429 with `Retry-After`).
     ///
     /// - Remark: HTTP `POST /v1/me/photo`.
     /// - Remark: Generated from `#/paths//v1/me/photo/post(uploadProfilePhoto)`.

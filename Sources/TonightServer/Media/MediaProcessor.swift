@@ -150,14 +150,26 @@ struct MediaProcessor: Sendable {
         return try await processStill(input: input, probe: probe, tools: tools, workDirectory: workDirectory)
     }
 
-    /// A profile photo: the still in `input` (JPEG or PNG) as a square JPEG of at most `side`
-    /// pixels without metadata, written to `output`. Throws ``MediaRejection`` for what is not such
-    /// a still within the limits (a video included), other errors for infrastructure; false
-    /// without ffmpeg (nothing written: the caller keeps the original, as posts do).
+    /// Whether HEIC stills can be decoded (libheif's tools are installed).
+    var decodesHEIC: Bool { tools?.heif != nil }
+
+    /// A profile photo: the still in `input` (JPEG, PNG, or HEIC with ``decodesHEIC``) as a square
+    /// JPEG of at most `side` pixels without metadata, written to `output`. Throws
+    /// ``MediaRejection`` for what is not such a still within the limits (a video included), other
+    /// errors for infrastructure; false without ffmpeg (nothing written: the caller keeps the
+    /// original, as posts do).
     func profilePhoto(input: URL, container: MediaContainer, side: Int, output: URL) async throws -> Bool {
-        guard container == .jpeg || container == .png else { throw MediaRejection.unsupportedCodec(container.rawValue) }
+        guard container == .jpeg || container == .png || (container == .heic && decodesHEIC) else {
+            throw MediaRejection.unsupportedCodec(container.rawValue)
+        }
         guard let tools else { return false }
         do {
+            if container == .heic, let heif = tools.heif {
+                let decoded = URL(fileURLWithPath: input.path + ".heic.jpg")
+                defer { try? FileManager.default.removeItem(at: decoded) }
+                try await decodeHEIC(input, with: heif, to: decoded)
+                return try await profilePhoto(input: decoded, container: .jpeg, side: side, output: output)
+            }
             let probe = try await self.probe(
                 input: input, container: container, size: try fileSize(of: input), tools: tools)
             try probe.validate(limits)
@@ -168,6 +180,28 @@ struct MediaProcessor: Sendable {
             return true
         } catch ProcessRunnerError.timedOut {
             throw MediaRejection.tooSlow(limit: limits.timeout)
+        }
+    }
+
+    /// Decodes the HEIC still in `input` to a JPEG at `output` with libheif, after `heif-info` has
+    /// shown that every image in it is within ``MediaLimits/maxDimension`` (libheif would otherwise
+    /// allocate whatever the header claims).
+    private func decodeHEIC(_ input: URL, with heif: (info: String, convert: String), to output: URL) async throws {
+        let runner = ProcessRunner(timeout: limits.timeout, maxOutputBytes: 1 << 20)
+        let info = try await runner.run(heif.info, arguments: [input.path])
+        guard info.succeeded else {
+            throw classify(info, tool: "heif-info", input: input, rejection: MediaRejection.unreadable)
+        }
+        let sizes = String(decoding: info.stdout, as: UTF8.self).matches(of: /image: (\d+)x(\d+)/)
+            .map { (Int($0.output.1) ?? .max, Int($0.output.2) ?? .max) }
+        guard !sizes.isEmpty else { throw MediaRejection.noVideoStream }
+        if let (width, height) = sizes.first(where: { max($0.0, $0.1) > limits.maxDimension }) {
+            throw MediaRejection.badDimensions(width: width, height: height)
+        }
+        let converted = try await runner.run(heif.convert, arguments: ["-q", "95", input.path, output.path])
+        guard converted.succeeded, (try? fileSize(of: output)) ?? 0 > 0 else {
+            try? FileManager.default.removeItem(at: output)
+            throw classify(converted, tool: "heif-convert", input: input, rejection: MediaRejection.transcodeFailed)
         }
     }
 

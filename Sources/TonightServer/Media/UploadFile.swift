@@ -30,8 +30,12 @@ final class UploadFile: @unchecked Sendable {
     /// Bytes sniffed before deciding (the sniffer wants up to 64).
     private static let sniffLength = 64
 
+    /// Whether HEIC is taken (profile photos, when libheif is installed).
+    let acceptsHEIC: Bool
+
     /// Creates an empty temporary file in `directory`.
-    init(directory: String, limit: Int) throws {
+    init(directory: String, limit: Int, acceptsHEIC: Bool = false) throws {
+        self.acceptsHEIC = acceptsHEIC
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/" + Identifier.make() + ".part"
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
@@ -48,7 +52,7 @@ final class UploadFile: @unchecked Sendable {
         if container == nil {
             head.append(contentsOf: chunk.prefix(Self.sniffLength - head.count))
             if head.count >= Self.sniffLength {
-                container = try Self.accepted(ContainerSniffer.sniff(head))
+                container = try Self.accepted(ContainerSniffer.sniff(head), heic: acceptsHEIC)
             }
         }
         let data = Data(chunk)
@@ -62,15 +66,15 @@ final class UploadFile: @unchecked Sendable {
         try handle.close()
         guard size > 0 else { throw Problem.empty }
         if let container { return container }
-        let sniffed = try Self.accepted(ContainerSniffer.sniff(head))
+        let sniffed = try Self.accepted(ContainerSniffer.sniff(head), heic: acceptsHEIC)
         container = sniffed
         return sniffed
     }
 
-    /// The container if uploads of it are accepted.
-    static func accepted(_ container: MediaContainer?) throws -> MediaContainer {
+    /// The container if uploads of it are accepted (HEIC only with `heic`).
+    static func accepted(_ container: MediaContainer?, heic: Bool = false) throws -> MediaContainer {
         guard let container else { throw Problem.unsupported }
-        guard container != .heic else { throw Problem.heic }
+        guard container != .heic || heic else { throw Problem.heic }
         return container
     }
 

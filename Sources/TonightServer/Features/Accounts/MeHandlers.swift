@@ -58,6 +58,7 @@ struct MeHandlers: Sendable {
         switch input.body {
         case .jpeg(let bytes): body = bytes
         case .png(let bytes): body = bytes
+        case .imageHeic(let bytes): body = bytes
         }
         return .ok(.init(body: .json(try .init(try await photos.set(caller.userID, from: body)))))
     }

@@ -3,7 +3,8 @@ import OpenAPIRuntime
 import Synchronization
 import TonightCore
 
-/// Profile photos: a JPEG or PNG of at most ``maxBytes`` is converted at once (in the request)
+/// Profile photos: a JPEG, PNG or HEIC (with libheif installed, see ``MediaTools``) of at most
+/// ``maxBytes`` is converted at once (in the request)
 /// into a square JPEG of at most ``side`` pixels with every bit of metadata left out, stored as
 /// `avatars/<user id>/<random id>.jpg`, and served by ``MediaRoutes`` from this server alone, so
 /// no other host sees who looks at a member's photo.
@@ -56,11 +57,14 @@ struct ProfilePhotos: Sendable {
                 retryAfter: 2)
         }
         defer { running.give() }
-        let upload = try UploadFile(directory: uploadDirectory, limit: Self.maxBytes)
+        let upload = try UploadFile(
+            directory: uploadDirectory, limit: Self.maxBytes, acceptsHEIC: processor.decodesHEIC)
         defer { upload.discard() }
         let container = try await upload.write(body, field: "photo")
-        guard container == .jpeg || container == .png else {
-            throw APIError(status: 415, code: .unsupportedMedia, detail: "Upload a JPEG or PNG photo.")
+        guard [.jpeg, .png, .heic].contains(container) else {
+            throw APIError(
+                status: 415, code: .unsupportedMedia,
+                detail: processor.decodesHEIC ? "Upload a JPEG, PNG or HEIC photo." : "Upload a JPEG or PNG photo.")
         }
         let converted = upload.path + ".jpg"
         defer { try? FileManager.default.removeItem(atPath: converted) }
