@@ -1,12 +1,14 @@
 // The public API, exactly as the SDK uses it: /v1 with bearer tokens (kept in localStorage),
-// refreshed once when the server says the access token expired; problems become ApiError.
-import { enc } from "./format.js";
+// refreshed once when the server says the access token expired; problems become ApiError, whose
+// message is for people (format.js's problemText), and so do network failures (status 0).
+import { enc, problemText } from "./format.js";
 
 const store = window.localStorage;
 
+/** A refused or failed request: `message` in words for people, `status` (0: never arrived), `code` and `fields`. */
 export class ApiError extends Error {
   constructor(problem, status) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problemText(problem, status));
     this.status = status;
     this.code = problem.code;
     this.fields = problem.errors || [];
@@ -41,7 +43,7 @@ async function refresh() {
     if (!r.ok) { session.tokens = null; return false; }
     session.tokens = await r.json();
     return true;
-  }).finally(() => { refreshing = null; });
+  }, () => { throw new ApiError({}, 0); }).finally(() => { refreshing = null; });
   return refreshing;
 }
 
@@ -54,11 +56,13 @@ export async function api(method, path, body, { retry = true } = {}) {
   if (body instanceof FormData) payload = body;
   else if (body instanceof Blob) { headers["Content-Type"] = body.type; payload = body; }
   else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
-  const response = await fetch(path, { method, headers, body: payload });
+  let response;
+  try { response = await fetch(path, { method, headers, body: payload }); } catch { throw new ApiError({}, 0); }
   if (response.status === 401 && retry && token && (await refresh())) return api(method, path, body, { retry: false });
   if (response.status === 204) return null;
   const type = response.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await response.json() : await response.text();
-  if (!response.ok) throw new ApiError(typeof data === "object" ? data : { detail: data }, response.status);
+  const data = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
+  // A page that is not a problem (a proxy's, say) says nothing to people: its status does.
+  if (!response.ok) throw new ApiError(typeof data === "object" && data ? data : {}, response.status);
   return data;
 }

@@ -2,9 +2,9 @@
 // like, bookmark, comments, tutorial mode with mirror, speed, section loop and beat counter),
 // profiles with follow, people search and bookmarks. Posting lives in post.js (#/post).
 import { api, session, pagePath } from "./api.js";
-import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
+import { h, toast, showProblem, requireMember, actionButton, split } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
-import { enc, plural, shownName } from "./format.js";
+import { enc, plural, shownName, fromNow, cityName, label, POST_STATUSES } from "./format.js";
 
 const who = (author) => shownName(author, "A dancer");
 const songText = (song) => song.artist ? `${song.title} — ${song.artist}` : song.title;
@@ -25,7 +25,7 @@ function clipCard(post) {
       h("span", { class: "clip-caption" }, post.caption || "Untitled clip")),
     h("div", { class: "muted small" }, authorLink(post.author), ` · ♥ ${post.up}`),
     post.song ? h("div", { class: "muted small" }, `♪ ${songText(post.song)}`) : null,
-    post.status !== "ready" ? h("span", { class: "badge" }, post.status) : null);
+    post.status !== "ready" ? h("span", { class: "badge" }, label(POST_STATUSES, post.status)) : null);
 }
 
 /** A grid of clips from a feed path, with a "More clips" button while there are more pages. */
@@ -236,14 +236,14 @@ export async function clipScreen(id) {
   const media = player(post);
   const inCaption = new Set((post.caption.match(/#[\p{L}\p{N}_]+/gu) || []).map((t) => t.slice(1).toLowerCase()));
   const extraTags = post.tags.filter((t) => !inCaption.has(t.toLowerCase()));
-  return [h("h1", {}, `Clip by ${who(post.author)}`), media,
-    media.tagName === "VIDEO" ? h("div", { class: "actions" }, tutorial(media, post)) : null,
+  return [h("h1", {}, `Clip by ${who(post.author)}`), split([media,
+    media.tagName === "VIDEO" ? h("div", { class: "actions" }, tutorial(media, post)) : null], [
     h("p", { class: "caption" }, captionNodes(post.caption)),
     extraTags.length ? h("p", { class: "tags" }, extraTags.map((t) => h("a", { href: tagHref(t), class: "pill" }, `#${t}`))) : null,
     h("p", { class: "muted" }, "by ", authorLink(post.author), post.placeName ? ` at ${post.placeName}` : "",
-      ` · ${new Date(post.createdAt).toLocaleString()} · ${plural(post.views, "view")}`),
+      ` · ${fromNow(post.createdAt)} · ${plural(post.views, "view")}`),
     post.song ? songBlock(post.song) : null,
-    engagement(post), await commentsSection(post)];
+    engagement(post), await commentsSection(post)])];
 }
 
 /** Follow/unfollow, starting from the profile's `followedByMe` and follower count. */
@@ -274,7 +274,7 @@ export async function userScreen(username) {
   const likes = posts.items.reduce((sum, p) => sum + p.up, 0);
   const clips = `${posts.items.length}${posts.nextCursor ? "+" : ""} clip${posts.items.length === 1 && !posts.nextCursor ? "" : "s"}`;
   return [h("h1", {}, shownName(profile)),
-    h("p", { class: "muted" }, `@${profile.username}`, profile.homeCity ? ` · ${profile.homeCity}` : ""),
+    h("p", { class: "muted" }, `@${profile.username}`, profile.homeCity ? ` · ${cityName(profile.homeCity)}` : ""),
     profile.bio ? h("p", {}, profile.bio) : null,
     h("p", { class: "counts" }, `${clips} · ${plural(likes, "like")}`),
     mine ? h("p", {}, h("a", { href: "#/post", class: "button" }, "Post a clip")) : followButton(profile),

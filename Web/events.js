@@ -3,11 +3,11 @@
 // as you type, an artist's page (favourite, upcoming events, similar artists), my favourites with
 // their events, and the explore cards (events by artists similar to my favourites; swipe them).
 import { api, session, pagePath } from "./api.js";
-import { h, toast, position, requireMember, actionButton } from "./ui.js";
+import { h, toast, position, requireMember, actionButton, split } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
-import { enc, plural, distance, deviceZone, isoDate, localDay, eventWhen, TICKETED, TICKETED_QUERY } from "./format.js";
+import { enc, plural, distance, deviceZone, isoDate, dayName, timeName, fromNow, eventWhen, label, EVENT_STATUSES, TICKETED,
+  TICKETED_QUERY } from "./format.js";
 
-const myZone = deviceZone();
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // formatting
@@ -28,12 +28,9 @@ export function price(event) {
   return `${amount(min, currency)}–${amount(max, currency)}`;
 }
 
-const clock = (instant, zone) => new Date(instant).toLocaleString(undefined,
-  { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
-
-const statusWords = { cancelled: "Cancelled", postponed: "Postponed", rescheduled: "Rescheduled", offsale: "Off sale", removed: "No longer sold" };
-const statusBadge = (event) => statusWords[event.status]
-  ? h("span", { class: `tt-status tt-${event.status}` }, statusWords[event.status]) : null;
+/** A badge for a status worth a word (not scheduled or on sale). */
+const statusBadge = (event) => ["scheduled", "onsale"].includes(event.status) ? null
+  : h("span", { class: `tt-status tt-${event.status}` }, label(EVENT_STATUSES, event.status));
 
 /** The links between the Tickets Tonight screens. */
 function subnav(current) {
@@ -123,19 +120,16 @@ export async function eventsScreen() {
     pagedEvents(`/v1/events?${query}`, "Nothing found — try another day, category or budget."),
     api("GET", "/v1/categories")]);
   return [h("h1", {}, windows[state.when] || "Events"), subnav("events"),
-    near ? null : emptyNote("Allow location to see what is nearest first."),
-    filterForm(state, categories.items, near),
-    h("section", { "aria-label": "Results" }, results)];
+    split(h("section", { "aria-label": "Results" }, results),
+      [near ? null : emptyNote("Allow location to see what is nearest first."), filterForm(state, categories.items, near)], true)];
 }
 
 // #/event/<id>
 
+/** When, on the venue's clock, and — when this device's clock differs — where the person is. */
 function longWhen(event) {
-  const day = localDay(event.localDate, "long");
-  if (!event.localTime) return [`${day}, time to be announced`, null];
-  const local = `${day} at ${event.localTime}, local time at the venue (${event.timeZone})`;
-  const mine = event.timeZone !== myZone ? `That is ${clock(event.start, myZone)} your time (${myZone}).` : null;
-  return [local, mine];
+  const mine = event.localTime && event.timeZone !== deviceZone() ? `Where you are: ${timeName(event.start)}` : null;
+  return [eventWhen(event, true), mine];
 }
 
 async function placeName(id) {
@@ -143,13 +137,13 @@ async function placeName(id) {
 }
 
 async function changeText(change, event) {
-  const show = (v) => !v ? "not set" : /^\d{4}-\d{2}-\d{2}$/.test(v) ? localDay(v) : clock(v, event.timeZone);
+  const show = (v) => !v ? "not set" : /^\d{4}-\d{2}-\d{2}$/.test(v) ? dayName(v, event.timeZone) : timeName(v, event.timeZone);
   if (change.field === "place") {
     const [from, to] = await Promise.all([placeName(change.oldValue), placeName(change.newValue)]);
     return `Moved from ${from} to ${to}`;
   }
   if (change.field === "start") return `Rescheduled from ${show(change.oldValue)} to ${show(change.newValue)}`;
-  return `${statusWords[change.newValue] || `Now ${change.newValue}`} (was ${change.oldValue || "scheduled"})`;
+  return `${label(EVENT_STATUSES, change.newValue)} (was ${label(EVENT_STATUSES, change.oldValue || "scheduled").toLowerCase()})`;
 }
 
 async function changesSection(event) {
@@ -157,7 +151,7 @@ async function changesSection(event) {
   const texts = await Promise.all(event.changes.map((c) => changeText(c, event)));
   return h("section", { class: "card tt-changes", "aria-label": "Changes" }, h("h2", {}, "Changes"),
     h("ul", {}, event.changes.map((c, i) => h("li", {}, texts[i],
-      h("span", { class: "muted" }, ` — ${new Date(c.changedAt).toLocaleDateString()}`)))));
+      h("span", { class: "muted" }, ` — ${fromNow(c.changedAt)}`)))));
 }
 
 const statusLine = { going: "You're going.", following: "You follow this event.", interested: "You're interested." };
@@ -211,6 +205,7 @@ export async function eventScreen(id) {
       event.category ? [h("dt", {}, "Category"), h("dd", {}, event.category.name)] : null),
     event.description ? h("p", {}, event.description) : null,
     event.ticketURL ? h("p", {}, external(event.ticketURL, "Buy tickets", "button")) : null,
+    await (await import("./map.js")).placeMap(place),
     h("p", { class: "tt-row" }, external(place.appleMapsURL, "Open in Apple Maps", "button secondary-link"),
       external(place.googleMapsURL, "Open in Google Maps", "button secondary-link")),
     attendanceControls(event)];

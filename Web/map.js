@@ -1,45 +1,73 @@
-// A slippy map from the configured tile server (GET /v1/config → mapTileURL, `{z}/{x}/{y}`
-// template): 256 px Web-Mercator tiles around a centre, with numbered links for the items.
+// Slippy maps with Leaflet (Web/vendor/leaflet): tiles from the server's tile server (GET /v1/config
+// → mapTileURL, a `{z}/{x}/{y}` template, and mapAttribution, the credit shown on every map), pins
+// that are links. This module, Leaflet and the maps' stylesheets load on demand, at the first map.
+import { api } from "./api.js";
 import { h } from "./ui.js";
 
-const SIZE = 320;
-
-/** Pixel coordinates of `lat, lon` at zoom `z` (Web Mercator, 256 px tiles). */
-function pixel(lat, lon, z) {
-  const scale = 256 * 2 ** z;
-  const sin = Math.sin((lat * Math.PI) / 180);
-  return [((lon + 180) / 360) * scale, (0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * scale];
+let config;
+/** The tile template and credit the server is configured with, or null when maps are off (asked once). */
+export function mapConfig() {
+  config ??= api("GET", "/v1/config").then((c) => c.mapTileURL ? { tiles: c.mapTileURL, attribution: c.mapAttribution || "" } : null,
+    () => { config = null; return null; });
+  return config;
 }
 
-/** The largest zoom at which every point fits in the map, from 3 to 17. */
-function fit(center, points) {
-  for (let z = 17; z > 3; z--) {
-    const [cx, cy] = pixel(center.lat, center.lon, z);
-    if (points.every((p) => { const [x, y] = pixel(p.lat, p.lon, z); return Math.abs(x - cx) < SIZE / 2 - 12 && Math.abs(y - cy) < SIZE / 2 - 12; })) return z;
-  }
-  return 3;
+/** Adds a script or stylesheet to the page and waits for it. */
+const load = (tag, attributes) => new Promise((resolve, reject) =>
+  document.head.append(h(tag, { ...attributes, onload: resolve, onerror: () => reject(new Error("The map did not load.")) })));
+
+let leaflet;
+/** Leaflet (`window.L`) with its stylesheet and ours, fetched once. */
+function loadLeaflet() {
+  leaflet ??= Promise.all([load("script", { src: "/app/vendor/leaflet/leaflet.js" }),
+    load("link", { rel: "stylesheet", href: "/app/vendor/leaflet/leaflet.css" }),
+    load("link", { rel: "stylesheet", href: "/app/map.css" })])
+    .then(() => window.L, (error) => { leaflet = null; throw error; });
+  return leaflet;
+}
+
+/** `text` as HTML (Leaflet shows the credit as HTML; ours is plain text). */
+const escaped = (text) => Object.assign(document.createElement("span"), { textContent: text }).innerHTML;
+
+/** Draws the map in `box` once it is on the page, keeps it sized, and removes it with the box. */
+function draw(L, box, config, pins, { you, numbered }) {
+  let map = null;
+  const watch = new ResizeObserver(() => {
+    if (!box.isConnected) { if (map) { watch.disconnect(); map.remove(); } return; }
+    if (map) return map.invalidateSize();
+    if (!box.clientWidth) return;
+    map = L.map(box, { scrollWheelZoom: false, trackResize: false, attributionControl: !!config.attribution });
+    map.attributionControl?.setPrefix(false);
+    map.fitBounds([...pins, ...(you ? [you] : [])].map((p) => [p.lat, p.lon]), { padding: [32, 32], maxZoom: 16 });
+    L.tileLayer(config.tiles, { attribution: escaped(config.attribution), maxZoom: 19 }).addTo(map);
+    if (you) L.marker([you.lat, you.lon], { icon: L.divIcon({ className: "map-you", iconSize: [16, 16] }),
+      title: you.title, interactive: false, keyboard: false }).addTo(map);
+    pins.forEach((pin, i) => {
+      const link = h("a", { href: pin.href, class: "map-pin", title: pin.title, "aria-label": numbered ? `${i + 1}. ${pin.title}` : pin.title,
+        target: pin.external ? "_blank" : null, rel: pin.external ? "noopener" : null }, numbered ? String(i + 1) : "");
+      L.marker([pin.lat, pin.lon], { icon: L.divIcon({ html: link, className: "map-marker", iconSize: [32, 32] }), keyboard: false }).addTo(map);
+    });
+  });
+  watch.observe(box);
 }
 
 /**
- * A map of `items` ({lat, lon, href, title}) around `center` ({lat, lon}) drawn with tiles from
- * `template`; each item is a numbered link, in the order of the list the caller shows with it.
+ * A map of `pins` ({lat, lon, href, title, external}), each a link named by its title — numbered
+ * in the order of the list shown with it when `numbered` — and of `you` ({lat, lon, title}) when
+ * given, fitted to them all, for a `config` from mapConfig(). The box comes at once; Leaflet draws
+ * in it when it is on the page.
  */
-export function tileMap(template, center, items, label) {
-  const z = fit(center, items);
-  const [cx, cy] = pixel(center.lat, center.lon, z);
-  const left = cx - SIZE / 2, top = cy - SIZE / 2;
-  const map = h("div", { class: "tile-map", role: "group", "aria-label": label });
-  for (let tx = Math.floor(left / 256); tx <= Math.floor((left + SIZE) / 256); tx++) {
-    for (let ty = Math.floor(top / 256); ty <= Math.floor((top + SIZE) / 256); ty++) {
-      const src = template.replace("{z}", z).replace("{x}", tx).replace("{y}", ty).replace("{s}", "a");
-      map.append(h("img", { src, alt: "", class: "tile", style: `left:${tx * 256 - left}px;top:${ty * 256 - top}px` }));
-    }
-  }
-  map.append(h("span", { class: "tile-me", style: `left:${SIZE / 2}px;top:${SIZE / 2}px`, title: "You" }));
-  items.forEach((item, i) => {
-    const [x, y] = pixel(item.lat, item.lon, z);
-    map.append(h("a", { href: item.href, class: "tile-pin", title: item.title, "aria-label": `${i + 1}. ${item.title}`,
-      style: `left:${x - left}px;top:${y - top}px` }, String(i + 1)));
-  });
-  return map;
+export function tileMap(config, pins, { label, you = null, numbered = false }) {
+  const box = h("div", { class: "map", role: "group", "aria-label": label });
+  loadLeaflet().then((L) => draw(L, box, config, pins, { you, numbered }),
+    (error) => box.replaceChildren(h("p", { class: "muted" }, error.message)));
+  return box;
+}
+
+/** A small map of `place` with its pin (a link to directions), or null without tiles or location. */
+export async function placeMap(place) {
+  const settings = await mapConfig();
+  if (!settings || !place.location) return null;
+  return tileMap(settings, [{ ...place.location, href: place.googleMapsURL, title: `Directions to ${place.name}`, external: true }],
+    { label: `Map of ${place.name}` });
 }

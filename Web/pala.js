@@ -2,10 +2,10 @@
 // person at a time: like or pass; a like back is a match), matches (chat, unmatch) and the chat
 // (history, older pages, live messages, typing, read receipts, unread badges, block).
 import { api, ApiError, session, pagePath, requestKey } from "./api.js";
-import { h, toast, showProblem, requireMember, actionButton } from "./ui.js";
+import { h, toast, showProblem, requireMember, actionButton, split, wide } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, send, isOpen } from "./live.js";
-import { enc, shownName, localStart, GENDERS, TICKETED_QUERY } from "./format.js";
+import { enc, shownName, eventWhen, timeName, label, cityName, GENDERS, AGE_GROUPS, TICKETED_QUERY } from "./format.js";
 
 const nameOf = (user) => shownName(user, "Someone");
 
@@ -63,7 +63,7 @@ function profileForm(me) {
 function eventItem(event) {
   return h("li", { class: "card" },
     h("a", { href: `#/wall/${enc(event.id)}` }, h("strong", {}, event.name)),
-    h("div", { class: "muted" }, `${localStart(event)} · ${event.place.name}`));
+    h("div", { class: "muted" }, `${eventWhen(event)} · ${event.place.name}`));
 }
 
 function conversationItem(c) {
@@ -94,11 +94,10 @@ export async function palaScreen() {
   return [h("h1", {}, "Meet people"),
     h("p", { class: "muted" }, "Like people going to the same events as you; a like back is a match."),
     profileForm(me),
-    h("h2", {}, "Your events"),
-    events.items.length ? h("ul", { class: "list" }, events.items.map(eventItem))
-      : h("p", { class: "muted" }, "Say you're going to an event to see who else is. ", h("a", { href: "#/events" }, "Find events")),
-    h("p", {}, h("a", { href: "#/matches", class: "button" }, "Your matches")),
-    h("h2", {}, "Chats"), holder];
+    split([h("h2", {}, "Your events"),
+      events.items.length ? h("ul", { class: "list" }, events.items.map(eventItem))
+        : h("p", { class: "muted" }, "Say you're going to an event to see who else is. ", h("a", { href: "#/events" }, "Find events")),
+      h("p", {}, h("a", { href: "#/matches", class: "button" }, "Your matches"))], [h("h2", {}, "Chats"), holder])];
 }
 
 // ---------------------------------------------------------------- #/wall/<eventId>
@@ -116,7 +115,8 @@ function personCard(card, decide) {
   return h("article", { class: "card pala-person", "aria-label": nameOf(user) },
     photo(user, "large"),
     h("h2", {}, nameOf(user)),
-    h("p", { class: "muted" }, [user.ageGroup ? `Age ${user.ageGroup}` : null, card.gender, user.homeCity].filter(Boolean).join(" · ")),
+    h("p", { class: "muted" }, [user.ageGroup ? `Age ${label(AGE_GROUPS, user.ageGroup)}` : null, card.gender && label(GENDERS, card.gender),
+      cityName(user.homeCity)].filter(Boolean).join(" · ")),
     user.bio ? h("p", {}, user.bio) : null,
     h("div", { class: "pala-actions" },
       actionButton("Pass", () => decide("pass"), { class: "secondary", "aria-label": `Pass on ${nameOf(user)}` }),
@@ -216,14 +216,15 @@ export async function matchesScreen() {
 
 // ---------------------------------------------------------------- #/chat/<conversationId>
 
-const clock = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+/** A message's time: "20:30" today, "Yesterday · 23:10" before. */
+const clock = (iso) => timeName(iso).replace(/^Today · /, "");
 
 /** Sends with a client id, retrying network failures with the same id (never sent twice). */
 async function sendMessage(id, text) {
   const body = { text, clientId: requestKey() };
   for (let attempt = 0; ; attempt++) {
     try { return await api("POST", `/v1/conversations/${enc(id)}/messages`, body); } catch (error) {
-      if (error instanceof ApiError || attempt >= 2) throw error;
+      if (error.status || attempt >= 2) throw error; // only a network failure (status 0) is tried again
     }
   }
 }
@@ -233,7 +234,10 @@ export async function chatScreen(id) {
   const guest = membersOnly("Chat");
   if (guest) return guest;
   const base = `/v1/conversations/${enc(id)}`;
-  const [conversation, first] = await Promise.all([api("GET", base), api("GET", `${base}/messages?limit=30`)]);
+  // Wide screens list the chats beside this one.
+  const [conversation, first, chats] = await Promise.all([api("GET", base), api("GET", `${base}/messages?limit=30`),
+    wide() ? conversationList().catch(() => null) : null]);
+  chats?.querySelector(`a[href="#/chat/${enc(id)}"]`)?.setAttribute("aria-current", "page");
   const me = session.user.id;
   const other = nameOf(conversation.user);
   const messages = new Map(first.items.map((m) => [m.seq, m]));
@@ -340,7 +344,7 @@ export async function chatScreen(id) {
         toast(`Blocked ${other}`);
         go("#/pala");
       }, { "aria-label": `Block ${other}` })),
-    section];
+    chats ? split(section, [h("h2", {}, "Chats"), chats], true) : section];
 }
 
 export const routes = { pala: palaScreen, wall: wallScreen, matches: matchesScreen, chat: chatScreen };

@@ -4,7 +4,7 @@
 // and the feed page's ads (style 0 their own page, 1 an overlay). Posting lives in post.js,
 // loaded only when the "post" screen opens so the first load stays small.
 import { api, session, pagePath } from "./api.js";
-import { h, toast, requireMember, actionButton } from "./ui.js";
+import { h, toast, requireMember, actionButton, split, wide } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { locate, pickCity, forgetCity } from "./city.js";
 import { enc, plural, distance, ago } from "./format.js";
@@ -61,8 +61,10 @@ async function hubScreen() {
     if (!list.children.length) list.append(h("li", { class: "muted" }, "No venues here yet."));
     more.replaceChildren(page.nextCursor ? actionButton("More venues", () => load(page.nextCursor), { class: "secondary" }) : "");
   };
-  await load();
-  return [title, links, cityPicker(where), list, more];
+  // Wide screens play the city's clips beside the venues.
+  const [side] = await Promise.all([wide() ? feed(page(`/v1/cities/${enc(where.cityKey)}/posts?scope=all`),
+    h("p", {}, "Nothing posted yet tonight."), { showPlace: true }).catch(() => null) : null, load()]);
+  return [title, links, cityPicker(where), split([list, more], side && [h("h2", {}, "All clips"), side])];
 }
 
 // the clip player
@@ -210,7 +212,8 @@ async function venueScreen(placeId) {
     h("p", { class: "pu-links" }, h("a", { href: post, class: "button" }, "Post a clip here"), " ",
       h("a", { href: place.googleMapsURL, target: "_blank", rel: "noopener" }, "Directions"))),
   await feed(page(`/v1/places/${id}/posts`),
-    [h("p", {}, "No clips from the last hours."), h("a", { href: post }, "Show what it looks like right now")])];
+    [h("p", {}, "No clips from the last hours."), h("a", { href: post }, "Show what it looks like right now")]),
+  await (await import("./map.js")).placeMap(place)];
 }
 
 /** The city's pregame (`scope=pregame`) or all (`scope=all`) feed. */

@@ -1,12 +1,10 @@
 // Playmate (sports sessions with friends): helpers shared by its screens — the sports catalogue,
 // how a session's length, seats and place read, a session card, and per-field form errors.
 import { api, session, ApiError } from "./api.js";
-import { h } from "./ui.js";
-import { enc, distance, sessionWhen } from "./format.js";
+import { h, errorText } from "./ui.js";
+import { enc, distance, sessionWhen, fieldSentence, words } from "./format.js";
 
-export const SKILLS = [["any", "All levels"], ["beginner", "Beginner"], ["intermediate", "Intermediate"], ["advanced", "Advanced"]];
-export const TIMES = [["morning", "Morning (5–12)"], ["afternoon", "Afternoon (12–17)"], ["evening", "Evening (17–22)"], ["night", "Night (22–5)"]];
-export const REASONS = [["sport", "Not this sport"], ["time", "Bad time"], ["distance", "Too far"], ["people", "Not these people"]];
+export { SKILLS, TIMES, REASONS } from "./format.js";
 
 let sports = null;
 /** The sports catalogue (GET /v1/sports), fetched once per page load. */
@@ -65,9 +63,9 @@ export function fieldErrors(form, error) {
     if (input && input.closest) {
       input.setAttribute("aria-invalid", "true");
       (input.closest("label") || input).after(h("p", { class: "error", role: "alert" }, issue.message));
-    } else rest.push(`${issue.field}: ${issue.message}`);
+    } else rest.push(fieldSentence(words(issue.field), issue.message));
   }
-  if (!(error instanceof ApiError) || !error.fields.length) rest.push(error.message);
+  if (!(error instanceof ApiError) || !error.fields.length) rest.push(errorText(error));
   if (rest.length) form.querySelector("[type=submit]").before(h("p", { class: "error", role: "alert" }, rest.join(" · ")));
   form.querySelector("[aria-invalid]")?.focus();
 }

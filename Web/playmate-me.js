@@ -5,7 +5,7 @@ import { api, session } from "./api.js";
 import { h, toast, position, actionButton } from "./ui.js";
 import { params, go } from "./router.js";
 import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats } from "./playmate-common.js";
-import { enc, isoDay, dayName, deviceZone, GENDERS, AGE_GROUPS } from "./format.js";
+import { enc, isoDay, dayName, deviceZone, zoneCity, GENDERS, AGE_GROUPS } from "./format.js";
 
 const myZone = () => deviceZone() || "UTC";
 
@@ -19,7 +19,7 @@ function subscription() {
     const webcal = https.replace(/^https?:/, "webcal:");
     box.replaceChildren(h("p", {}, "Your private feed (keep it secret):"),
       h("p", {}, h("a", { href: webcal }, "Open in calendar app (webcal)")),
-      h("label", {}, "Feed URL", h("input", { readonly: true, value: https, onfocus: (e) => e.target.select() })));
+      h("label", {}, "Feed link", h("input", { readonly: true, value: https, onfocus: (e) => e.target.select() })));
   }, { class: "secondary" }));
   return box;
 }
@@ -46,8 +46,9 @@ export async function calendarScreen() {
   h("label", {}, "To", h("input", { type: "date", name: "to", value: to, required: true })),
   h("button", { type: "submit" }, "Show"));
   return [h("h1", {}, "My calendar"), range,
-    h("p", { class: "muted" }, `Times in ${calendar.timeZone}.`),
-    calendar.days.length ? calendar.days.map((day) => h("section", { "aria-label": dayName(day.date) }, h("h2", {}, dayName(day.date)),
+    h("p", { class: "muted" }, `Times are ${zoneCity(calendar.timeZone)} time.`),
+    calendar.days.length ? calendar.days.map((day) => h("section", { "aria-label": dayName(day.date, calendar.timeZone) },
+      h("h2", {}, dayName(day.date, calendar.timeZone)),
       h("ul", { class: "list" }, day.items.map((event) => calendarItem(event, calendar.timeZone)))))
       : h("p", { class: "muted" }, "Nothing planned. ", h("a", { href: "#/sessions" }, "Find a session"), "."),
     subscription()];
@@ -83,7 +84,7 @@ export async function quizScreen() {
   h("details", { open: true }, h("summary", {}, "1. Sports you play"), checkboxes("Sports you play", "sportsPlayed", sportOptions, prefs.sportsPlayed)),
   h("details", {}, h("summary", {}, "2. Sports you don't want"), checkboxes("Sports you don't want to play", "sportsNotWanted", sportOptions, prefs.sportsNotWanted)),
   checkboxes("3. Play with (empty means everyone)", "preferredGenders", GENDERS.map(([value, , people]) => [value, people]), prefs.preferredGenders),
-  checkboxes("4. Age groups you like to play with", "preferredAgeGroups", AGE_GROUPS.map((a) => [a, a === "under18" ? "Under 18" : a]), prefs.preferredAgeGroups),
+  checkboxes("4. Age groups you like to play with", "preferredAgeGroups", Object.entries(AGE_GROUPS), prefs.preferredAgeGroups),
   h("div", { class: "pm-row" },
     h("label", {}, "5. How far you go (km)", h("input", { name: "radiusMeters", type: "number", min: 0.1, max: 500, step: 0.1,
       value: prefs.radiusMeters ? prefs.radiusMeters / 1000 : "" })),

@@ -2,15 +2,14 @@
 // time of day, radius around you (or a city), open spots and friends; sorted by start or distance;
 // shown as a list or as a small map.
 //
-// The "Map" view draws tiles from the server's configured tile server (`map.tile.url`, told by
-// GET /v1/config); without one it is a plain SVG plot of the results relative to you (rings at
-// distances) — both followed by each result's coordinates, so it works with a screen reader.
+// The "Map" view is a Leaflet map (Web/map.js, loaded on demand) with tiles from the server's tile
+// server (GET /v1/config); without one it is a plain SVG plot of the results relative to you (rings
+// at distances) — both followed by each result's coordinates, so it works with a screen reader.
 import { api, session } from "./api.js";
-import { h, position } from "./ui.js";
+import { h, position, split } from "./ui.js";
 import { params } from "./router.js";
-import { tileMap } from "./map.js";
 import { findCity } from "./city.js";
-import { enc, distance } from "./format.js";
+import { enc, distance, plural } from "./format.js";
 import { SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -86,15 +85,15 @@ function offset(origin, point) {
   return [(point.lon - lon0) * Math.cos((lat0 * Math.PI) / 180) * 111320, (point.lat - lat0) * 110540];
 }
 
-let tiles;
-/** The tile URL template the server is configured with, or "" (asked once). */
-async function tileTemplate() {
-  tiles ??= api("GET", "/v1/config").then((c) => c.mapTileURL || "", () => "");
-  return tiles;
+/** Draws a tile map, `(pins, options) → box` (Web/map.js, loaded now), or null when the server has no tiles. */
+async function tileMaker() {
+  const maps = await import("./map.js");
+  const config = await maps.mapConfig();
+  return config && ((pins, options) => maps.tileMap(config, pins, options));
 }
 
-/** The results plotted around the centre, numbered as in the list under it. */
-function plot(items, near, label, template) {
+/** The results plotted around the centre, numbered as in the list under it; on tiles with `tileMap`. */
+function plot(items, near, label, tileMap) {
   const origin = near || `${items[0].place.location.lat},${items[0].place.location.lon}`;
   const points = items.map((event) => offset(origin, event.place.location));
   const reach = Math.max(500, ...points.map(([x, y]) => Math.hypot(x, y)));
@@ -108,10 +107,10 @@ function plot(items, near, label, template) {
     h("a", { href: `#/session/${enc(event.id)}` }, event.name), ` — ${event.place.name}, `,
     `${event.place.location.lat.toFixed(4)}, ${event.place.location.lon.toFixed(4)}`,
     event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : "", ` · ${seats(event)}`)));
-  if (template) {
+  if (tileMap) {
     const [lat, lon] = origin.split(",").map(Number);
     const pins = items.map((event) => ({ ...event.place.location, href: `#/session/${enc(event.id)}`, title: `${event.name} — ${seats(event)}` }));
-    return [tileMap(template, { lat, lon }, pins, `Map of sessions around ${label}`), coordinates];
+    return [tileMap(pins, { label: `Map of sessions around ${label}`, you: near ? { lat, lon, title: label === "you" ? "You" : label } : null, numbered: true }), coordinates];
   }
   const taken = new Map(); // points at the same spot fan out to the right so each stays visible
   items.forEach((event, i) => {
@@ -156,7 +155,7 @@ export async function sessionsScreen() {
   const query = searchQuery(p, near);
   const page = await api("GET", `/v1/sessions?${query}`);
   const mapView = p.get("view") === "map";
-  const template = mapView ? await tileTemplate() : "";
+  const tileMap = mapView ? await tileMaker() : null;
   const toggle = new URLSearchParams(p);
   mapView ? toggle.delete("view") : toggle.set("view", "map");
   const list = h("ul", { class: "list", "aria-label": "Sessions found" }, page.items.map((event) => sessionCard(event)));
@@ -169,11 +168,10 @@ export async function sessionsScreen() {
     if (!cursor) more.remove();
   } }, "More sessions");
   const results = !page.items.length ? h("p", { class: "muted" }, "No sessions match. ", h("a", { href: "#/newsession" }, "Create one"), ".")
-    : mapView ? plot(page.items, near, label, template) : [list, cursor ? more : null];
-  return [h("h1", {}, "Sports sessions"), links(), ...home,
-    near ? null : h("p", { class: "muted" }, "Allow location (or type a city) to search nearby and sort by distance."),
-    filterForm(p, sports),
-    h("p", { class: "pm-toolbar" }, h("span", { role: "status" }, `${page.items.length}${cursor ? "+" : ""} sessions`),
+    : mapView ? plot(page.items, near, label, tileMap) : [list, cursor ? more : null];
+  return [h("h1", {}, "Sports sessions"), links(), ...home, split([
+    h("p", { class: "pm-toolbar" }, h("span", { role: "status" }, cursor ? `${page.items.length}+ sessions` : plural(page.items.length, "session")),
       h("a", { href: `#/sessions?${toggle}`, class: "button secondary" }, mapView ? "List" : "Map")),
-    results];
+    results], [near ? null : h("p", { class: "muted" }, "Allow location (or type a city) to search nearby and sort by distance."),
+    filterForm(p, sports)], true)];
 }

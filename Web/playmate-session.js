@@ -5,7 +5,7 @@ import { api, session, ApiError } from "./api.js";
 import { h, toast, position, requireMember, actionButton } from "./ui.js";
 import { go } from "./router.js";
 import { findCity } from "./city.js";
-import { enc, distance, isoDay, sessionWhen } from "./format.js";
+import { enc, distance, isoDay, sessionWhen, plural } from "./format.js";
 import { SKILLS, sportsList, duration, seats, isFull, mapLinks, personName, fieldErrors, memberOnly, select } from "./playmate-common.js";
 
 let flash = null; // { id, text }: a message the next render of that session shows (join/leave results, a 409)
@@ -115,6 +115,7 @@ export async function sessionScreen(id) {
         event.place.address?.city ? `, ${event.place.address.city}` : "", h("br"), mapLinks(event.place)),
       h("dt", {}, "Spots"), h("dd", {}, `${info.occupied} playing, capacity ${info.capacity} · `,
         h("strong", { id: "pm-seats", class: isFull(event) ? "pm-seats pm-full" : "pm-seats" }, seats(event)))),
+    await (await import("./map.js")).placeMap(event.place),
     event.description ? h("p", { class: "pm-notes" }, event.description) : null,
     attendance(event, mine),
     h("h2", {}, "Players"),
@@ -153,7 +154,7 @@ function placePicker(here, nearby) {
     if (!text.value.trim()) return;
     const places = await findPlaces(text.value.trim(), here);
     fillPlaces(choice, places, here);
-    status.textContent = `${places.length} places found`;
+    status.textContent = `${plural(places.length, "place")} found`;
     if (places.length) choice.value = places[0].id;
   };
   text.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); search().catch((error) => toast(error.message)); } });

@@ -3,7 +3,7 @@
 import { api, session } from "./api.js";
 import { h, toast, actionButton } from "./ui.js";
 import { go } from "./router.js";
-import { enc } from "./format.js";
+import { enc, timeName, label, INVITATION_STATUSES } from "./format.js";
 import { personName, memberOnly, fieldErrors } from "./playmate-common.js";
 
 const again = () => go(location.hash);
@@ -66,8 +66,6 @@ export async function friendsScreen() {
     addFriend(known)];
 }
 
-const STATUS = { pending: "Waiting for your answer", accepted: "Accepted", declined: "Declined" };
-const startText = (iso) => new Date(iso).toLocaleString([], { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" });
 
 function invitationRow(invitation, incoming, alert) {
   const answer = (what) => actionButton(what === "accept" ? "Accept" : "Decline", async () => {
@@ -80,9 +78,9 @@ function invitationRow(invitation, incoming, alert) {
   const who = incoming ? invitation.from : invitation.to;
   return h("li", { class: "card pm-invitation" },
     h("a", { href: `#/session/${enc(invitation.eventId)}` }, h("strong", {}, invitation.eventName)),
-    h("div", { class: "muted" }, `${startText(invitation.eventStart)} · ${incoming ? "from" : "to"} `, person(who)),
+    h("div", { class: "muted" }, `${timeName(invitation.eventStart)} · ${incoming ? "from" : "to"} `, person(who)),
     incoming && invitation.status === "pending" ? h("p", { class: "pm-actions" }, answer("accept"), " ", answer("decline"))
-      : h("div", {}, h("span", { class: "pm-tag" }, incoming ? STATUS[invitation.status] : invitation.status)));
+      : h("div", {}, h("span", { class: "pm-tag" }, label(INVITATION_STATUSES, invitation.status))));
 }
 
 /** #/invitations — invitations received (accept / decline) and sent. */

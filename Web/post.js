@@ -36,10 +36,10 @@ function send(data, key, onProgress) {
     xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     xhr.onload = () => {
       let body;
-      try { body = JSON.parse(xhr.responseText); } catch { body = { detail: xhr.responseText || `Upload failed (HTTP ${xhr.status})` }; }
+      try { body = JSON.parse(xhr.responseText); } catch { body = {}; } // not a problem: its status says what happened
       if (xhr.status >= 200 && xhr.status < 300) resolve(body); else reject(new ApiError(body, xhr.status));
     };
-    xhr.onerror = () => reject(new ApiError({ detail: "The upload failed — check your connection and try again." }, 0));
+    xhr.onerror = () => reject(new ApiError({}, 0));
     xhr.send(data);
   });
 }
@@ -71,7 +71,8 @@ function recorder(done) {
   const finish = () => { if (recording?.state === "recording") recording.stop(); };
   const begin = async () => {
     try { stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: true }); } catch (error) {
-      return toast(`The camera is not available (${error.message}). Choose a file instead.`);
+      return toast(error.name === "NotAllowedError" ? "Tonight may not use the camera. Allow it, or choose a file instead."
+        : "The camera is not available. Choose a file instead.");
     }
     const type = ["video/mp4", "video/webm;codecs=vp8,opus", "video/webm"].find((t) => MediaRecorder.isTypeSupported(t));
     const chunks = [];

@@ -1,6 +1,6 @@
 // The hash router: "#/name/arg1/arg2?query". Screens are functions (args…) → node(s), sync or async.
 import { ApiError, session } from "./api.js";
-import { h } from "./ui.js";
+import { h, errorText } from "./ui.js";
 
 const routes = {};
 let leaving = [];
@@ -65,7 +65,7 @@ export async function render() {
     nodes = [screen].flat(Infinity).filter((node) => node != null && node !== false);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) { session.tokens = null; return go(startLink()); }
-    nodes = [h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message)];
+    nodes = [h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, errorText(error))];
   } finally {
     clearTimeout(waiting);
   }

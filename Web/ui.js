@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the screens.
 import { ApiError, session } from "./api.js";
+import { fieldSentence, words } from "./format.js";
 
 /** Builds an element: h("p", {class: "muted"}, "text", child…). */
 export function h(tag, attributes = {}, ...children) {
@@ -8,7 +9,7 @@ export function h(tag, attributes = {}, ...children) {
     if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
     else if (value !== false && value != null) element.setAttribute(key, value === true ? "" : value);
   }
-  element.append(...children.flat().filter((c) => c != null && c !== false));
+  element.append(...children.flat(Infinity).filter((c) => c != null && c !== false));
   return element;
 }
 
@@ -19,20 +20,35 @@ export function toast(text) {
   setTimeout(() => box.classList.remove("show"), 3000);
 }
 
-/** Shows a problem next to a form: the detail and each field's message. */
+/** What went wrong, for people: an API problem's sentence or one of our own Errors'; never a bug's text. */
+export const errorText = (error) => error instanceof ApiError || error?.constructor === Error ? error.message
+  : "Something went wrong. Try again in a moment.";
+
+/** Shows a problem next to a form: each field's message as a sentence under the label the person
+ * sees ("Password: at least 10 characters."), else the problem's own sentence. */
 export function showProblem(form, error) {
   form.querySelector(".error")?.remove();
   form.querySelectorAll("[aria-invalid]").forEach((input) => input.removeAttribute("aria-invalid"));
   const fields = error instanceof ApiError ? error.fields : [];
-  // Each field by the label the person sees ("Username: …"), never the API's name for it.
   const messages = fields.length ? fields.map((f) => {
     const input = form.querySelector(`[name="${CSS.escape(f.field)}"]`);
     input?.setAttribute("aria-invalid", "true");
     const label = input?.closest("label")?.firstChild?.textContent?.trim();
-    return label ? `${label}: ${f.message}` : f.message;
-  }) : [error.message];
+    return fieldSentence(label || words(f.field), f.message);
+  }) : [errorText(error)];
   form.append(h("p", { class: "error", role: "alert" }, messages.join(" ")));
 }
+
+/** A screen's main list and what goes with it (filters, a map, a feed), in two columns on wide
+ * screens and one below the other on phones, where `sideFirst` puts the side above the list (and
+ * on its left when wide). */
+export function split(list, side, sideFirst = false) {
+  const parts = [h("div", { class: "split-list" }, list), h("div", { class: "split-side" }, side)];
+  return h("div", { class: `split${sideFirst ? " side-first" : ""}` }, sideFirst ? parts.reverse() : parts);
+}
+
+/** A wide screen (two columns: see split). */
+export const wide = () => matchMedia("(min-width: 1024px)").matches;
 
 export function field(label, name, type = "text", extra = {}) {
   return h("label", {}, label, h("input", { name, type, required: true, ...extra }));
@@ -88,6 +104,6 @@ export function requireMember() {
 /** A button that runs `action` and shows its problem as a toast. */
 export function actionButton(label, action, attributes = {}) {
   return h("button", { type: "button", ...attributes, onclick: async (event) => {
-    try { await action(event); } catch (error) { toast(error.message); }
+    try { await action(event); } catch (error) { toast(errorText(error)); }
   } }, label);
 }

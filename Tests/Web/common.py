@@ -24,7 +24,8 @@ DEMO_PASSWORD = "tonight-demo"
 
 def scenario(name, body):
     """Runs `body(new_page)`; `new_page()` opens a page in a fresh browser context (own storage),
-    with the position at the demo city granted unless `located=False`."""
+    with the position at the demo city granted unless `located=False`, on the system's clock unless
+    `zone` names another time zone."""
     url, shots = sys.argv[1], sys.argv[2]
     errors = []
     with sync_playwright() as p:
@@ -34,9 +35,9 @@ def scenario(name, body):
         )
         pages = []
 
-        def new_page(width=360, height=740, located=True):
+        def new_page(width=360, height=740, located=True, zone=None):
             context = browser.new_context(
-                base_url=url, viewport={"width": width, "height": height},
+                base_url=url, viewport={"width": width, "height": height}, timezone_id=zone,
                 geolocation=BERLIN if located else None,
                 permissions=["geolocation", "camera", "microphone"] if located else ["camera", "microphone"],
             )
@@ -99,6 +100,14 @@ def sign_in(page, username, password=DEMO_PASSWORD):
 def tab(page, label):
     """Opens one of the five apps from the tab bar."""
     page.get_by_role("navigation", name="Apps").get_by_role("link", name=label).click()
+
+
+def expect_map(page, name):
+    """The Leaflet map named `name` (a group) once every tile in it has loaded from the tile server."""
+    box = page.get_by_role("group", name=name)
+    expect(box.locator("img.leaflet-tile-loaded").first).to_be_visible()
+    box.locator("img.leaflet-tile").evaluate_all("images => Promise.all(images.map(i => i.decode()))")  # throws unless all loaded
+    return box
 
 
 def make_clip(seconds=2, width=360, height=640):

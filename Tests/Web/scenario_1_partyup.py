@@ -11,7 +11,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from common import admin_token, call, make_clip, scenario, sign_up, upload, wait_ready
+from common import admin_token, call, expect_map, make_clip, scenario, sign_up, upload, wait_ready
 
 RUN = uuid.uuid4().hex[:8]
 VENUE = f"Scenario Club {RUN}"
@@ -50,6 +50,9 @@ def browse_sign_up_and_post(new_page, place_id):
     expect(page.get_by_role("heading", name=VENUE)).to_be_visible()
     clip = page.get_by_role("article", name=ADMIN_CAPTION)
     expect(clip.locator("video")).to_be_visible()
+    if call("GET", "/v1/config").get("mapTileURL"):  # the venue on a map, its pin a link to directions
+        pin = expect_map(page, f"Map of {VENUE}").get_by_role("link", name=f"Directions to {VENUE}")
+        expect(pin).to_have_attribute("href", re.compile(r"^https://www\.google\.com/maps/"))
 
     # Guests may look, not vote.
     clip.get_by_role("button", name="Up").click()

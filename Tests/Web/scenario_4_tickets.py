@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scenario 4, Tickets Tonight: artist search as you type, favourite an artist, the explore cards
-("Similar to …", Not for me, Refresh, Interested), the followed event's detail, favourites, and
-the events list's budget filter.
+("Similar to …", Not for me, Refresh, Interested), the followed event's detail, favourites, the
+events list's budget filter, and an event's time on the venue's clock seen from New York.
 
 Needs (demo data): artists "Kiki Moreno" and "Midnight Orbit" (Kiki Moreno → Midnight Orbit
 affinity) and a show by Midnight Orbit in Berlin within 7 days. The budget check seeds its own
@@ -14,21 +14,39 @@ from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import admin_token, call, scenario, sign_up, tab
+from common import admin_token, call, expect_map, scenario, sign_up, tab
 
 RUN = str(int(time.time() * 1000))[-7:]
 CHEAP, PRICEY = f"Cheap gig {RUN}", f"Pricey gala {RUN}"
 
 
 def seed_budget_shows():
-    """A place at the city centre with a cheap and a pricey show tomorrow evening (Berlin time)."""
+    """A place at the city centre with a cheap and a pricey show tomorrow evening (Berlin time);
+    returns the cheap one."""
     token = admin_token()
     place = call("POST", "/v1/places", {"name": f"Budget hall {RUN}", "category": "concert_hall",
                                         "location": {"lat": 52.5200, "lon": 13.4050}}, token)
     day = (datetime.datetime.now(ZoneInfo("Europe/Berlin")) + datetime.timedelta(days=1)).date().isoformat()
-    for name, low, high in [(CHEAP, 9, 12), (PRICEY, 300, 450)]:
-        call("POST", "/v1/events", {"name": name, "placeId": place["id"], "localDate": day, "localTime": "20:00",
-                                    "minPrice": low, "maxPrice": high, "currency": "EUR"}, token)
+    shows = [call("POST", "/v1/events", {"name": name, "placeId": place["id"], "localDate": day, "localTime": "20:00",
+                                         "minPrice": low, "maxPrice": high, "currency": "EUR"}, token)
+             for name, low, high in [(CHEAP, 9, 12), (PRICEY, 300, 450)]]
+    return shows[0]
+
+
+def venue_clock(new_page, show):
+    """Seen from New York, a show in Berlin says its day and time on Berlin's clock, in words, and
+    the time where the visitor is."""
+    page = new_page(zone="America/New_York")
+    page.goto("/#/start")
+    page.get_by_role("button", name="Continue without an account").click()
+    expect(page.get_by_role("heading", name="Hi, guest")).to_be_visible()
+    page.goto(f"/#/event/{show['id']}")
+    when = page.locator("dt", has_text="When").locator("xpath=following-sibling::dd[1]")
+    expect(when).to_contain_text("Tomorrow, ")
+    expect(when).to_contain_text("· 20:00 Berlin time")
+    there = datetime.datetime.fromisoformat(show["start"].replace("Z", "+00:00")).astimezone(ZoneInfo("America/New_York"))
+    expect(when).to_contain_text(re.compile(rf"Where you are: \w+.* · {there:%H:%M}$"))
+    assert not re.search(r"\d{4}-\d{2}-\d{2}|Europe/", when.inner_text()), when.inner_text()
 
 
 def card(page):
@@ -62,7 +80,8 @@ def skip_to_orbit(page):
 
 
 def body(new_page):
-    seed_budget_shows()
+    cheap = seed_budget_shows()
+    venue_clock(new_page, cheap)
     page = new_page()
     sign_up(page, f"tix{RUN}")
     tab(page, "Events")
@@ -98,9 +117,10 @@ def body(new_page):
     follow = page.get_by_role("button", name="Follow")
     expect(follow).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_text("You follow this event.")).to_be_visible()
-    expect(page.get_by_text("local time at the venue (Europe/Berlin)")).to_be_visible()
     expect(page.get_by_role("link", name="Open in Google Maps")).to_have_attribute("href", re.compile(r"^https://www\.google\.com/maps/"))
     expect(page.get_by_role("link", name="Open in Apple Maps")).to_be_visible()
+    if call("GET", "/v1/config").get("mapTileURL"):  # the venue on a map, its pin a link to directions
+        expect(expect_map(page, re.compile(r"^Map of ")).get_by_role("link", name=re.compile(r"^Directions to "))).to_be_visible()
     # Undo and redo the follow; the server keeps the state.
     follow.click()
     expect(follow).to_have_attribute("aria-pressed", "false")

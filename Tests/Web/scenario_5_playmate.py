@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import admin_token, call, scenario, sign_up
+from common import admin_token, call, expect_map, scenario, sign_up
 
 SUFFIX = f"{random.randrange(36**6):06x}"
 BERLIN_DAY = datetime.datetime.now(ZoneInfo("Europe/Berlin")).date()
@@ -55,7 +55,7 @@ def create_session(a):
     form.get_by_label("Capacity (players)").fill("2")
     form.get_by_label("Find a place or city").fill(PLACE)
     form.get_by_role("button", name="Search places").click()
-    expect(form.get_by_role("status")).to_have_text("1 places found")
+    expect(form.get_by_role("status")).to_have_text("1 place found")
     expect(form.get_by_role("combobox", name="Place").locator("option:checked")).to_contain_text(PLACE)
     form.get_by_label("Notes").fill("Brooms provided.")
     form.get_by_role("button", name="Create session").click()
@@ -65,6 +65,8 @@ def create_session(a):
     expect(a.get_by_role("heading", name=SESSION)).to_be_visible()
     expect(a.get_by_text("1 of 2 left")).to_be_visible()
     expect(a.get_by_role("link", name="Google Maps")).to_be_visible()
+    if call("GET", "/v1/config").get("mapTileURL"):
+        expect(expect_map(a, f"Map of {PLACE}").get_by_role("link", name=f"Directions to {PLACE}")).to_be_visible()
     expect(a.locator("p", has_text="Brooms provided.")).to_be_visible()
     return a.url
 
@@ -88,16 +90,16 @@ def find_session(c):
     expect(card).to_contain_text("1 of 2 left")
     expect(card.get_by_role("link", name="Apple Maps")).to_be_visible()
     c.get_by_role("link", name="Map", exact=True).click()
+    listed = c.get_by_role("listitem").filter(has_text=PLACE).get_by_role("link", name=SESSION)
     if call("GET", "/v1/config").get("mapTileURL"):
-        # Tiles from the configured tile server, and a numbered pin for the session on them.
-        tiles = c.get_by_role("group", name="Map of sessions around you")
-        expect(tiles.get_by_role("link", name=re.compile(re.escape(SESSION)))).to_be_visible()
-        expect(tiles.locator("img.tile").first).to_be_visible()
-        tiles.locator("img.tile").evaluate_all(
-            "images => Promise.all(images.map(i => i.decode()))")  # throws unless every tile loaded
+        # Leaflet, tiles from the configured tile server, the session's numbered pin (a link) on
+        # them and the list of coordinates under it; the pin opens the session.
+        pin = expect_map(c, "Map of sessions around you").get_by_role("link", name=re.compile(r"^\d+\. " + re.escape(SESSION)))
+        expect(listed).to_be_visible()
+        pin.click()
     else:
         expect(c.get_by_role("img", name="Sessions around you")).to_be_visible()
-    c.get_by_role("listitem").filter(has_text=PLACE).get_by_role("link", name=SESSION).click()
+        listed.click()
     expect(c.get_by_role("heading", name=SESSION)).to_be_visible()
     expect(c.get_by_role("button", name="Join")).to_be_enabled()
 
@@ -147,7 +149,7 @@ def body(new_page):
     expect(a.get_by_role("link", name=SESSION)).to_be_visible()
     a.get_by_role("button", name="Subscription link").click()
     expect(a.get_by_role("link", name="Open in calendar app (webcal)")).to_have_attribute("href", re.compile(r"^webcal://"))
-    feed = a.get_by_label("Feed URL").input_value()
+    feed = a.get_by_label("Feed link").input_value()
     assert "Curling" in a.request.get(feed).text(), "the iCalendar feed lacks the session"
 
 

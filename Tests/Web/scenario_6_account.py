@@ -2,8 +2,9 @@
 """Scenario 6, the account screens: the live inbox badge, the inbox, settings, moderation and admin.
 
 A and B sign up; A asks B to be friends (through the API, from A's page) and B's header badge
-turns 1 without a reload; B reads the request in the inbox and marks all read (badge gone), then
-renames themself in settings and the home screen greets with the new name, then sets a profile
+turns 1 without a reload; B reads the request in the inbox (its kind in words, never doubled) and
+marks all read (badge gone), then renames themself in settings (genders and age groups in words,
+never the API's values) and the home screen greets with the new name, then sets a profile
 photo (uploaded, shown from our own media under the page's CSP) and removes it. As `admin`: a clip is
 flagged until hidden (seeded through the API), the moderation queue lists it and "Restore" takes
 it off the queue; a promotion for a seeded Berlin venue and an advertisement are created in the
@@ -61,6 +62,8 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     note = page_b.get_by_role("listitem").filter(has_text=f"{name_a} wants to be friends")
     expect(note.get_by_role("img", name="Unread")).to_be_visible()
     expect(note.get_by_role("link")).to_have_attribute("href", "#/friends")
+    expect(note).to_contain_text(re.compile(r"Friend request · (just now|\d+ minutes? ago)"))
+    assert not re.search(r"New New|friendRequest", note.inner_text()), note.inner_text()
     page_b.get_by_role("button", name="Mark all read").click()
     expect(badge).to_be_hidden()
     expect(note.get_by_role("img", name="Unread")).to_have_count(0)
@@ -69,6 +72,13 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
 def rename(page_b, display):
     open_me(page_b)
     expect(page_b.get_by_role("heading", name="Settings")).to_be_visible()
+    # Every choice in words: "Woman", "Under 18", never "female" or "under18".
+    expect(page_b.get_by_role("form", name="Profile").get_by_label("Gender").locator("option", has_text="Woman")).to_have_count(1)
+    preferences = page_b.get_by_role("form", name="Preferences")
+    expect(preferences.get_by_label("Under 18")).to_be_visible()
+    expect(preferences.get_by_label("Women")).to_be_visible()
+    shown = page_b.locator("main").evaluate("main => main.textContent")
+    assert not re.search(r"female|nonbinary|under18|friendRequest|apns", shown), shown
     profile = page_b.get_by_role("form", name="Profile")
     profile.get_by_label("Display name").fill(display)
     profile.get_by_role("button", name="Save profile").click()
@@ -86,7 +96,7 @@ def photo(page_b):
                    check=True)
     open_me(page_b)
     form = page_b.get_by_role("form", name="Photo")
-    form.get_by_label("Choose a photo (JPEG or PNG)").set_input_files(path)
+    form.get_by_label("Choose a photo").set_input_files(path)
     expect(page_b.get_by_role("status")).to_have_text("Photo saved")
     shown = form.get_by_role("img", name="Your photo")
     expect(shown).to_have_attribute("src", re.compile(r"^/v1/media/avatars/"))

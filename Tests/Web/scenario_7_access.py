@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Every screen at 360 px and on a desktop: each control has a label, nothing overflows sideways,
-the keyboard reaches the tab bar, and the app is installable (manifest with icons)."""
+a screen's list and its side (filters, feed, chats) stack on a phone and stand side by side on a
+wide screen, the keyboard reaches the tab bar, and the app is installable (manifest with icons)."""
 import json
 
 from playwright.sync_api import expect
@@ -8,7 +9,7 @@ from playwright.sync_api import expect
 from common import scenario, sign_in
 
 SCREENS = ["#/", "#/hub", "#/pregame", "#/clips", "#/people", "#/bookmarks", "#/events", "#/artists",
-           "#/favorites", "#/explore", "#/pala", "#/matches", "#/sessions", "#/newsession", "#/calendar",
+           "#/favorites", "#/explore", "#/pala", "#/matches", "#/sessions", "#/sessions?view=map", "#/newsession", "#/calendar",
            "#/friends", "#/invitations", "#/quiz", "#/recs", "#/stats", "#/inbox", "#/settings", "#/post"]
 
 UNLABELLED = """elements => elements.filter(e => {
@@ -33,6 +34,22 @@ def check(page, width):
         assert not missing, f"{screen} at {width} px has controls without a label: {missing}"
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, f"{screen} at {width} px is {overflow} px wider than the screen"
+        if screen in SPLIT:
+            columns(page, screen, width)
+
+
+SPLIT = ["#/hub", "#/events", "#/sessions", "#/pala"]
+
+
+def columns(page, screen, width):
+    """Two columns from 1024 px (list and side next to each other, tops level), one below the other on a phone."""
+    boxes = [page.locator(f"main .split-{part}").bounding_box() for part in ("list", "side")]
+    assert all(boxes), f"{screen} has no list and side"
+    (lst, side), wide = boxes, width >= 1024
+    apart = lst["x"] + lst["width"] <= side["x"] or side["x"] + side["width"] <= lst["x"]
+    assert apart == wide, f"{screen} at {width} px: list {lst}, side {side}"
+    if wide:
+        assert abs(lst["y"] - side["y"]) < 2 and min(lst["width"], side["width"]) > 250, f"{screen}: {lst}, {side}"
 
 
 def body(new_page):
