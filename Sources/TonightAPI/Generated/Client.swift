@@ -43,6 +43,13 @@ import HTTPTypes
 /// URLs carry `expires` and `sig` (HMAC-SHA256), so a CDN can sit in front; unsigned or
 /// expired requests then answer 403.
 ///
+/// Catalogue images: an artist's or place's `imageURL` is `/v1/images/artists/<id>` or
+/// `/v1/images/places/<id>`, never the other host's link the feed or a moderator gave. The
+/// first request fetches that image (public hosts only, at most 5 MB), re-encodes it as a JPEG
+/// of at most 800 px without metadata, and stores it; every request answers 302 to the stored
+/// copy under `/v1/media/remote/`. 404 when there is no image or it cannot be fetched or read,
+/// 503 with `Retry-After` while other images are being fetched.
+///
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient

@@ -98,6 +98,10 @@ public struct AppConfig: Sendable {
     /// ``mapCredit``.
     public var mapAttribution: String = ""
 
+    /// Hosts the image cache (``RemoteImages``) fetches from even on loopback or private
+    /// addresses (`image.proxy.private.hosts`, comma-separated; tests, an image server on the LAN).
+    public var imageProxyPrivateHosts: [String] = []
+
     /// OpenStreetMap's standard tiles, the default map.
     public static let osmTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
     /// The credit OpenStreetMap's licence asks for.
@@ -302,6 +306,7 @@ public struct AppConfig: Sendable {
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         config.appleAudiences = list("oidc.apple.audiences")
+        config.imageProxyPrivateHosts = list("image.proxy.private.hosts")
         config.facebookAudiences = list("oidc.facebook.audiences")
         config.oidcIssuer = reader.string(forKey: "oidc.issuer", default: "")
         config.oidcAudiences = list("oidc.audiences")

@@ -46,6 +46,7 @@ public struct AppServices: Sendable {
     /// Rate-limit buckets shared by every instance (PostgreSQL only; in memory on SQLite).
     let rateBuckets: RateBucketRepository?
     /// Profile photos (converted in the request, stored with the media).
+    let images: RemoteImages
     let photos: ProfilePhotos
     /// Processes uploads (ffmpeg when installed).
     let media: MediaJob
@@ -178,6 +179,15 @@ public struct AppServices: Sendable {
             presence: PresenceService(
                 database: database, hub: live, leaseSeconds: config.presenceLeaseSeconds, logger: logger), posts: posts,
             rateBuckets: rateBuckets,
+            images: RemoteImages(
+                blobs: posts.blobs, urls: posts.urls, tools: tools,
+                workDirectory: config.dataDirectory + "/tmp/media-work", privateHosts: config.imageProxyPrivateHosts,
+                source: { kind, id in
+                    switch kind {
+                    case .artists: try await catalog.artist(id: id)?.imageURL
+                    case .places: try await places.find(id: id)?.imageURL
+                    }
+                }),
             photos: ProfilePhotos(
                 users: users, blobs: posts.blobs, tools: tools, uploadDirectory: config.uploadDirectory,
                 limiter: accounts.limiter, uploadsPerHour: config.uploadsPerHour, concurrency: config.mediaWorkers),

@@ -52,6 +52,7 @@ public func buildApplication(
         source: webSource(config, logger: services.logger), mapTileURL: config.mapTileURL,
         mediaOrigin: config.mediaStorage == "s3" ? config.s3Endpoint : ""
     ).register(on: router)
+    services.images.register(on: router)
     let (postRepository, bans) = (services.posts.posts, services.bans)
     MediaRoutes(
         blobs: services.posts.blobs, urls: services.posts.urls,

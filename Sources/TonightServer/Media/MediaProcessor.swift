@@ -159,6 +159,27 @@ struct MediaProcessor: Sendable {
     /// errors for infrastructure; false without ffmpeg (nothing written: the caller keeps the
     /// original, as posts do).
     func profilePhoto(input: URL, container: MediaContainer, side: Int, output: URL) async throws -> Bool {
+        try await jpeg(input: input, container: container, output: output) { input, container, index in
+            FFmpegCommands.squarePhoto(input: input, container: container, stream: index, side: side, output: output)
+        }
+    }
+
+    /// The still in `input` (as for ``profilePhoto(input:container:side:output:)``) as a JPEG whose
+    /// long side is at most ``MediaLimits/stillLongSide``, without metadata, written to `output`.
+    func jpegStill(input: URL, container: MediaContainer, output: URL) async throws -> Bool {
+        try await jpeg(input: input, container: container, output: output) { input, container, index in
+            FFmpegCommands.reencodeStill(
+                input: input, container: container, stream: index, format: .jpeg, longSide: limits.stillLongSide,
+                output: output)
+        }
+    }
+
+    /// Probes and checks the still in `input`, then runs the ffmpeg `command` for it (HEIC decoded
+    /// by libheif first) and its image stream.
+    private func jpeg(
+        input: URL, container: MediaContainer, output: URL,
+        command: (_ input: URL, _ container: MediaContainer, _ stream: Int) -> [String]
+    ) async throws -> Bool {
         guard container == .jpeg || container == .png || (container == .heic && decodesHEIC) else {
             throw MediaRejection.unsupportedCodec(container.rawValue)
         }
@@ -168,15 +189,13 @@ struct MediaProcessor: Sendable {
                 let decoded = URL(fileURLWithPath: input.path + ".heic.jpg")
                 defer { try? FileManager.default.removeItem(at: decoded) }
                 try await decodeHEIC(input, with: heif, to: decoded)
-                return try await profilePhoto(input: decoded, container: .jpeg, side: side, output: output)
+                return try await jpeg(input: decoded, container: .jpeg, output: output, command: command)
             }
             let probe = try await self.probe(
                 input: input, container: container, size: try fileSize(of: input), tools: tools)
             try probe.validate(limits)
             guard let index = probe.videoStreamIndex else { throw MediaRejection.noVideoStream }
-            let arguments = FFmpegCommands.squarePhoto(
-                input: input, container: container, stream: index, side: side, output: output)
-            try await runFFmpeg(arguments, tools: tools, input: input, expecting: output)
+            try await runFFmpeg(command(input, container, index), tools: tools, input: input, expecting: output)
             return true
         } catch ProcessRunnerError.timedOut {
             throw MediaRejection.tooSlow(limit: limits.timeout)

@@ -11,7 +11,7 @@ import TonightCore
 /// `If-None-Match` (304) and a long `Cache-Control`, since a key's bytes never change. S3: a
 /// redirect (302) to a presigned URL, and S3 does the rest. With media signing on, a request
 /// needs the `expires` and `sig` the API handed out (403 otherwise), except for profile photos
-/// (``ProfilePhotos``), which are as public as profiles.
+/// (``ProfilePhotos``) and catalogue images (``RemoteImages``), which are as public as profiles.
 ///
 /// A post's media is public only while the post is: while it is hidden by flags, removed, or its
 /// author is banned, only a review link (``MediaURLs/reviewURL(for:)``) serves it, and a plain
@@ -37,14 +37,17 @@ struct MediaRoutes: Sendable {
 
     private func serve(_ request: Request, _ context: AppRequestContext, head: Bool) async throws -> Response {
         let key = context.parameters.getCatchAll().joined(separator: "/")
-        guard key.hasPrefix("posts/") || key.hasPrefix("ads/") || key.hasPrefix(ProfilePhotos.folder),
+        guard
+            key.hasPrefix("posts/") || key.hasPrefix("ads/") || key.hasPrefix(ProfilePhotos.folder)
+                || key.hasPrefix(RemoteImages.folder),
             BlobKey.isValid(key)
         else {
             throw APIError.notFound("No such media.")
         }
         let query = request.uri.queryParameters
         let review = urls.allowsReview(key, expires: query.get("expires"), review: query.get("review"))
-        let isPhoto = key.hasPrefix(ProfilePhotos.folder)
+        // Photos and catalogue images are as public as the profiles and listings that show them.
+        let isPhoto = key.hasPrefix(ProfilePhotos.folder) || key.hasPrefix(RemoteImages.folder)
         guard review || isPhoto || urls.allows(key, expires: query.get("expires"), sig: query.get("sig")) else {
             throw APIError.forbidden("This media link is missing its signature or has expired.", code: .mediaLink)
         }

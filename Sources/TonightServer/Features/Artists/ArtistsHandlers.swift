@@ -51,7 +51,11 @@ struct ArtistsHandlers: Sendable {
             artist: try await artistItems([artist])[0], upcomingEvents: upcoming,
             similar: similar.compactMap { item in
                 similarArtists[item.artistID].map {
-                    .init(artist: .init(id: $0.id, name: $0.name, imageURL: $0.imageURL), score: item.score)
+                    .init(
+                        artist: .init(
+                            id: $0.id, name: $0.name,
+                            imageURL: RemoteImages.link($0.imageURL, kind: .artists, id: $0.id)),
+                        score: item.score)
                 }
             })
         return .ok(.init(body: .json(detail)))
@@ -120,7 +124,8 @@ struct ArtistsHandlers: Sendable {
             .init(
                 id: artist.id, name: artist.name,
                 category: artist.categoryID.flatMap { categories[$0] }.map { .init(id: $0.id, name: $0.name) },
-                imageURL: artist.imageURL, url: artist.url, favoritesCount: Int(artist.favoritesCount),
+                imageURL: RemoteImages.link(artist.imageURL, kind: .artists, id: artist.id), url: artist.url,
+                favoritesCount: Int(artist.favoritesCount),
                 upcomingCount: counts[artist.id]?.count ?? 0, isFavorite: favorites.map { $0.contains(artist.id) })
         }
     }

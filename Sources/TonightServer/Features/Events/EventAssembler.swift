@@ -60,7 +60,9 @@ extension Components.Schemas.Event {
             localTime: event.localTime.map { String($0.prefix(5)) }, timeZone: event.timeZone,
             place: .init(place, distance: distance, now: now),
             category: category.map { .init(id: $0.id, name: $0.name) },
-            performers: performers.map { .init(id: $0.id, name: $0.name, imageURL: $0.imageURL) },
+            performers: performers.map {
+                .init(id: $0.id, name: $0.name, imageURL: RemoteImages.link($0.imageURL, kind: .artists, id: $0.id))
+            },
             minPrice: event.minPrice, maxPrice: event.maxPrice, currency: event.currency, ticketURL: event.ticketURL,
             onSaleAt: event.onSaleAt.map(Clock.date), organizerId: event.organizerID,
             counts: .init(

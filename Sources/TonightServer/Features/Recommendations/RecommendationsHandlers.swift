@@ -118,7 +118,9 @@ extension RecommendationsHandlers {
             guard let event = byID[card.event.id] else { return nil }
             return .init(
                 event: event, score: (card.score * 1000).rounded() / 1000,
-                similarTo: card.similarTo.map { .init(id: $0.id, name: $0.name, imageURL: $0.imageURL) },
+                similarTo: card.similarTo.map {
+                    .init(id: $0.id, name: $0.name, imageURL: RemoteImages.link($0.imageURL, kind: .artists, id: $0.id))
+                },
                 reason: card.similarTo.map { "Similar to \($0.name)" } ?? "Popular tonight nearby")
         }
         return .ok(.init(body: .json(.init(items: items, coldStart: coldStart, refreshed: refreshed))))

@@ -11,12 +11,13 @@ import Testing
 struct ProfilePhotoTests {
     static let marker = "GPS-48.8584N-2.2945E"
 
-    /// A 900×600 JPEG (or PNG) whose Exif segment carries ``marker``, as a phone's GPS tags would.
-    static func photo(png: Bool = false) async throws -> [UInt8] {
+    /// A 900×600 (or `size`) JPEG (or PNG) whose Exif segment carries ``marker``, as a phone's GPS
+    /// tags would.
+    static func photo(png: Bool = false, size: String = "900x600") async throws -> [UInt8] {
         let dir = try Scratch()
         defer { dir.cleanup() }
         let plain = dir.file(png ? "plain.png" : "plain.jpg")
-        try await MediaFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=900x600", "-frames:v", "1", plain.path])
+        try await MediaFixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size)", "-frames:v", "1", plain.path])
         let bytes = [UInt8](try Data(contentsOf: plain))
         guard !png else { return bytes }
         let app1 = Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8] + Array(marker.utf8)
