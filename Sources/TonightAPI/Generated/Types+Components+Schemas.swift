@@ -5794,29 +5794,111 @@ extension Components {
             public var event: Components.Schemas.Event
             /// - Remark: Generated from `#/components/schemas/SessionRecommendation/score`.
             public var score: Swift.Double
-            /// Why it is recommended, one sentence each, strongest first.
+            /// Why it is recommended, one English sentence each, strongest first (the `text` of `why`).
             ///
             /// - Remark: Generated from `#/components/schemas/SessionRecommendation/reasons`.
             public var reasons: [Swift.String]
+            /// The same reasons with what matched, strongest first and the distance last, so clients can word them in their own language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionRecommendation/why`.
+            public var why: [Components.Schemas.RecommendationReason]
             /// Creates a new `SessionRecommendation`.
             ///
             /// - Parameters:
             ///   - event:
             ///   - score:
-            ///   - reasons: Why it is recommended, one sentence each, strongest first.
+            ///   - reasons: Why it is recommended, one English sentence each, strongest first (the `text` of `why`).
+            ///   - why: The same reasons with what matched, strongest first and the distance last, so clients can word them in their own language.
             public init(
                 event: Components.Schemas.Event,
                 score: Swift.Double,
-                reasons: [Swift.String]
+                reasons: [Swift.String],
+                why: [Components.Schemas.RecommendationReason]
             ) {
                 self.event = event
                 self.score = score
                 self.reasons = reasons
+                self.why = why
             }
             public enum CodingKeys: String, CodingKey {
                 case event
                 case score
                 case reasons
+                case why
+            }
+        }
+        /// One part of a recommendation's score. `sport`: the caller plays the sport (`fromQuiz`, and `count` sessions of it played before). `level`: `count` of those sessions were at the session's `skill`. `friends`: `count` friends are playing (`friends`: up to three of them). `genders` / `ageGroups`: `count` players are of the genders / age groups the caller prefers. `distance`: `distanceMeters` from where the caller searched. Dismissed times only lower a score, so there is no time reason.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RecommendationReason`.
+        public struct RecommendationReason: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case sport = "sport"
+                case level = "level"
+                case friends = "friends"
+                case genders = "genders"
+                case ageGroups = "ageGroups"
+                case distance = "distance"
+            }
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/kind`.
+            public var kind: Components.Schemas.RecommendationReason.KindPayload
+            /// The reason as an English sentence.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/text`.
+            public var text: Swift.String
+            /// The sport's slug (`sport`, `level`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/sport`.
+            public var sport: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/skill`.
+            public var skill: Components.Schemas.SkillLevel?
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/count`.
+            public var count: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/fromQuiz`.
+            public var fromQuiz: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/friends`.
+            public var friends: [Components.Schemas.PublicProfile]?
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/distanceMeters`.
+            public var distanceMeters: Swift.Double?
+            /// Creates a new `RecommendationReason`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - text: The reason as an English sentence.
+            ///   - sport: The sport's slug (`sport`, `level`).
+            ///   - skill:
+            ///   - count:
+            ///   - fromQuiz:
+            ///   - friends:
+            ///   - distanceMeters:
+            public init(
+                kind: Components.Schemas.RecommendationReason.KindPayload,
+                text: Swift.String,
+                sport: Swift.String? = nil,
+                skill: Components.Schemas.SkillLevel? = nil,
+                count: Swift.Int? = nil,
+                fromQuiz: Swift.Bool? = nil,
+                friends: [Components.Schemas.PublicProfile]? = nil,
+                distanceMeters: Swift.Double? = nil
+            ) {
+                self.kind = kind
+                self.text = text
+                self.sport = sport
+                self.skill = skill
+                self.count = count
+                self.fromQuiz = fromQuiz
+                self.friends = friends
+                self.distanceMeters = distanceMeters
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case text
+                case sport
+                case skill
+                case count
+                case fromQuiz
+                case friends
+                case distanceMeters
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionRecommendationList`.

@@ -108,7 +108,26 @@ public struct RankedSession: Sendable, Equatable {
     public var fromQuiz: Bool
     /// Sessions of this sport the user has played.
     public var playedBefore: Int
+    /// Of those, the sessions at this session's skill level.
+    public var playedAtSkill: Int = 0
+    /// The user's sessions played in all.
+    public var totalPlayed: Int = 0
     public var penalty: Double
+}
+
+/// One part of a ranked session's score and what matched, with its English sentence.
+public struct SessionReason: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case sport, level, friends, genders, ageGroups, distance
+    }
+
+    public var kind: Kind
+    public var text: String
+    /// Sessions played before (sport, level), friends playing, or players preferred (genders, age groups).
+    public var count: Int?
+    /// The quiz lists the sport (sport).
+    public var fromQuiz: Bool?
+    public var distanceMeters: Double?
 }
 
 /// Playmate's heuristic: `5.2·sportWeight + 2.3·friends + 1.2·preferredGenders + 1.9·preferredAgeGroups`.
@@ -154,6 +173,7 @@ public enum SessionRanking {
                 + weights.preferredAgeGroups * Double(c.playersInPreferredAgeGroups) - penalty
             return RankedSession(
                 candidate: c, score: score, sportWeight: sportWeight, fromQuiz: fromQuiz, playedBefore: played,
+                playedAtSkill: taste.playedBySportAndSkill[c.sport + "/" + c.skill] ?? 0, totalPlayed: total,
                 penalty: penalty)
         }
         return ranked.sorted {
@@ -167,15 +187,17 @@ public enum SessionRanking {
         return min(gap, 24 - gap)
     }
 
-    /// One sentence per part of the score that counts, strongest contribution first.
+    /// One reason per part of the score that counts, strongest contribution first, the distance
+    /// last.
     ///
-    /// `sportName` is the sport's display name; `friendNames` are the names of (some of) the friends
-    /// playing, used for the first two.
+    /// `sportName` and `skillName` are display names; `friendNames` are the names of (some of) the
+    /// friends playing, used for the first two.
     public static func reasons(
-        _ ranked: RankedSession, sportName: String, friendNames: [String], weights: SessionWeights
-    ) -> [String] {
+        _ ranked: RankedSession, sportName: String, skillName: String, friendNames: [String],
+        weights: SessionWeights
+    ) -> [SessionReason] {
         let c = ranked.candidate
-        var parts: [(Double, String)] = []
+        var parts: [(weight: Double, reason: SessionReason)] = []
         if ranked.fromQuiz || ranked.playedBefore > 0 {
             let text: String
             switch (ranked.fromQuiz, ranked.playedBefore) {
@@ -183,7 +205,22 @@ public enum SessionRanking {
             case (_, 1): text = "You have played \(sportName.lowercased()) once."
             default: text = "You have played \(sportName.lowercased()) \(ranked.playedBefore) times."
             }
-            parts.append((weights.sport * ranked.sportWeight, text))
+            let share = ranked.totalPlayed > 0 ? Double(ranked.playedAtSkill) / Double(2 * ranked.totalPlayed) : 0
+            parts.append(
+                (
+                    weights.sport * (ranked.sportWeight - share),
+                    SessionReason(kind: .sport, text: text, count: ranked.playedBefore, fromQuiz: ranked.fromQuiz)
+                ))
+            if ranked.playedAtSkill > 0 {
+                let times = ranked.playedAtSkill == 1 ? "once" : "\(ranked.playedAtSkill) times"
+                parts.append(
+                    (
+                        weights.sport * share,
+                        SessionReason(
+                            kind: .level, text: "You have played it at \(skillName.lowercased()) level \(times).",
+                            count: ranked.playedAtSkill)
+                    ))
+            }
         }
         if c.friends > 0 {
             let named = friendNames.prefix(2)
@@ -195,14 +232,20 @@ public enum SessionRanking {
                 who = named.joined(separator: ", ") + " and \(rest) more"
             }
             let verb = c.friends == 1 ? "is" : "are"
-            parts.append((weights.friends * Double(c.friends), "\(who) \(verb) playing."))
+            parts.append(
+                (
+                    weights.friends * Double(c.friends),
+                    SessionReason(kind: .friends, text: "\(who) \(verb) playing.", count: c.friends)
+                ))
         }
         if c.playersInPreferredGenders > 0 {
             let n = c.playersInPreferredGenders
             parts.append(
                 (
                     weights.preferredGenders * Double(n),
-                    "\(n) \(n == 1 ? "player is" : "players are") of the genders you prefer."
+                    SessionReason(
+                        kind: .genders, text: "\(n) \(n == 1 ? "player is" : "players are") of the genders you prefer.",
+                        count: n)
                 ))
         }
         if c.playersInPreferredAgeGroups > 0 {
@@ -210,11 +253,13 @@ public enum SessionRanking {
             parts.append(
                 (
                     weights.preferredAgeGroups * Double(n),
-                    "\(n) \(n == 1 ? "player is" : "players are") in the age groups you prefer."
+                    SessionReason(
+                        kind: .ageGroups,
+                        text: "\(n) \(n == 1 ? "player is" : "players are") in the age groups you prefer.", count: n)
                 ))
         }
-        var result = parts.sorted { $0.0 > $1.0 }.map(\.1)
-        result.append(distanceText(c.distance))
+        var result = parts.sorted { $0.weight > $1.weight }.map(\.reason)
+        result.append(SessionReason(kind: .distance, text: distanceText(c.distance), distanceMeters: c.distance))
         return result
     }
 

@@ -75,12 +75,29 @@ struct SessionRulesTests {
         let ranked = SessionRanking.rank(
             [candidate("a", north: 0.02, friends: 3, genders: 1)], taste: SessionTaste(quizSports: ["tennis"]),
             center: center, weights: SessionWeights())[0]
+        let reasons = SessionRanking.reasons(
+            ranked, sportName: "Tennis", skillName: "intermediate", friendNames: ["Ana", "Ben"],
+            weights: SessionWeights())
         #expect(
-            SessionRanking.reasons(ranked, sportName: "Tennis", friendNames: ["Ana", "Ben"], weights: SessionWeights())
-                == [
-                    "Ana, Ben and 1 more are playing.", "You play tennis.",
-                    "1 player is of the genders you prefer.", "2.2 km away.",
-                ])
+            reasons.map(\.text) == [
+                "Ana, Ben and 1 more are playing.", "You play tennis.", "1 player is of the genders you prefer.",
+                "2.2 km away.",
+            ])
+        #expect(reasons.map(\.kind) == [.friends, .sport, .genders, .distance])
+        #expect(reasons[0].count == 3 && reasons[1].fromQuiz == true && reasons[2].count == 1)
+        #expect(abs((reasons[3].distanceMeters ?? 0) - 2224) < 2)
+        // History at the session's level is a reason of its own.
+        let played = SessionRanking.rank(
+            [candidate("b", skill: "intermediate")],
+            taste: SessionTaste(played: [("tennis", "intermediate", 2), ("tennis", "beginner", 1), ("golf", "any", 1)]),
+            center: center, weights: SessionWeights())[0]
+        let history = SessionRanking.reasons(
+            played, sportName: "Tennis", skillName: "intermediate", friendNames: [], weights: SessionWeights())
+        #expect(history.map(\.kind) == [.sport, .level, .distance])
+        #expect(
+            history.map(\.text).prefix(2) == [
+                "You have played tennis 3 times.", "You have played it at intermediate level 2 times.",
+            ])
         #expect(SessionRanking.distanceText(420) == "400 m away.")
     }
 

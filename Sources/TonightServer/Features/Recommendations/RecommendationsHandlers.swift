@@ -56,14 +56,25 @@ struct RecommendationsHandlers: Sendable {
         let names = try await users.find(ids: friendsIn.values.flatMap { $0 })
         let items: [Components.Schemas.SessionRecommendation] = ranked.compactMap { entry in
             guard let event = byID[entry.candidate.id] else { return nil }
-            let friendNames = (friendsIn[entry.candidate.id] ?? []).compactMap { names[$0] }.map {
-                $0.displayName ?? $0.username ?? "A friend"
-            }
+            let friends = (friendsIn[entry.candidate.id] ?? []).compactMap { names[$0] }.filter { $0.username != nil }
+            let reasons = SessionRanking.reasons(
+                entry, sportName: event.session?.sport.name ?? entry.candidate.sport,
+                skillName: entry.candidate.skill,
+                friendNames: friends.map { $0.displayName ?? $0.username ?? "A friend" }, weights: config.sessionWeights
+            )
             return .init(
-                event: event, score: (entry.score * 100).rounded() / 100,
-                reasons: SessionRanking.reasons(
-                    entry, sportName: event.session?.sport.name ?? entry.candidate.sport, friendNames: friendNames,
-                    weights: config.sessionWeights))
+                event: event, score: (entry.score * 100).rounded() / 100, reasons: reasons.map(\.text),
+                why: reasons.map { reason in
+                    let matched = [.sport, .level].contains(reason.kind)
+                    return .init(
+                        kind: .init(rawValue: reason.kind.rawValue) ?? .distance, text: reason.text,
+                        sport: matched ? entry.candidate.sport : nil,
+                        skill: reason.kind == .level ? .init(rawValue: entry.candidate.skill) : nil,
+                        count: reason.count,
+                        fromQuiz: reason.fromQuiz,
+                        friends: reason.kind == .friends ? friends.prefix(3).map { .init($0) } : nil,
+                        distanceMeters: reason.distanceMeters.map { ($0 * 10).rounded() / 10 })
+                })
         }
         return .ok(.init(body: .json(.init(items: items))))
     }

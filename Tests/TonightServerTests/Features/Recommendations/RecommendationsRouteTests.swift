@@ -116,8 +116,18 @@ struct RecommendationsRouteTests {
             #expect(
                 items.first?["reasons"] as? [String] == [
                     "You have played tennis 2 times.", "ben is playing.", "1 player is in the age groups you prefer.",
-                    "1 player is of the genders you prefer.", "0 m away.",
+                    "You have played it at intermediate level 2 times.", "1 player is of the genders you prefer.",
+                    "0 m away.",
                 ])
+            // The same reasons with what matched, for clients to word their way.
+            let why = items.first?["why"] as? [JSON] ?? []
+            #expect(
+                why.compactMap { $0["kind"] as? String } == [
+                    "sport", "friends", "ageGroups", "level", "genders", "distance",
+                ])
+            #expect(why.first?["sport"] as? String == "tennis" && why.first?["count"] as? Int == 2)
+            #expect(((why[1]["friends"] as? [JSON])?.first)?["username"] as? String == "ben")
+            #expect(why[3]["skill"] as? String == "intermediate" && why.last?["distanceMeters"] as? Double == 0)
 
             // Dismissing a football session for its sport halves football's weight; it is gone itself.
             let dismissed = try await client.send(
