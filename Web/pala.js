@@ -1,8 +1,9 @@
-// Pala: meet people going to the same events. My events (each with its wall), the wall (one
-// person at a time: like or pass; a like back is a match), matches (chat, unmatch) and the chat
-// (history, older pages, live messages, typing, read receipts, unread badges, block).
+// Pala: meet people going to the same events. My events (each with its wall), the wall (several
+// people at once with big photos: like or pass by button, arrow key or swipe; a like back is a
+// match), matches (chat, unmatch) and the chat (history, older pages, live messages, typing, read
+// receipts, unread badges, block).
 import { api, ApiError, session, pagePath, requestKey } from "./api.js";
-import { h, toast, showProblem, requireMember, actionButton, split, wide } from "./ui.js";
+import { h, toast, showProblem, requireMember, actionButton, split, wide, avatar, errorText } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, send, isOpen } from "./live.js";
 import { enc, shownName, eventWhen, timeName, label, cityName, GENDERS, AGE_GROUPS, TICKETED_QUERY } from "./format.js";
@@ -14,12 +15,6 @@ function membersOnly(title) {
   if (session.isMember) return null;
   return [h("h1", {}, title), h("p", {}, "Meeting people needs an account. ",
     h("a", { href: "#/start" }, "Sign up"), " — it takes ten seconds.")];
-}
-
-function photo(user, size = "small") {
-  return user.avatarUrl
-    ? h("img", { class: `pala-photo ${size}`, src: user.avatarUrl, alt: `Photo of ${nameOf(user)}` })
-    : h("span", { class: `pala-photo ${size} initial`, "aria-hidden": "true" }, nameOf(user).slice(0, 1).toUpperCase());
 }
 
 /** A button that asks "Sure?" inline before running `action` (no blocking dialogs). */
@@ -68,7 +63,7 @@ function eventItem(event) {
 
 function conversationItem(c) {
   const unread = c.unreadCount > 0;
-  return h("li", { class: "card pala-row" }, photo(c.user),
+  return h("li", { class: "card pala-row" }, avatar(c.user),
     h("div", {}, h("a", { href: `#/chat/${enc(c.id)}` }, h("strong", {}, nameOf(c.user))),
       h("span", { class: "badge", "aria-label": unread ? `${c.unreadCount} unread` : false }, unread ? String(c.unreadCount) : ""),
       c.user && c.presence?.online ? h("span", { class: "muted" }, " · online") : null,
@@ -110,17 +105,86 @@ function matchBanner(match) {
       : h("a", { class: "button", href: "#/matches" }, "See your matches"));
 }
 
+const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** Lets a card be dragged sideways: past a third of its width (at least 60 px) right likes and left
+ * passes, less springs back; it follows the pointer with a tilt and a "Like" / "Pass" stamp. A
+ * vertical move stays a scroll (`touch-action: pan-y`). */
+function swipeable(article, decide) {
+  const stamp = article.querySelector(".pala-stamp");
+  let start = null;
+  let dx = 0;
+  const threshold = () => Math.max(60, article.offsetWidth / 3);
+  const reset = () => {
+    start = null;
+    article.classList.remove("dragging");
+    if (article.dataset.busy) return; // deciding: the card leaves from where it was let go
+    article.style.transform = "";
+    stamp.textContent = "";
+  };
+  article.addEventListener("pointerdown", (event) => {
+    if (!event.isPrimary || event.button !== 0 || event.target.closest("button, a") || article.dataset.busy) return;
+    start = { x: event.clientX, y: event.clientY, id: event.pointerId };
+    dx = 0;
+  });
+  article.addEventListener("pointermove", (event) => {
+    if (!start || event.pointerId !== start.id) return;
+    dx = event.clientX - start.x;
+    if (!article.classList.contains("dragging")) {
+      if (Math.abs(dx) < 8) return; // a tap so far
+      if (Math.abs(event.clientY - start.y) > Math.abs(dx)) { start = null; return; } // a scroll
+      article.setPointerCapture(event.pointerId);
+      article.classList.add("dragging");
+    }
+    article.style.transform = `translateX(${dx}px) rotate(${dx / 16}deg)`;
+    stamp.textContent = dx > 0 ? "Like" : "Pass";
+    stamp.dataset.decision = dx > 0 ? "like" : "pass";
+    stamp.style.opacity = Math.min(1, Math.abs(dx) / threshold());
+  });
+  article.addEventListener("pointerup", (event) => {
+    if (!start || event.pointerId !== start.id) return;
+    const dragged = article.classList.contains("dragging") && Math.abs(dx) >= threshold();
+    if (dragged) decide(dx > 0 ? "like" : "pass");
+    reset();
+  });
+  article.addEventListener("pointercancel", reset);
+  article.addEventListener("dragstart", (event) => event.preventDefault());
+}
+
+/** One person on the wall: a big square photo (or their initial), name, age group and gender, and
+ * Pass / Like — also the left and right arrow keys on those buttons, or a swipe of the card.
+ * `decide(decision)` is called once per gesture; the wall makes the card leave. */
 function personCard(card, decide) {
   const user = card.user;
-  return h("article", { class: "card pala-person", "aria-label": nameOf(user) },
-    photo(user, "large"),
-    h("h2", {}, nameOf(user)),
-    h("p", { class: "muted" }, [user.ageGroup ? `Age ${label(AGE_GROUPS, user.ageGroup)}` : null, card.gender && label(GENDERS, card.gender),
-      cityName(user.homeCity)].filter(Boolean).join(" · ")),
-    user.bio ? h("p", {}, user.bio) : null,
-    h("div", { class: "pala-actions" },
-      actionButton("Pass", () => decide("pass"), { class: "secondary", "aria-label": `Pass on ${nameOf(user)}` }),
-      actionButton("Like", () => decide("like"), { "aria-label": `Like ${nameOf(user)}` })));
+  const name = nameOf(user);
+  const article = h("article", { class: "card pala-person", "aria-label": name,
+    onkeydown: (event) => {
+      const decision = { ArrowRight: "like", ArrowLeft: "pass" }[event.key];
+      if (!decision || !event.target.closest("button")) return;
+      event.preventDefault();
+      decide(decision);
+    } },
+  h("div", { class: "pala-picture" }, avatar(user, "large"), h("span", { class: "pala-stamp", "aria-hidden": "true" })),
+  h("h2", {}, name),
+  h("p", { class: "muted" }, [user.ageGroup ? `Age ${label(AGE_GROUPS, user.ageGroup)}` : null,
+    card.gender ? label(GENDERS, card.gender) : null].filter(Boolean).join(" · ") || "\u00a0"),
+  user.bio ? h("p", { class: "pala-bio" }, user.bio) : null,
+  h("div", { class: "pala-actions" },
+    h("button", { type: "button", class: "secondary", "aria-label": `Pass on ${name}`, "aria-keyshortcuts": "ArrowLeft",
+      onclick: () => decide("pass") }, "Pass"),
+    h("button", { type: "button", "aria-label": `Like ${name}`, "aria-keyshortcuts": "ArrowRight",
+      onclick: () => decide("like") }, "Like")));
+  swipeable(article, decide);
+  return article;
+}
+
+/** Sends a decided card off to its side (at once with reduced motion). */
+async function leave(article, decision) {
+  if (reducedMotion() || !article.animate) return;
+  const side = decision === "like" ? 1 : -1;
+  await article.animate([{ transform: article.style.transform || "none", opacity: 1 },
+    { transform: `translateX(${side * 120}%) rotate(${side * 20}deg)`, opacity: 0 }],
+  { duration: 220, easing: "ease-in", fill: "forwards" }).finished.catch(() => {});
 }
 
 function wallProblem(error, eventId) {
@@ -130,8 +194,9 @@ function wallProblem(error, eventId) {
   return [h("p", { class: "error", role: "alert" }, error.message), h("p", {}, fix)];
 }
 
-/** Why the wall is empty, and what the viewer can do about it: people who chose whom they meet
- * only see, and are only seen by, members who say their gender. */
+/** Why the wall is empty, and what the viewer can do about it when their own profile is why:
+ * people who chose whom they meet only see, and are only seen by, members who say their gender;
+ * and whom the viewer chose to meet leaves the others out. */
 function emptyWall(event, me) {
   const others = Math.max(0, (event.counts?.going ?? 0) - (event.myStatus === "going" ? 1 : 0));
   if (others > 0 && !me.gender) {
@@ -139,39 +204,75 @@ function emptyWall(event, me) {
       `${others === 1 ? "1 other person is" : `${others} other people are`} going, but people here choose whom they meet. `,
       h("a", { href: "#/settings" }, "Add your gender and birth date"), " to see them and be seen.");
   }
+  const wanted = me.preferences?.genderPreference || [];
+  if (others > 0 && wanted.length) {
+    const whom = wanted.map((gender) => label(GENDERS, gender, 2).toLowerCase()).join(" and ");
+    return h("p", { class: "pala-empty", role: "status" },
+      `No one else to see right now — you've seen everyone going who wants to meet you. You meet ${whom} only: `,
+      h("a", { href: "#/settings" }, "change whom you meet"), " to see more people.");
+  }
   return h("p", { class: "muted", role: "status" }, others > 0
     ? "No one else to see right now — you've seen everyone going who wants to meet you. Check back as more people join."
     : "No one else to see right now — check back later as more people say they're going.");
 }
 
-/** The people going to an event, one card at a time, to like or pass. */
+/** The people going to an event, several at once (more on wide screens), to like or pass; a decided
+ * card leaves and the next person takes its place. */
 export async function wallScreen(eventId) {
   const guest = membersOnly("Who's going");
   if (guest) return guest;
   const [event, me] = await Promise.all([api("GET", `/v1/events/${enc(eventId)}`), api("GET", "/v1/me")]);
   const heading = h("h1", {}, `Who's going to ${event.name}`);
-  const stage = h("div", {});
+  const grid = h("ul", { class: "list pala-wall", "aria-label": "People going" });
+  const stage = h("div", {}, grid);
   const banner = h("div", {});
-  let queue = [];
+  const said = h("p", { class: "visually-hidden", role: "status" });
+  const queue = [];
+  const seen = new Set();
   let cursor = null;
-  const load = async () => {
-    const page = await api("GET", pagePath(`/v1/events/${enc(eventId)}/wall`, { limit: 20, cursor }));
-    queue.push(...page.items);
-    cursor = page.nextCursor || null;
-  };
-  const show = async () => {
+  let loading = null;
+  const load = () => loading ??= api("GET", pagePath(`/v1/events/${enc(eventId)}/wall`, { limit: 20, cursor }))
+    .then((page) => {
+      queue.push(...page.items.filter((card) => !seen.has(card.user.id)));
+      page.items.forEach((card) => seen.add(card.user.id));
+      cursor = page.nextCursor || null;
+    }).finally(() => { loading = null; });
+  const next = async () => {
     if (!queue.length && cursor) await load();
-    const card = queue[0];
-    stage.replaceChildren(card ? personCard(card, decide) : emptyWall(event, me));
+    return queue.shift() || null;
   };
-  const decide = async (decision) => {
-    const card = queue.shift();
-    const result = await api("PUT", `/v1/events/${enc(eventId)}/wall/${enc(card.user.id)}`, { decision });
-    if (result.match) {
-      matched.add(result.match.user.id);
-      banner.replaceChildren(matchBanner(result.match));
-    }
-    await show();
+  const item = (card) => {
+    const li = h("li", {});
+    const decide = async (decision) => {
+      const article = li.firstChild;
+      if (article.dataset.busy) return;
+      article.dataset.busy = "true";
+      let result;
+      try {
+        result = await api("PUT", `/v1/events/${enc(eventId)}/wall/${enc(card.user.id)}`, { decision });
+      } catch (error) {
+        delete article.dataset.busy;
+        article.style.transform = "";
+        article.querySelector(".pala-stamp").textContent = "";
+        toast(errorText(error));
+        return;
+      }
+      if (result.match) {
+        matched.add(result.match.user.id);
+        banner.replaceChildren(matchBanner(result.match));
+      }
+      said.textContent = decision === "like" ? `You liked ${nameOf(card.user)}.` : `You passed on ${nameOf(card.user)}.`;
+      const hadFocus = li.contains(document.activeElement);
+      await leave(article, decision);
+      const following = await next().catch(() => null);
+      const fresh = following ? item(following) : null;
+      fresh ? li.replaceWith(fresh) : li.remove();
+      if (fresh && !reducedMotion()) fresh.animate?.([{ opacity: 0, transform: "scale(.94)" }, { opacity: 1, transform: "none" }], 200);
+      if (!grid.children.length) stage.replaceChildren(emptyWall(event, me));
+      else if (hadFocus) (fresh || grid.firstChild).querySelector("button:last-child").focus();
+    };
+    li.append(personCard(card, decide));
+    return li;
   };
   // Someone I liked earlier liked me back while I'm here (my own like's match is told to me too:
   // its answer, with the chat, came first — keep that one).
@@ -184,15 +285,21 @@ export async function wallScreen(eventId) {
   });
   onLeave(stop);
   try { await load(); } catch (error) { return [heading, ...wallProblem(error, eventId)]; }
-  await show();
-  return [heading, h("p", {}, h("a", { href: "#/pala" }, "Your events"), " · ", h("a", { href: "#/matches" }, "Your matches")),
-    banner, stage];
+  for (let slots = wide() ? 12 : 6; slots > 0; slots--) {
+    const card = await next();
+    if (!card) break;
+    grid.append(item(card));
+  }
+  if (!grid.children.length) stage.replaceChildren(emptyWall(event, me));
+  return [heading, h("p", { class: "links" }, h("a", { href: "#/pala" }, "Your events"), " · ", h("a", { href: "#/matches" }, "Your matches")),
+    h("p", { class: "muted" }, "Like someone who stands out: tap Like or Pass, or swipe a card right or left."),
+    banner, said, stage];
 }
 
 // ---------------------------------------------------------------- #/matches
 
 function matchItem(match) {
-  return h("li", { class: "card pala-row" }, photo(match.user),
+  return h("li", { class: "card pala-row" }, avatar(match.user),
     h("div", {}, h("strong", {}, nameOf(match.user)),
       match.eventName ? h("div", { class: "muted" }, `Matched at ${match.eventName}`) : null,
       h("div", { class: "pala-actions" },
@@ -253,7 +360,10 @@ export async function chatScreen(id) {
   function draw() {
     const sorted = [...messages.values()].sort((a, b) => a.seq - b.seq);
     const seenSeq = Math.max(0, ...sorted.filter((m) => m.senderId === me && m.seq <= otherRead).map((m) => m.seq));
-    log.replaceChildren(...sorted.map((m) => h("li", { class: m.senderId === me ? "mine" : "theirs" },
+    // Their photo beside the last message of each run of theirs, as messengers do.
+    const lastOfRun = (m, i) => m.senderId !== me && sorted[i + 1]?.senderId !== m.senderId;
+    log.replaceChildren(...sorted.map((m, i) => h("li", { class: m.senderId === me ? "mine" : "theirs" },
+      lastOfRun(m, i) ? avatar(conversation.user, "tiny") : null,
       h("span", { class: "pala-text" }, m.text), h("time", { datetime: m.createdAt }, clock(m.createdAt)),
       m.seq === seenSeq ? h("span", { class: "pala-seen" }, "Seen") : null)));
     older.hidden = !hasOlder;
@@ -336,7 +446,7 @@ export async function chatScreen(id) {
   requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
   markRead();
   section.append(older, log, typing, composer);
-  return [h("h1", {}, other),
+  return [h("h1", { class: "pala-chat-title" }, avatar(conversation.user), other),
     h("p", { class: "muted pala-head" }, conversation.presence?.online ? "Online" : "Offline", " · ",
       h("a", { href: "#/pala" }, "All chats"), " · ",
       confirmButton("Block", `Block ${other}? Neither of you will see the other again.`, async () => {

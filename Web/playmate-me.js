@@ -4,7 +4,7 @@
 import { api, session } from "./api.js";
 import { h, toast, position, actionButton } from "./ui.js";
 import { params, go } from "./router.js";
-import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats } from "./playmate-common.js";
+import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats, reasonContext, reasonList } from "./playmate-common.js";
 import { enc, isoDay, dayName, deviceZone, zoneCity, GENDERS, AGE_GROUPS } from "./format.js";
 
 const myZone = () => deviceZone() || "UTC";
@@ -95,7 +95,7 @@ export async function quizScreen() {
   return [h("h1", {}, "Preferences quiz"), h("p", { class: "muted" }, "Your answers shape the sessions we suggest."), form];
 }
 
-function recommendation(item) {
+function recommendation(item, context) {
   const card = sessionCard(item.event);
   const form = h("form", { "aria-label": `Not for me: ${item.event.name}`, class: "pm-row pm-dismiss", onsubmit: async (e) => {
     e.preventDefault();
@@ -107,7 +107,7 @@ function recommendation(item) {
   } },
   select("Why not?", "reason", [["", "No reason"], ...REASONS], ""),
   h("button", { type: "submit", class: "secondary" }, "Not for me"));
-  card.append(h("ul", { class: "pm-reasons", "aria-label": "Why we suggest it" }, item.reasons.map((r) => h("li", {}, r))), form);
+  card.append(reasonList(item, context), form);
   return card;
 }
 
@@ -116,10 +116,11 @@ export async function recsScreen() {
   const gate = memberOnly("Suggested for you", "Sign up to get sessions suggested for you.");
   if (gate) return gate;
   const here = await position();
-  const list = await api("GET", `/v1/me/recommendations/sessions?limit=20${here ? `&near=${here}` : ""}`);
+  const [list, context] = await Promise.all([api("GET", `/v1/me/recommendations/sessions?limit=20${here ? `&near=${here}` : ""}`),
+    reasonContext()]);
   return [h("h1", {}, "Suggested for you"),
     h("p", { class: "muted" }, "Based on your quiz, your friends and what you played. ", h("a", { href: "#/quiz" }, "Take the quiz"), "."),
-    list.items.length ? h("ul", { class: "list" }, list.items.map(recommendation))
+    list.items.length ? h("ul", { class: "list" }, list.items.map((item) => recommendation(item, context)))
       : h("p", { class: "muted" }, "No suggestions right now. ", h("a", { href: "#/sessions" }, "Search sessions"), " or ", h("a", { href: "#/newsession" }, "create one"), ".")];
 }
 
@@ -140,5 +141,5 @@ export async function statsScreen(username) {
     h("tbody", {}, stats.sports.map((s) => h("tr", {}, h("th", { scope: "row" }, s.sport.name), h("td", {}, String(s.sessions)),
       h("td", {}, String(Math.round((s.minutes / 60) * 10) / 10))))))
       : h("p", { class: "muted" }, "No sessions played yet."),
-    h("p", {}, h("a", { href: "#/friends" }, "Friends"), " · ", h("a", { href: "#/sessions" }, "Sessions"))];
+    h("p", { class: "links" }, h("a", { href: "#/friends" }, "Friends"), " · ", h("a", { href: "#/sessions" }, "Sessions"))];
 }

@@ -10,7 +10,7 @@ import { h, position, split } from "./ui.js";
 import { params } from "./router.js";
 import { findCity } from "./city.js";
 import { enc, distance, plural } from "./format.js";
-import { SKILLS, TIMES, sportsList, sessionCard, checkboxes, select, isFull, seats } from "./playmate-common.js";
+import { SKILLS, TIMES, sportsList, sessionCard, sportPicker, select, isFull, seats, reasonContext, reasonList } from "./playmate-common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const RADII = [["2000", "2 km"], ["5000", "5 km"], ["10000", "10 km"], ["25000", "25 km"], ["50000", "50 km"], ["100000", "100 km"]];
@@ -60,8 +60,7 @@ function filterFields(p, sports) {
     if (p.get("view")) data.set("view", p.get("view"));
     location.hash = `#/sessions?${data}`;
   } },
-    h("details", { open: chosen.length > 0 }, h("summary", {}, chosen.length ? `Sports (${chosen.length} chosen)` : "Sports (all)"),
-      checkboxes("Sports", "sport", sports.map((s) => [s.slug, s.name]), chosen)),
+    sportPicker("Sports", "sport", sports, chosen),
     h("div", { class: "pm-row" },
       select("Skill", "skill", [["", "Any"], ...SKILLS], p.get("skill") || ""),
       select("Time of day", "timeOfDay", [["", "Any time"], ...TIMES], p.get("timeOfDay") || "")),
@@ -133,21 +132,29 @@ function links() {
       .map(([href, label]) => h("a", { href }, label)));
 }
 
-/** #/sessions — search with filters; list or map view. */
+/** A suggested session's card with why it is suggested. */
+function suggestion(item, context) {
+  const card = sessionCard(item.event);
+  card.append(reasonList(item, context));
+  return card;
+}
+
 /** Playmate's home, as its seed draws it: my next sessions and suggested ones, each a row that
  * scrolls sideways, above the search (members, on the plain screen without filters). */
 async function carousels(near) {
   if (!session.isMember) return [];
-  const [mine, suggested] = await Promise.all([
+  const [mine, suggested, context] = await Promise.all([
     api("GET", "/v1/me/events?kind=session&status=going&limit=10").catch(() => ({ items: [] })),
-    api("GET", `/v1/me/recommendations/sessions?limit=10${near ? `&near=${near}` : ""}`).catch(() => ({ items: [] }))]);
-  const row = (title, events, empty) => h("section", { class: "pm-home", "aria-label": title }, h("h2", {}, title),
-    events.length ? h("ul", { class: "pm-carousel", "aria-label": title }, events.map((event) => sessionCard(event)))
-      : h("p", { class: "muted" }, empty));
-  return [row("Your next sessions", mine.items, "None yet: join one below or create one."),
-    row("Suggested for you", suggested.items.map((item) => item.event), "No suggestions yet: take the quiz to get some.")];
+    api("GET", `/v1/me/recommendations/sessions?limit=10${near ? `&near=${near}` : ""}`).catch(() => ({ items: [] })),
+    reasonContext()]);
+  const row = (title, cards, empty) => h("section", { class: "pm-home", "aria-label": title }, h("h2", {}, title),
+    cards.length ? h("ul", { class: "pm-carousel", "aria-label": title }, cards) : h("p", { class: "muted" }, empty));
+  return [row("Your next sessions", mine.items.map((event) => sessionCard(event)), "None yet: join one below or create one."),
+    row("Suggested for you", suggested.items.map((item) => suggestion(item, context)),
+      "No suggestions yet: take the quiz to get some.")];
 }
 
+/** #/sessions — search with filters; list or map view. */
 export async function sessionsScreen() {
   const p = params();
   const [sports, { near, label }] = await Promise.all([sportsList(), centre(p.get("where"))]);

@@ -98,9 +98,12 @@ function editor(event) {
 
 /** #/session/<id> — sport, skill, start, place, seats, players, notes and what you can do. */
 export async function sessionScreen(id) {
+  // The players, the map's module and its settings load meanwhile: one round trip to first paint, not three.
+  const playersLoad = api("GET", `/v1/sessions/${enc(id)}/players`).catch(() => ({ items: [] }));
+  const mapLoad = import("./map.js").then((map) => { map.mapConfig(); return map; });
   const event = await api("GET", `/v1/events/${enc(id)}`);
   if (event.kind !== "session") return [h("h1", {}, event.name), h("p", {}, h("a", { href: `#/event/${enc(id)}` }, "Open this event"))];
-  const players = await api("GET", `/v1/sessions/${enc(id)}/players`).catch(() => ({ items: [] }));
+  const players = await playersLoad;
   const info = event.session;
   const mine = session.isMember && event.organizerId === session.user.id;
   const message = flash?.id === id ? flash.text : "";
@@ -115,7 +118,7 @@ export async function sessionScreen(id) {
         event.place.address?.city ? `, ${event.place.address.city}` : "", h("br"), mapLinks(event.place)),
       h("dt", {}, "Spots"), h("dd", {}, `${info.occupied} playing, capacity ${info.capacity} · `,
         h("strong", { id: "pm-seats", class: isFull(event) ? "pm-seats pm-full" : "pm-seats" }, seats(event)))),
-    await (await import("./map.js")).placeMap(event.place),
+    await (await mapLoad).placeMap(event.place),
     event.description ? h("p", { class: "pm-notes" }, event.description) : null,
     attendance(event, mine),
     h("h2", {}, "Players"),

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Scenario 2, Pala: two new people going to the same party like each other on its wall, match,
 and chat live (message without reload, typing, unread badge, "Seen"); a third, going without a
-gender, is told why the wall is empty; then one unmatches."""
+gender, is told why the wall is empty; then one unmatches. At a second party the wall shows several
+people at once, side by side on a phone, with a photo where there is one; a swipe passes, another
+likes (a match) and an arrow key passes; the match shows the photo."""
 import re
+import subprocess
+import tempfile
 import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -10,6 +14,8 @@ from zoneinfo import ZoneInfo
 from playwright.sync_api import expect
 
 from common import admin_token, call, scenario, sign_up, tab
+
+PASSWORD = "a long enough passphrase"
 
 
 def seed_party(suffix):
@@ -46,6 +52,75 @@ def open_wall(page, event):
     page.goto("/#/pala")
     page.get_by_role("link", name=event["name"]).click()
     expect(page.get_by_role("heading", name=f"Who's going to {event['name']}")).to_be_visible()
+
+
+def photo():
+    """A small JPEG made by ffmpeg (a test pattern)."""
+    path = tempfile.mktemp(suffix=".jpg")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=256x256", "-frames:v", "1", path], check=True)
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def woman_going(event, username, with_photo=False):
+    """A woman who meets men, going to `event`, made through the API; returns her access token."""
+    token = call("POST", "/v1/auth/signup", {"username": username, "email": f"{username}@example.com",
+                                             "password": PASSWORD})["accessToken"]
+    call("PATCH", "/v1/me", {"gender": "female", "birthDate": "1997-02-03",
+                             "preferences": {"genderPreference": ["male"]}}, token)
+    if with_photo:
+        call("POST", "/v1/me/photo", photo(), token, content_type="image/jpeg")
+    call("PUT", f"/v1/events/{event['id']}/attendance", {"status": "going"}, token)
+    return token
+
+
+def swipe(page, card, dx):
+    """Drags `card` sideways by `dx` pixels with the mouse (pointer events), as a finger would."""
+    box = card.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 3
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + 4, steps=8)
+    page.mouse.up()
+
+
+def wall_grid(b, ben, suffix):
+    """Ben's wall at a second party: three women at once, two side by side; swipes and a key decide."""
+    event = seed_party(f"{suffix}w")
+    go_to_party(b, event)
+    eve, fay, gia = (f"pala_{name}_{suffix}" for name in ("eve", "fay", "gia"))
+    eve_token = woman_going(event, eve, with_photo=True)
+    woman_going(event, fay)
+    woman_going(event, gia)
+    ben_id = call("GET", f"/v1/users/{ben}")["id"]
+    call("PUT", f"/v1/events/{event['id']}/wall/{ben_id}", {"decision": "like"}, eve_token)  # Eve likes Ben first
+    open_wall(b, event)
+    wall = b.get_by_role("list", name="People going")
+    for name in (eve, fay, gia):
+        expect(wall.get_by_role("article", name=name)).to_be_visible()
+    first, second = (wall.get_by_role("article").nth(i).bounding_box() for i in (0, 1))
+    assert abs(first["y"] - second["y"]) < 2 and first["x"] + first["width"] <= second["x"], (first, second)
+    expect(wall.get_by_role("article", name=eve).get_by_role("img", name=f"Photo of {eve}")).to_be_visible()
+    expect(wall.get_by_role("article", name=fay)).to_contain_text("Age 25–34 · Woman")
+
+    # Fay swiped left is a pass; Eve swiped right is a like, and a match; Gia goes by the arrow key.
+    with b.expect_request(lambda r: r.method == "PUT" and "/wall/" in r.url) as sent:
+        swipe(b, wall.get_by_role("article", name=fay), -90)
+    assert sent.value.post_data_json == {"decision": "pass"}, sent.value.post_data
+    expect(wall.get_by_role("article", name=fay)).to_have_count(0)
+    with b.expect_request(lambda r: r.method == "PUT" and "/wall/" in r.url) as sent:
+        swipe(b, wall.get_by_role("article", name=eve), 90)
+    assert sent.value.post_data_json == {"decision": "like"}, sent.value.post_data
+    expect(b.get_by_role("heading", name="It's a match!")).to_be_visible()
+    expect(wall.get_by_role("article", name=eve)).to_have_count(0)
+    b.get_by_role("button", name=f"Like {gia}").focus()
+    b.keyboard.press("ArrowLeft")
+    expect(b.get_by_text("No one else to see right now")).to_be_visible()
+    expect(b.get_by_role("status").filter(has_text=f"You passed on {gia}")).to_be_attached()
+
+    # The match, with Eve's photo beside her name.
+    b.goto("/#/matches")
+    expect(b.locator("li", has_text=eve).locator("img.avatar")).to_be_visible()
 
 
 def body(new_page):
@@ -129,6 +204,8 @@ def body(new_page):
     a.get_by_role("button", name=f"Unmatch {ben}").click()
     a.get_by_role("button", name="Yes, unmatch").click()
     expect(a.get_by_text("No matches yet.")).to_be_visible()
+
+    wall_grid(b, ben, suffix)
 
 
 scenario("scenario_2_pala", body)

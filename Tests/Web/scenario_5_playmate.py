@@ -3,7 +3,8 @@
 two-player session at a seeded Berlin court (after the form's field errors) and invites B. C finds
 the session through the search (list and map) while a spot is free; B accepts the invitation, which
 fills the session, so C's Join answers the 409 "full" message and then shows "Full" with a disabled
-Join. A's calendar lists the session and its iCalendar subscription feed contains it."""
+Join. B sees the session suggested because A, a friend, plays. C picks the sport in the filters by
+typing it. A's calendar lists the session and its iCalendar subscription feed contains it."""
 import datetime
 import random
 import re
@@ -76,13 +77,15 @@ def find_session(c):
     c.goto("/#/sessions")
     c.get_by_text("Filters", exact=True).click()
     filters = c.get_by_role("form", name="Filters")
-    filters.get_by_text("Sports (all)").click()
-    filters.get_by_label("Curling").check()
+    filters.get_by_label("Find a sport").fill("curl")
+    filters.get_by_role("list", name="Matching sports").get_by_role("button", name="Add Curling").click()
+    expect(filters.get_by_role("list", name="Sports: chosen").get_by_role("button", name="Remove Curling")).to_be_visible()
     filters.get_by_label("From", exact=True).fill(TOMORROW)
     filters.get_by_label("To", exact=True).fill(TOMORROW)
     filters.get_by_label("Radius").select_option(label="2 km")
     filters.get_by_label("Sort by").select_option("distance")
     filters.get_by_role("button", name="Search").click()
+    expect(c).to_have_url(re.compile(r"[?&]sport=curling(&|$)"))  # the same query as the check boxes made
     # The filtered screen has no home rows: wait for it, then look in its results only (the session
     # may also be among the suggestions of the screen being replaced).
     expect(c.get_by_role("region", name="Suggested for you")).to_have_count(0)
@@ -124,6 +127,12 @@ def body(new_page):
     invite.get_by_label(f"@{name_b}").check()
     invite.get_by_role("button", name="Send invitations").click()
     expect(a.get_by_role("status").filter(has_text="Invited")).to_have_text(f"Invited @{name_b}.")
+
+    # B, A's friend, sees A's session suggested, saying who and how far in words.
+    b.goto("/#/recs")
+    reasons = b.locator("li", has_text=PLACE).get_by_role("list", name="Why we suggest it")
+    expect(reasons).to_contain_text(f"Your friend @{name_a} is going")
+    expect(reasons).to_contain_text(re.compile(r"\d+ m away"))
 
     find_session(c)  # C looks while one spot is still free
 
