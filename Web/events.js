@@ -42,14 +42,21 @@ function subnav(current) {
 const artistLinks = (performers) => performers.flatMap((p, i) =>
   [i ? ", " : "", h("a", { href: `#/artist/${enc(p.id)}` }, p.name)]);
 
-/** One event as a list item: name (to the detail), when, where, distance, price, category, artists. */
+/** An event's picture: its first performer's with one, else its venue's (served by our media). */
+const eventImage = (event) => event.performers.find((p) => p.imageURL)?.imageURL || event.place.imageURL;
+
+/** One event as a list item: its picture, name (to the detail), when, where, distance, price,
+ * category, artists. */
 export function eventItem(event) {
   const facts = [eventWhen(event), event.place.name, distance(event.distanceMeters), price(event), event.category?.name]
     .filter(Boolean).join(" · ");
-  return h("li", { class: "card tt-event" },
-    h("a", { href: `#/event/${enc(event.id)}`, class: "tt-title" }, event.name), " ", statusBadge(event),
-    h("div", { class: "muted" }, facts),
-    event.performers.length ? h("div", { class: "tt-artists" }, artistLinks(event.performers)) : null);
+  const image = eventImage(event);
+  return h("li", { class: image ? "card tt-event tt-with-image" : "card tt-event" },
+    image ? h("img", { src: image, alt: "", class: "tt-thumb", loading: "lazy", width: 72, height: 72 }) : null,
+    h("div", {},
+      h("a", { href: `#/event/${enc(event.id)}`, class: "tt-title" }, event.name), " ", statusBadge(event),
+      h("div", { class: "muted" }, facts),
+      event.performers.length ? h("div", { class: "tt-artists" }, artistLinks(event.performers)) : null));
 }
 
 const emptyNote = (text) => h("p", { class: "muted" }, text);
@@ -194,7 +201,9 @@ export async function eventScreen(id) {
   const { place } = event;
   const [local, mine] = longWhen(event);
   const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
-  return [subnav(""), h("h1", {}, event.name, " ", statusBadge(event)),
+  const image = eventImage(event);
+  return [subnav(""), image ? h("img", { src: image, alt: "", class: "tt-hero" }) : null,
+    h("h1", {}, event.name, " ", statusBadge(event)),
     event.performers.length ? h("p", { class: "tt-artists" }, "With ", artistLinks(event.performers)) : null,
     await changesSection(event),
     h("dl", { class: "tt-facts" },
@@ -351,6 +360,7 @@ function swipeable(card, decide) {
 function exploreCard(item, actions) {
   const { event } = item;
   const card = h("article", { class: "card tt-card", "aria-labelledby": "tt-card-title" },
+    eventImage(event) ? h("img", { src: eventImage(event), alt: "", class: "tt-hero" }) : null,
     h("p", { class: "tt-reason" }, item.reason),
     h("h2", { id: "tt-card-title" }, h("a", { href: `#/event/${enc(event.id)}` }, event.name)),
     event.performers.length ? h("p", { class: "tt-artists" }, artistLinks(event.performers)) : null,

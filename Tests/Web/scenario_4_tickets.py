@@ -24,8 +24,11 @@ def seed_budget_shows():
     """A place at the city centre with a cheap and a pricey show tomorrow evening (Berlin time);
     returns the cheap one."""
     token = admin_token()
+    # Its picture lives on another host (the test tile server): the app shows our cached copy.
+    picture = call("GET", "/v1/config")["mapTileURL"].replace("{z}/{x}/{y}", "3/4/2")
     place = call("POST", "/v1/places", {"name": f"Budget hall {RUN}", "category": "concert_hall",
-                                        "location": {"lat": 52.5200, "lon": 13.4050}}, token)
+                                        "location": {"lat": 52.5200, "lon": 13.4050}, "imageURL": picture}, token)
+    assert place["imageURL"] == f"/v1/images/places/{place['id']}", place["imageURL"]
     day = (datetime.datetime.now(ZoneInfo("Europe/Berlin")) + datetime.timedelta(days=1)).date().isoformat()
     shows = [call("POST", "/v1/events", {"name": name, "placeId": place["id"], "localDate": day, "localTime": "20:00",
                                          "minPrice": low, "maxPrice": high, "currency": "EUR"}, token)
@@ -41,6 +44,9 @@ def venue_clock(new_page, show):
     page.get_by_role("button", name="Continue without an account").click()
     expect(page.get_by_role("heading", name="Hi, guest")).to_be_visible()
     page.goto(f"/#/event/{show['id']}")
+    hero = page.locator("main img.tt-hero")
+    expect(hero).to_have_attribute("src", re.compile(r"^/v1/images/places/"))
+    hero.evaluate("image => image.decode()")  # throws unless the cached copy loaded
     when = page.locator("dt", has_text="When").locator("xpath=following-sibling::dd[1]")
     expect(when).to_contain_text("Tomorrow, ")
     expect(when).to_contain_text("· 20:00 Berlin time")
