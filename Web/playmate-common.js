@@ -138,7 +138,7 @@ export function checkboxes(legend, name, options, checked = []) {
  * from the matching sports (buttons "Add Curling"; Enter takes the first, the arrow keys move
  * between them) and the chosen ones show as chips ("Remove Curling"). Each chosen sport is a
  * hidden input named `name`, so the form sends what check boxes named `name` would. */
-export function sportPicker(legend, name, sports, chosen = []) {
+export function sportPicker(legend, name, sports, chosen = [], none = "All sports.") {
   const picked = [...new Set(chosen)];
   const chips = h("ul", { class: "pm-chips", "aria-label": `${legend}: chosen` });
   const matches = h("ul", { class: "pm-matches", "aria-label": "Matching sports" });
@@ -157,7 +157,7 @@ export function sportPicker(legend, name, sports, chosen = []) {
     matches.replaceChildren(...[...found.filter(first), ...found.filter((s) => !first(s))].slice(0, 8).map((s) =>
       h("li", {}, h("button", { type: "button", class: "secondary", "aria-label": `Add ${s.name}`, onclick: () => add(s.slug) }, s.name))));
     said.textContent = message || (query && !found.length ? `No sport matches "${input.value.trim()}".`
-      : !query && !picked.length ? "All sports." : "");
+      : !query && !picked.length ? none : "");
   }
   function add(slug) {
     picked.push(slug);

@@ -4,7 +4,7 @@
 import { api, session } from "./api.js";
 import { h, toast, position, actionButton } from "./ui.js";
 import { params, go } from "./router.js";
-import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats, reasonContext, reasonList } from "./playmate-common.js";
+import { REASONS, sportsList, sessionCard, memberOnly, fieldErrors, checkboxes, select, seats, reasonContext, reasonList, sportPicker } from "./playmate-common.js";
 import { enc, isoDay, dayName, deviceZone, zoneCity, GENDERS, AGE_GROUPS } from "./format.js";
 
 const myZone = () => deviceZone() || "UTC";
@@ -65,7 +65,6 @@ export async function quizScreen() {
   if (gate) return gate;
   const [me, sports, categories] = await Promise.all([api("GET", "/v1/me"), sportsList(), api("GET", "/v1/categories")]);
   const prefs = me.preferences || {};
-  const sportOptions = sports.map((s) => [s.slug, s.name]);
   const form = h("form", { "aria-label": "Preferences quiz", class: "pm-form", onsubmit: async (e) => {
     e.preventDefault();
     const data = new FormData(form);
@@ -81,8 +80,8 @@ export async function quizScreen() {
       go("#/recs");
     } catch (error) { fieldErrors(form, error); }
   } },
-  h("details", { open: true }, h("summary", {}, "1. Sports you play"), checkboxes("Sports you play", "sportsPlayed", sportOptions, prefs.sportsPlayed)),
-  h("details", {}, h("summary", {}, "2. Sports you don't want"), checkboxes("Sports you don't want to play", "sportsNotWanted", sportOptions, prefs.sportsNotWanted)),
+  sportPicker("1. Sports you play", "sportsPlayed", sports, prefs.sportsPlayed, "None chosen yet."),
+  sportPicker("2. Sports you don't want to play", "sportsNotWanted", sports, prefs.sportsNotWanted, "None."),
   checkboxes("3. Play with (empty means everyone)", "preferredGenders", GENDERS.map(([value, , people]) => [value, people]), prefs.preferredGenders),
   checkboxes("4. Age groups you like to play with", "preferredAgeGroups", Object.entries(AGE_GROUPS), prefs.preferredAgeGroups),
   h("div", { class: "pm-row" },

@@ -128,9 +128,17 @@ def body(new_page):
     invite.get_by_role("button", name="Send invitations").click()
     expect(a.get_by_role("status").filter(has_text="Invited")).to_have_text(f"Invited @{name_b}.")
 
-    # B, A's friend, sees A's session suggested, saying who and how far in words.
-    b.goto("/#/recs")
+    # B says in the quiz that they play curling (the searchable sport list), then sees A's session
+    # suggested, saying what matched: the sport, the friend, how far.
+    b.goto("/#/quiz")
+    played = b.get_by_role("group", name="1. Sports you play")
+    played.get_by_label("Find a sport").fill("curl")
+    played.get_by_role("button", name="Add Curling").click()
+    expect(played.get_by_role("button", name="Remove Curling")).to_be_visible()
+    b.get_by_role("button", name="Save answers").click()
+    expect(b.get_by_role("heading", name="Suggested for you")).to_be_visible()
     reasons = b.locator("li", has_text=PLACE).get_by_role("list", name="Why we suggest it")
+    expect(reasons).to_contain_text("Curling, your sport")
     expect(reasons).to_contain_text(f"Your friend @{name_a} is going")
     expect(reasons).to_contain_text(re.compile(r"\d+ m away"))
 
