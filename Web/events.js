@@ -5,6 +5,7 @@
 import { api, session, pagePath } from "./api.js";
 import { h, toast, position, requireMember, actionButton, split } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
+import { locate } from "./city.js";
 import { enc, plural, distance, deviceZone, isoDate, dayName, timeName, fromNow, eventWhen, label, EVENT_STATUSES, TICKETED,
   TICKETED_QUERY } from "./format.js";
 
@@ -110,16 +111,19 @@ function filterForm(state, categories, near) {
     h("button", { type: "submit" }, "Show"));
 }
 
-/** #/events?when=&category=&maxPrice=: shows near me, nearest first when the position is known. */
+/** #/events?when=&category=&maxPrice=: shows near me, nearest first when the position is known;
+ * without one, in the city picked in Venues or the profile's home city. */
 export async function eventsScreen() {
   const p = params();
   const state = { when: p.get("when") || "tonight", category: p.get("category") || "", maxPrice: p.get("maxPrice") || "", q: p.get("q") || "" };
   const near = p.get("near") || (await position());
+  const city = near ? null : await locate().catch(() => null);
   // Tickets Tonight lists shows and parties; sports sessions belong to Playmate.
   const query = new URLSearchParams([["limit", "30"], ...TICKETED.map((kind) => ["kind", kind])]);
   const range = apiWhen(state.when);
   if (range) query.set("when", range);
   if (near) { query.set("near", near); query.set("radius", p.get("radius") || "25000"); query.set("sort", "distance"); }
+  else if (city?.cityKey) query.set("city", city.cityKey);
   if (state.category) query.set("category", state.category);
   if (state.maxPrice) query.set("maxPrice", state.maxPrice);
   if (state.q) query.set("q", state.q);
@@ -128,7 +132,8 @@ export async function eventsScreen() {
     api("GET", "/v1/categories")]);
   return [h("h1", {}, windows[state.when] || "Events"), subnav("events"),
     split(h("section", { "aria-label": "Results" }, results),
-      [near ? null : emptyNote("Allow location to see what is nearest first."), filterForm(state, categories.items, near)], true)];
+      [near ? null : emptyNote(city?.cityName ? `In ${city.cityName}. Allow location to see what is nearest first.`
+        : "Allow location, or pick your city in Venues, to see what is near you."), filterForm(state, categories.items, near)], true)];
 }
 
 // #/event/<id>

@@ -8,6 +8,7 @@ position is asked once, not again on every screen.
 Needs (demo data): Mia (password DEMO_PASSWORD) and at least one ready clip at Neon Garden
 (osm:node/9100001).
 """
+import re
 import uuid
 
 from playwright.sync_api import expect
@@ -98,6 +99,14 @@ def body(new_page):
         lost.get_by_role("navigation", name="Apps").get_by_role("link", name=label).click()
         expect(lost.locator(".skeleton")).to_have_count(0)
     assert lost.evaluate("window.positionAsks") == 1, lost.evaluate("window.positionAsks")
+    # The city fallback: a city picked in Venues is where Events looks too.
+    lost.get_by_role("navigation", name="Apps").get_by_role("link", name="Venues").click()
+    change = lost.get_by_role("form", name="Change city")
+    change.get_by_label("City").fill("Berlin")
+    change.get_by_role("button", name="Find").click()
+    change.locator("xpath=..").get_by_role("button", name=re.compile(r"^Berlin, ")).first.click()
+    lost.get_by_role("navigation", name="Apps").get_by_role("link", name="Events").click()
+    expect(lost.get_by_text("In Berlin. Allow location")).to_be_visible()
 
 
 scenario("scenario_9_flow", body)
