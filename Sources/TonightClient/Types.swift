@@ -109,7 +109,8 @@ public typealias SessionSearch = Operations.SearchSessions.Input.Query
 public typealias TonightCalendar = Components.Schemas.Calendar
 /// A user's sports statistics.
 public typealias PlayerStats = Components.Schemas.PlayerStats
-/// A recommended session with its score and reasons.
+/// A recommended session with its score and reasons: `reasons` as English sentences, `why` as what
+/// matched (sport, level, friends, preferred players, distance) for wording them in any language.
 public typealias SessionRecommendation = Components.Schemas.SessionRecommendation
 /// An explore card: an event and why.
 public typealias EventRecommendation = Components.Schemas.EventRecommendation
