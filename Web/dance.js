@@ -1,8 +1,9 @@
-// Dance clips: the feeds (following, explore, a tag), a clip's detail (video, song on Spotify,
-// like, bookmark, comments, tutorial mode with mirror, speed, section loop and beat counter),
-// profiles with follow, people search and bookmarks. Posting lives in post.js (#/post).
+// Dance clips: the feeds (following, explore, a tag) as full-screen reels or a grid, a clip's
+// detail (video, song on Spotify, like, bookmark, comments, tutorial mode with mirror, speed,
+// section loop and beat counter), profiles with follow, people search and bookmarks. Posting
+// lives in post.js (#/post).
 import { api, session, pagePath } from "./api.js";
-import { h, toast, showProblem, requireMember, actionButton, split } from "./ui.js";
+import { h, toast, showProblem, requireMember, actionButton, split, avatar } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
 import { enc, plural, shownName, fromNow, cityName, label, POST_STATUSES } from "./format.js";
 
@@ -54,23 +55,53 @@ function feedTabs(current, tag) {
     tag ? link(`#${tag}`, tagHref(tag), true) : null), tagForm];
 }
 
-/** #/clips — following, explore (trending) or a tag's clips. */
+const VIEW = "tonight.clips.view";
+/** How the feeds show: "reel" (full-screen clips, the default) or "grid", as chosen on this device. */
+const feedView = () => localStorage.getItem(VIEW) === "grid" ? "grid" : "reel";
+
+/** Reel / Grid: remembers the choice and shows the feed again that way. */
+function viewToggle(view) {
+  const button = (value, text) => h("button", { type: "button", class: "secondary", "aria-pressed": String(view === value),
+    onclick: () => { localStorage.setItem(VIEW, value); go(location.hash); } }, text);
+  return h("div", { class: "view-toggle", role: "group", "aria-label": "View" }, button("reel", "Reel"), button("grid", "Grid"));
+}
+
+/** What a clip's shade in the reel shows: author, caption (opening the clip), song, tags, like, comments. */
+function reelClip(post) {
+  const open = `#/clip/${enc(post.id)}`;
+  return { label: `Clip by ${who(post.author)}${post.caption ? `: ${post.caption}` : ""}`, info: [
+    h("p", {}, authorLink(post.author), " ", h("span", { class: "muted" }, fromNow(post.createdAt))),
+    h("a", { href: open, class: "reel-caption" }, post.caption || "Untitled clip"),
+    post.song ? h("p", { class: "small" }, `♪ ${songText(post.song)}`) : null,
+    post.tags.length ? h("p", { class: "tags" }, post.tags.map((t) => h("a", { href: tagHref(t), class: "pill" }, `#${t}`))) : null,
+    engagement(post, open)] };
+}
+
+/** #/clips — following, explore (trending) or a tag's clips, as a reel (Web/reel.js) or a grid. */
 export async function clipsScreen() {
   const query = params();
   const tag = query.get("tag")?.replace(/^#/, "").trim().toLowerCase() || null;
   const feed = tag ? "tag" : query.get("feed") || (session.isMember ? "following" : "explore");
   const me = session.user;
-  const header = [h("h1", {}, tag ? `#${tag}` : "Dance clips"),
-    h("p", { class: "actions" }, h("a", { href: "#/post", class: "button" }, "Post a clip"),
-      h("a", { href: "#/people" }, "Find people"), h("a", { href: "#/bookmarks" }, "Bookmarks"),
-      session.isMember ? h("a", { href: `#/user/${enc(me.username)}` }, "My clips") : null),
-    ...feedTabs(feed, tag)];
+  const view = feedView();
+  const title = h("h1", {}, tag ? `#${tag}` : "Dance clips");
+  const toggle = viewToggle(view);
+  const links = [h("a", { href: "#/post", class: "button" }, "Post a clip"),
+    h("a", { href: "#/people" }, "Find people"), h("a", { href: "#/bookmarks" }, "Bookmarks"),
+    session.isMember ? h("a", { href: `#/user/${enc(me.username)}` }, "My clips") : null];
+  const [tabs, tagForm] = feedTabs(feed, tag);
+  const header = [h("div", { class: "clips-top" }, title, toggle), h("p", { class: "actions links" }, links), tabs, tagForm];
   if (feed === "following" && !session.isMember) {
     return [...header, h("p", {}, h("a", { href: "#/start" }, "Sign up"), " to follow dancers and see their clips here.")];
   }
   const path = tag ? `/v1/tags/${enc(tag)}/posts` : feed === "following" ? "/v1/feeds/following" : "/v1/feeds/trending";
   const empty = tag ? "No clips with this tag yet." : feed === "following"
     ? "No clips from people you follow yet — find dancers in Explore or Find people." : "No clips yet.";
+  if (view === "reel") {
+    const { reel } = await import("./reel.js");
+    return reel(path, reelClip, { empty: h("p", {}, empty), head: [h("div", { class: "reel-top" }, title),
+      h("div", { class: "reel-chips" }, tabs, toggle, links, h("details", {}, h("summary", {}, "Find a tag"), tagForm))] });
+  }
   return [...header, h("h2", { class: "visually-hidden" }, tag ? "Tagged clips" : feed === "following" ? "Following" : "Explore"),
     ...(await feedList(path, empty))];
 }
@@ -98,7 +129,9 @@ function toggleButton(label, pressed, action) {
   return button;
 }
 
-function engagement(post) {
+/** Like (with the count), bookmark and, on one's own clip, delete; in the reel (`open`: the clip's
+ * link) a link to its comments instead of delete. */
+function engagement(post, open = null) {
   const mine = session.user && post.author?.id === session.user.id;
   const count = h("span", { class: "like-count" }, plural(post.up, "like"));
   const like = mine ? null : toggleButton("Like", post.myVote === 1, async (on) => {
@@ -111,12 +144,13 @@ function engagement(post) {
     toast(on ? "Saved to your bookmarks" : "Bookmark removed");
     return on;
   });
-  const remove = mine ? actionButton("Delete clip", async () => {
+  const remove = mine && !open ? actionButton("Delete clip", async () => {
     if (!window.confirm("Delete this clip?")) return;
     await api("DELETE", `/v1/posts/${enc(post.id)}`);
     go(`#/user/${enc(session.user.username)}`);
   }, { class: "secondary" }) : null;
-  return h("div", { class: "actions" }, like, count, bookmark, remove);
+  const comments = open ? h("a", { href: open, class: "reel-comments" }, `Comments (${post.comments})`) : null;
+  return h("div", { class: "actions" }, like, count, comments, bookmark, remove);
 }
 
 async function commentsSection(post) {
@@ -125,7 +159,7 @@ async function commentsSection(post) {
   const list = h("ul", { class: "list comments", "aria-label": "Comments" });
   const canDelete = (c) => session.isMember && (c.author?.id === me.id || post.author?.id === me.id || ["moderator", "admin"].includes(me.role));
   const item = (c) => {
-    const li = h("li", { class: "comment" }, authorLink(c.author), " ", h("span", {}, c.text));
+    const li = h("li", { class: "comment" }, avatar(c.author, "tiny"), authorLink(c.author), " ", h("span", {}, c.text));
     if (canDelete(c)) li.append(actionButton("Delete", async () => {
       await api("DELETE", `/v1/posts/${enc(post.id)}/comments/${enc(c.id)}`);
       li.remove();
@@ -273,7 +307,7 @@ export async function userScreen(username) {
   const mine = session.user?.id === profile.id;
   const likes = posts.items.reduce((sum, p) => sum + p.up, 0);
   const clips = `${posts.items.length}${posts.nextCursor ? "+" : ""} clip${posts.items.length === 1 && !posts.nextCursor ? "" : "s"}`;
-  return [h("h1", {}, shownName(profile)),
+  return [h("div", { class: "profile-head" }, avatar(profile, "large"), h("h1", {}, shownName(profile))),
     h("p", { class: "muted" }, `@${profile.username}`, profile.homeCity ? ` · ${cityName(profile.homeCity)}` : ""),
     profile.bio ? h("p", {}, profile.bio) : null,
     h("p", { class: "counts" }, `${clips} · ${plural(likes, "like")}`),
@@ -283,7 +317,7 @@ export async function userScreen(username) {
 }
 
 function personItem(user) {
-  return h("li", { class: "card" }, h("a", { href: `#/user/${enc(user.username)}` },
+  return h("li", { class: "card" }, avatar(user), " ", h("a", { href: `#/user/${enc(user.username)}` },
     h("strong", {}, shownName(user))), " ", h("span", { class: "muted" }, `@${user.username}`));
 }
 

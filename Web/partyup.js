@@ -1,11 +1,11 @@
 // PartyUP: the city hub (venues near you, promoted ones first) and the clip feeds — a venue's,
-// the city's pregame (posts without a venue) and all of the city's — in one vertical player:
-// one clip per screen, the visible one plays muted until tapped, vote up / meh / down, report,
-// and the feed page's ads (style 0 their own page, 1 an overlay). Posting lives in post.js,
-// loaded only when the "post" screen opens so the first load stays small.
-import { api, session, pagePath } from "./api.js";
+// the city's pregame (posts without a venue) and all of the city's — as full-screen reels
+// (Web/reel.js): one clip per screen, vote up / meh / down and report on its shade, and the feed
+// page's ads (style 0 their own page, 1 an overlay). Posting lives in post.js, loaded only when
+// the "post" screen opens so the first load stays small.
+import { api, session } from "./api.js";
 import { h, toast, requireMember, actionButton, split, wide } from "./ui.js";
-import { go, onLeave } from "./router.js";
+import { go } from "./router.js";
 import { locate, pickCity, forgetCity } from "./city.js";
 import { enc, plural, distance, ago } from "./format.js";
 
@@ -62,12 +62,12 @@ async function hubScreen() {
     more.replaceChildren(page.nextCursor ? actionButton("More venues", () => load(page.nextCursor), { class: "secondary" }) : "");
   };
   // Wide screens play the city's clips beside the venues.
-  const [side] = await Promise.all([wide() ? feed(page(`/v1/cities/${enc(where.cityKey)}/posts?scope=all`),
-    h("p", {}, "Nothing posted yet tonight."), { showPlace: true }).catch(() => null) : null, load()]);
+  const [side] = await Promise.all([wide() ? feed(`/v1/cities/${enc(where.cityKey)}/posts?scope=all`,
+    { empty: h("p", {}, "Nothing posted yet tonight."), showPlace: true, box: true }).catch(() => null) : null, load()]);
   return [title, links, cityPicker(where), split([list, more], side && [h("h2", {}, "All clips"), side])];
 }
 
-// the clip player
+// the clip feeds
 
 const IMAGE = /^\/v1\/media\/.*\.(jpe?g|png)(\?|$)/i;
 
@@ -109,122 +109,82 @@ function controls(post) {
   return h("div", { class: "pu-controls", role: "group", "aria-label": "Vote" }, buttons[1], buttons[0], buttons[-1], report);
 }
 
-/** One clip page: the video (or photo) with its caption, author, song, tags, place and controls. */
-function clipPage(post, player) {
-  const { media } = post;
+/** What a clip's shade shows: author, age, venue, caption, song, tags and the vote controls. */
+function describe(post, showPlace) {
   const mine = post.author?.id && post.author.id === session.user?.id;
   const who = mine ? "You" : post.author?.username ? `@${post.author.username}` : post.source?.name || "A partier";
-  const label = `Clip by ${who}${post.caption ? `: ${post.caption}` : ""}`;
-  let visual;
-  if (media.kind === "image") visual = h("img", { src: media.url, alt: post.caption || "Photo", loading: "lazy" });
-  else {
-    visual = h("video", { src: media.url, poster: media.posterUrl, playsinline: true, "webkit-playsinline": true,
-      loop: true, muted: true, preload: "none", "aria-label": `${label} (tap for sound)`, onclick: player.toggleSound });
-    visual.muted = !player.sound;
-  }
-  const sound = media.kind === "video" ? h("button", { type: "button", class: "secondary pu-sound", "aria-pressed": String(player.sound),
-    onclick: player.toggleSound }, "Sound") : null;
   const song = post.song ? h("p", { class: "pu-song" }, "♪ ", post.song.url
     ? h("a", { href: post.song.url, target: "_blank", rel: "noopener" }, [post.song.title, post.song.artist].filter(Boolean).join(" — "))
     : [post.song.title, post.song.artist].filter(Boolean).join(" — ")) : null;
-  return h("article", { class: "pu-clip", "aria-label": label, "data-id": post.id },
-    visual,
-    h("div", { class: "pu-info" },
-      h("p", {}, h("strong", {}, who), " ", h("span", { class: "muted" }, ago(post.createdAt)),
-        post.placeName && player.showPlace ? [" at ", h("a", { href: `#/venue/${enc(post.placeId)}` }, post.placeName)] : null),
-      post.caption ? h("p", {}, post.caption) : null, song,
-      post.tags.length ? h("p", { class: "muted" }, post.tags.map((t) => `#${t}`).join(" ")) : null,
-      controls(post)),
-    sound);
+  return { label: `Clip by ${who}${post.caption ? `: ${post.caption}` : ""}`, info: [
+    h("p", {}, h("strong", {}, who), " ", h("span", { class: "muted" }, ago(post.createdAt)),
+      post.placeName && showPlace ? [" at ", h("a", { href: `#/venue/${enc(post.placeId)}` }, post.placeName)] : null),
+    post.caption ? h("p", { class: "reel-caption" }, post.caption) : null, song,
+    post.tags.length ? h("p", { class: "muted" }, post.tags.map((t) => `#${t}`).join(" ")) : null,
+    controls(post)] };
 }
+
+/** The page's ads among its clips: style 0 a page of its own after them, 1 an overlay on the first. */
+function withAds(page, clips) {
+  const pages = [...clips];
+  for (const ad of page.ads || []) {
+    if (ad.style === 1 && clips[0]) clips[0].append(h("aside", { class: "pu-adlay", "aria-label": "Advertisement" }, adMedia(ad),
+      h("button", { type: "button", class: "secondary", onclick: (e) => e.target.parentElement.remove() }, "Hide ad")));
+    else pages.push(h("article", { class: "reel-page pu-ad", "aria-label": "Advertisement" }, adMedia(ad), h("span", { class: "pu-adtag" }, "Ad")));
+  }
+  return pages;
+}
+
+/** The reel module; a screen asks for it early, while it waits for its own data. */
+const reelModule = () => import("./reel.js");
 
 /**
- * A vertical clip player over a paged feed: `load(cursor)` answers a FeedPage. Plays the clip
- * that fills the screen, pauses the rest, loads the next page near the end and counts views.
+ * The clips of the feed at `path` as a reel (Web/reel.js, loaded with the first feed): full screen
+ * under `head`, or a box in a page with `box`; `empty` when there is nothing.
  */
-export function player(load, { showPlace = false } = {}) {
-  const box = h("div", { class: "pu-reel", role: "feed", "aria-label": "Clips" });
-  const end = h("div", { class: "pu-end", "aria-hidden": "true" });
-  const state = { sound: false, showPlace, cursor: undefined, done: false, busy: false, count: 0 };
-  const views = new Set();
-  let pending = [];
-  state.toggleSound = () => {
-    state.sound = !state.sound;
-    for (const video of box.querySelectorAll("video")) video.muted = !state.sound;
-    for (const button of box.querySelectorAll(".pu-sound")) button.setAttribute("aria-pressed", String(state.sound));
-  };
-  const flush = () => { if (pending.length) api("POST", "/v1/posts/views", { postIds: pending.splice(0, 100) }).catch(() => {}); };
-  const watch = new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      const video = entry.target.querySelector("video");
-      if (entry.isIntersecting) {
-        if (video) { video.preload = "auto"; video.muted = !state.sound; video.play().catch(() => {}); }
-        const next = entry.target.nextElementSibling?.querySelector("video");
-        if (next) next.preload = "metadata";
-        const id = entry.target.dataset.id;
-        if (id && !views.has(id)) { views.add(id); pending.push(id); }
-      } else video?.pause();
+async function feed(path, { head, empty, showPlace = false, box = false }) {
+  const { reel } = await reelModule();
+  return reel(path, (post) => describe(post, showPlace), { head, empty, box, ads: withAds });
+}
+
+/** A reel screen's title row and its links (as chips that scroll sideways when they do not fit). */
+const reelHead = (title, ...links) => [h("div", { class: "reel-top" }, h("h1", {}, title)), h("div", { class: "reel-chips" }, links)];
+
+/** The venue's map, drawn when first opened (map.js and Leaflet load then). */
+function mapToggle(place) {
+  if (!place.location) return [];
+  const panel = h("div", { class: "reel-drop pu-map", id: "venue-map", hidden: true });
+  let drawn = false;
+  const button = h("button", { type: "button", "aria-expanded": "false", "aria-controls": "venue-map", onclick: async () => {
+    panel.hidden = !panel.hidden;
+    button.setAttribute("aria-expanded", String(!panel.hidden));
+    if (!panel.hidden && !drawn) {
+      drawn = true;
+      panel.append(await (await import("./map.js")).placeMap(place) || h("p", { class: "muted" }, "No map here — try Directions."));
     }
-  }, { root: box, threshold: 0.6 });
-  const nearEnd = new IntersectionObserver((entries) => { if (entries[0].isIntersecting) state.next(); }, { root: box, rootMargin: "0px 0px 200% 0px" });
-  state.next = async () => {
-    if (state.busy || state.done) return;
-    state.busy = true;
-    try {
-      const page = await load(state.cursor);
-      const pages = page.items.map((post) => clipPage(post, state));
-      for (const ad of page.ads || []) {
-        if (ad.style === 1 && pages[0]) pages[0].append(h("aside", { class: "pu-adlay", "aria-label": "Advertisement" }, adMedia(ad),
-          h("button", { type: "button", class: "secondary", onclick: (e) => e.target.parentElement.remove() }, "Hide ad")));
-        else pages.push(h("section", { class: "pu-clip pu-ad", "aria-label": "Advertisement" }, adMedia(ad), h("span", { class: "pu-adtag" }, "Ad")));
-      }
-      end.before(...pages);
-      for (const node of pages) watch.observe(node);
-      state.count += page.items.length;
-      state.cursor = page.nextCursor;
-      state.done = !page.nextCursor;
-    } finally { state.busy = false; }
-  };
-  box.append(end);
-  nearEnd.observe(end);
-  const timer = setInterval(flush, 5000);
-  onLeave(() => {
-    watch.disconnect(); nearEnd.disconnect(); clearInterval(timer); flush();
-    for (const video of box.querySelectorAll("video")) { video.pause(); video.removeAttribute("src"); video.load(); }
-  });
-  return { element: box, state };
+  } }, "Map");
+  return [button, panel];
 }
-
-/** Loads the first page and answers the player, or `empty` when the feed has nothing. */
-async function feed(load, empty, options) {
-  const { element, state } = player(load, options);
-  await state.next();
-  return state.count || element.querySelector(".pu-ad") ? element : h("div", { class: "card" }, empty);
-}
-
-const page = (path) => (cursor) => api("GET", pagePath(path, { limit: 10, cursor }));
 
 async function venueScreen(placeId) {
   const id = enc(placeId);
-  const place = await api("GET", `/v1/places/${id}`);
+  const [place] = await Promise.all([api("GET", `/v1/places/${id}`), reelModule()]);
   const post = `#/post?place=${id}`;
-  return [h("div", { class: "pu-head" }, h("h1", {}, place.name),
-    h("p", { class: "pu-links" }, h("a", { href: post, class: "button" }, "Post a clip here"), " ",
-      h("a", { href: place.googleMapsURL, target: "_blank", rel: "noopener" }, "Directions"))),
-  await feed(page(`/v1/places/${id}/posts`),
-    [h("p", {}, "No clips from the last hours."), h("a", { href: post }, "Show what it looks like right now")]),
-  await (await import("./map.js")).placeMap(place)];
+  const [mapButton, mapPanel] = mapToggle(place);
+  return feed(`/v1/places/${id}/posts`, {
+    head: [...reelHead(place.name, h("a", { href: post, class: "button" }, "Post a clip here"),
+      h("a", { href: place.googleMapsURL, target: "_blank", rel: "noopener" }, "Directions"), mapButton), mapPanel],
+    empty: [h("p", {}, "No clips from the last hours."), h("a", { href: post }, "Show what it looks like right now")] });
 }
 
 /** The city's pregame (`scope=pregame`) or all (`scope=all`) feed. */
 const cityScreen = (scope, title) => async () => {
-  const where = await locate();
+  const [where] = await Promise.all([locate(), reelModule()]);
   if (!where.cityKey) return [h("h1", {}, title), h("p", {}, "Pick a city in ", h("a", { href: "#/hub" }, "Venues"), " first.")];
-  return [h("div", { class: "pu-head" }, h("h1", {}, `${title} · ${where.cityName}`),
-    h("p", { class: "pu-links" }, h("a", { href: "#/post", class: "button" }, "Post a clip"), " ", h("a", { href: "#/hub" }, "Venues"), " ",
-      scope === "all" ? h("a", { href: "#/pregame" }, "Pregame") : h("a", { href: "#/all" }, "All clips"))),
-  await feed(page(`/v1/cities/${enc(where.cityKey)}/posts?scope=${scope}`),
-    h("p", {}, "Nothing posted yet tonight. ", h("a", { href: "#/post" }, "Post the first clip")), { showPlace: true })];
+  return feed(`/v1/cities/${enc(where.cityKey)}/posts?scope=${scope}`, { showPlace: true,
+    head: reelHead(`${title} · ${where.cityName}`, h("a", { href: "#/post", class: "button" }, "Post a clip"), h("a", { href: "#/hub" }, "Venues"),
+      scope === "all" ? h("a", { href: "#/pregame" }, "Pregame") : h("a", { href: "#/all" }, "All clips")),
+    empty: h("p", {}, "Nothing posted yet tonight. ", h("a", { href: "#/post" }, "Post the first clip")) });
 };
 
 /** The post screen is loaded on demand (post.js). */

@@ -2,7 +2,7 @@
 // creator edits or deletes it) and the create form (#/newsession) with the place picked from
 // nearby places, a place search (falling back to geocoding a city) or the user's own position.
 import { api, session, ApiError } from "./api.js";
-import { h, toast, position, requireMember, actionButton } from "./ui.js";
+import { h, toast, position, requireMember, actionButton, avatar } from "./ui.js";
 import { go } from "./router.js";
 import { findCity } from "./city.js";
 import { enc, distance, isoDay, sessionWhen, plural } from "./format.js";
@@ -122,7 +122,7 @@ export async function sessionScreen(id) {
     event.description ? h("p", { class: "pm-notes" }, event.description) : null,
     attendance(event, mine),
     h("h2", {}, "Players"),
-    h("ul", { class: "list", "aria-label": "Players" }, players.items.map((user) => h("li", { class: "pm-player" },
+    h("ul", { class: "list", "aria-label": "Players" }, players.items.map((user) => h("li", { class: "pm-player" }, avatar(user, "tiny"), " ",
       h("a", { href: `#/stats/${enc(user.username)}` }, personName(user)), user.id === event.organizerId ? h("span", { class: "pm-tag" }, "organiser") : null))),
     mine || event.myStatus === "going" ? inviter(event) : null,
     mine ? editor(event) : null,

@@ -1,7 +1,7 @@
 // Playmate's social screens: friends (#/friends: requests both ways, add by username, remove) and
 // invitations to sessions (#/invitations: accept or decline those received; those sent).
 import { api, session } from "./api.js";
-import { h, toast, actionButton } from "./ui.js";
+import { h, toast, actionButton, avatar } from "./ui.js";
 import { go } from "./router.js";
 import { enc, timeName, label, INVITATION_STATUSES } from "./format.js";
 import { personName, memberOnly, fieldErrors } from "./playmate-common.js";
@@ -9,7 +9,7 @@ import { personName, memberOnly, fieldErrors } from "./playmate-common.js";
 const again = () => go(location.hash);
 
 function person(user) {
-  return h("a", { href: `#/stats/${enc(user.username)}` }, personName(user));
+  return h("span", { class: "pm-who" }, avatar(user, "tiny"), " ", h("a", { href: `#/stats/${enc(user.username)}` }, personName(user)));
 }
 
 /** A list with a heading, or a muted line when empty. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Scenario 1, PartyUP: a guest browses a venue's clips, is asked to sign up to vote, signs up,
-posts a clip to the venue (upload progress, processing, ready), votes in the venue feed; a second
-user up-votes the new clip.
+"""Scenario 1, PartyUP: a guest browses the city's reel (Back from a venue comes back to the same
+clip) and a venue's clips, is asked to sign up to vote, signs up, posts a clip to the venue (upload
+progress, processing, ready), votes in the venue feed; a second user up-votes the new clip.
 
 Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip; the
 promotion is ended afterwards so repeated runs do not crowd the hub.
@@ -35,6 +35,37 @@ def body(new_page):
         call("DELETE", f"/v1/places/{place_id}/promotion", token=admin)
 
 
+def reel_back(page):
+    """The city's clips are a full-screen reel: the clip on screen plays, the next one preloads, and
+    after a venue link Back shows the same clip again, not the first. Pages of two clips here, so
+    that the reel loads pages as it goes and Back must load them again up to that clip."""
+    page.route(re.compile(r"/v1/cities/[^/]+/posts\?"),
+               lambda route: route.continue_(url=route.request.url.replace("limit=10", "limit=2")))
+    page.get_by_role("link", name="All clips").click()
+    feed = page.get_by_role("feed", name="Clips")
+    clips = feed.locator("article[data-id]")  # clips, not ads
+    expect(clips.first).to_be_visible()
+    assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight"), "the page scrolls around the reel"
+    expect(clips.first.locator(".reel-info")).to_have_css("background-image", re.compile("gradient"))  # words on a shade
+    # Down the reel to a clip at a venue, three or more screens down.
+    for index in range(1, 20):
+        clip = clips.nth(index)
+        clip.scroll_into_view_if_needed()
+        clip_id = clip.get_attribute("data-id")
+        expect(page).to_have_url(re.compile(f"at={clip_id}"))
+        if index >= 2 and clip.locator('a[href^="#/venue/"]').count() and clips.count() > index + 1:
+            break
+    expect(clips.nth(index + 1).locator("video")).to_have_attribute("preload", "auto")
+    venue = clip.locator('a[href^="#/venue/"]')
+    name = venue.text_content()
+    venue.click()
+    expect(page.get_by_role("heading", name=name)).to_be_visible()
+    page.go_back()
+    expect(feed.locator(f'article[data-id="{clip_id}"]')).to_be_in_viewport(ratio=0.9)
+    assert feed.evaluate("f => f.scrollTop") > 0
+    page.unroute(re.compile(r"/v1/cities/[^/]+/posts\?"))
+
+
 def browse_sign_up_and_post(new_page, place_id):
     page = new_page()
     page.goto("/#/start")
@@ -44,6 +75,8 @@ def browse_sign_up_and_post(new_page, place_id):
     # The hub lists the promoted venue with its tagline; its feed plays the admin's clip.
     page.get_by_role("navigation", name="Apps").get_by_role("link", name="Venues").click()
     expect(page.get_by_role("heading", name="Tonight in Berlin")).to_be_visible()
+    reel_back(page)
+    page.get_by_role("navigation", name="Apps").get_by_role("link", name="Venues").click()
     venue = page.get_by_role("list", name="Venues").get_by_role("link", name=VENUE)
     expect(venue).to_contain_text(TAGLINE)
     venue.click()
@@ -51,6 +84,7 @@ def browse_sign_up_and_post(new_page, place_id):
     clip = page.get_by_role("article", name=ADMIN_CAPTION)
     expect(clip.locator("video")).to_be_visible()
     if call("GET", "/v1/config").get("mapTileURL"):  # the venue on a map, its pin a link to directions
+        page.get_by_role("button", name="Map").click()
         pin = expect_map(page, f"Map of {VENUE}").get_by_role("link", name=f"Directions to {VENUE}")
         expect(pin).to_have_attribute("href", re.compile(r"^https://www\.google\.com/maps/"))
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scenario 3, dance clips: A posts a clip with a song and tags; B finds A, follows, sees the clip
-in the following feed, likes, comments, bookmarks, opens the tag feed and uses tutorial mode."""
+in the following feed (a reel, whose caption opens the clip), likes, comments, bookmarks, uses
+tutorial mode, and opens the tag feed as a reel and as a grid."""
 import os
 import re
 import time
@@ -129,6 +130,15 @@ def body(new_page):
     b.get_by_role("link", name=f"#{TAG}").first.click()
     expect(b.get_by_role("heading", name=f"#{TAG}")).to_be_visible()
     expect(b.get_by_role("link", name=CAPTION)).to_be_visible()
+    # The feeds are reels; Grid shows the poster grid instead, and this device remembers the choice.
+    expect(b.get_by_role("feed", name="Clips").get_by_role("article", name=CAPTION)).to_be_visible()
+    b.get_by_role("button", name="Grid").click()
+    expect(b.locator(".clips").get_by_role("link", name=CAPTION)).to_be_visible()
+    expect(b.get_by_role("feed")).to_have_count(0)
+    b.reload()
+    expect(b.get_by_role("button", name="Grid")).to_have_attribute("aria-pressed", "true")
+    b.get_by_role("button", name="Reel").click()
+    expect(b.get_by_role("feed", name="Clips").get_by_role("article", name=CAPTION)).to_be_visible()
     b.goto("/#/bookmarks")
     expect(b.get_by_role("heading", name="Bookmarks")).to_be_visible()
     expect(b.get_by_role("link", name=CAPTION)).to_be_visible()
