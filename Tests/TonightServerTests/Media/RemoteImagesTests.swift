@@ -2,9 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -39,26 +37,7 @@ func withImageHost(_ body: (_ base: String, _ hits: Hits) async throws -> Void) 
         let bytes = [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0, count: RemoteImages.maxBytes + 10)
         return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
-    var logger = Logger(label: "image-host")
-    logger.logLevel = .warning
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-            portContinuation.finish()
-        }, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = await iterator.next() ?? 0
-        try #require(port > 0, "image host did not start")
-        var failure: (any Error)?
-        do { try await body("http://127.0.0.1:\(port)", hits) } catch { failure = error }
-        await group.triggerGracefulShutdown()
-        if let failure { throw failure }
-    }
+    try await withLocalServer(router) { port in try await body("http://127.0.0.1:\(port)", hits) }
 }
 
 /// Requests a test server received.

@@ -171,22 +171,7 @@ private func withJWKSServer<T: Sendable>(
             status: .init(code: answer.status), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: answer.body)))
     }
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var configured = Application(
-        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        })
-    configured.logger.logLevel = .critical  // cancelling the server task logs shutdown noise at error level
-    let app = configured
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-        defer { group.cancelAll() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        return try await body("http://127.0.0.1:\(port)/jwks")
-    }
+    return try await withLocalServer(router) { port in try await body("http://127.0.0.1:\(port)/jwks") }
 }
 
 // MARK: - Tests
