@@ -210,7 +210,7 @@ function photoForm(me) {
     me = user;
     if (session.tokens) session.tokens = { ...session.tokens, user };
     remove.hidden = !me.avatarUrl;
-    preview.replaceChildren(me.avatarUrl ? h("img", { class: "pala-photo small", src: me.avatarUrl, alt: "Your photo" })
+    preview.replaceChildren(me.avatarUrl ? h("img", { class: "avatar small", src: me.avatarUrl, alt: "Your photo" })
       : h("span", { class: "muted" }, "No photo yet"));
   };
   const input = h("input", { type: "file", accept: "image/jpeg,image/png,image/heic,.heic", onchange: async () => {

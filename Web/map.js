@@ -45,7 +45,7 @@ function draw(L, box, config, pins, { you, numbered }) {
     pins.forEach((pin, i) => {
       const link = h("a", { href: pin.href, class: "map-pin", title: pin.title, "aria-label": numbered ? `${i + 1}. ${pin.title}` : pin.title,
         target: pin.external ? "_blank" : null, rel: pin.external ? "noopener" : null }, numbered ? String(i + 1) : "");
-      L.marker([pin.lat, pin.lon], { icon: L.divIcon({ html: link, className: "map-marker", iconSize: [32, 32] }), keyboard: false }).addTo(map);
+      L.marker([pin.lat, pin.lon], { icon: L.divIcon({ html: link, className: "map-marker", iconSize: [44, 44] }), keyboard: false }).addTo(map);
     });
   });
   watch.observe(box);

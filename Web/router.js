@@ -74,6 +74,10 @@ export async function render() {
   main.removeAttribute("aria-busy");
   main.replaceChildren(...nodes);
   main.focus({ preventScroll: true });
+  // The screen is drawn: the browser tests time its first paint by this mark (one per screen).
+  const mark = `screen:${route || "home"}`;
+  performance.clearMarks(mark);
+  performance.mark(mark);
 }
 
 /** Starts routing; unknown routes show `home`. */

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the screens.
 import { ApiError, session } from "./api.js";
-import { fieldSentence, words } from "./format.js";
+import { fieldSentence, words, shownName } from "./format.js";
 
 /** Builds an element: h("p", {class: "muted"}, "text", child…). */
 export function h(tag, attributes = {}, ...children) {
@@ -49,6 +49,16 @@ export function split(list, side, sideFirst = false) {
 
 /** A wide screen (two columns: see split). */
 export const wide = () => matchMedia("(min-width: 1024px)").matches;
+
+/** A person's photo, or the first letter of their name on a tile when they have none. "small" (a
+ * round 44 px, beside their name: decorative), "tiny" (28 px, the same) or "large" (a big square
+ * that says whose photo it is). */
+export function avatar(user, size = "small") {
+  const name = shownName(user, "");
+  return user?.avatarUrl
+    ? h("img", { class: `avatar ${size}`, src: user.avatarUrl, alt: size === "large" ? `Photo of ${name || "someone"}` : "", draggable: "false" })
+    : h("span", { class: `avatar ${size} initial`, "aria-hidden": "true" }, name.slice(0, 1).toUpperCase());
+}
 
 export function field(label, name, type = "text", extra = {}) {
   return h("label", {}, label, h("input", { name, type, required: true, ...extra }));

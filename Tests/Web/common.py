@@ -7,7 +7,9 @@ page's last screen (and of every page on failure), and any JavaScript error fail
 A scenario file is run as `python Tests/Web/scenario_X.py BASE_URL SCREENSHOT_DIR` against a
 server started with `tonight serve --demo` on a fresh database, and calls `scenario(name, body)`.
 """
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -108,6 +110,31 @@ def expect_map(page, name):
     expect(box.locator("img.leaflet-tile-loaded").first).to_be_visible()
     box.locator("img.leaflet-tile").evaluate_all("images => Promise.all(images.map(i => i.decode()))")  # throws unless all loaded
     return box
+
+
+AXE_RUN = """async () => {
+  // The WCAG 2.0 and 2.1 A and AA rules (axe-core refuses a tag it has no rule of: 3.1.1 has no wcag21a).
+  const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"].filter((tag) => axe.getRules([tag]).length);
+  const result = await axe.run(document, { runOnly: { type: "tag", values: tags } });
+  // axe-core 3.1.1 takes autocomplete="off" for a mistake on any field but a text one, which 3.1.2
+  // fixed (dequelabs/axe-core#1109): the search fields turn the browser's own suggestions off.
+  const offIsFine = (v, n) => v.id === "autocomplete-valid" && /autocomplete="off"/.test(n.html);
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ ...v, nodes: v.nodes.filter((n) => !offIsFine(v, n)) })).filter((v) => v.nodes.length)
+    .map((v) => `${v.id} (${v.impact}, ${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}"""
+
+
+def axe_violations(page):
+    """The page's serious and critical WCAG 2.1 A/AA violations by axe-core, as "rule (impact, help):
+    its first three elements". The axe-core is the one PyPI's axe-selenium-python ships (scripts/test
+    installs it): only its axe.min.js is used, put into the page through DevTools (so the page's
+    Content-Security-Policy allows it), without Selenium."""
+    if not page.evaluate("() => typeof axe === 'object'"):
+        package = importlib.util.find_spec("axe_selenium_python").submodule_search_locations[0]
+        with open(os.path.join(package, "node_modules", "axe-core", "axe.min.js")) as file:
+            page.evaluate(file.read())
+    return page.evaluate(AXE_RUN)
 
 
 def make_clip(seconds=2, width=360, height=640):

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """Every screen at 360 px and on a desktop: each control has a label, nothing overflows sideways,
 a screen's list and its side (filters, feed, chats) stack on a phone and stand side by side on a
-wide screen, the keyboard reaches the tab bar, and the app is installable (manifest with icons)."""
+wide screen, no serious or critical WCAG 2.1 A/AA violation by axe-core, touch targets of 44 px on
+the phone, the keyboard reaches the tab bar, the app is installable (manifest with icons), and
+every screen's first paint stays under 1 s with the position granted (issue 18's budget)."""
 import json
 
 from playwright.sync_api import expect
 
-from common import scenario, sign_in
+from common import axe_violations, scenario, sign_in
 
-SCREENS = ["#/", "#/hub", "#/pregame", "#/clips", "#/people", "#/bookmarks", "#/events", "#/artists",
+SCREENS = ["#/", "#/hub", "#/pregame", "#/all", "#/clips", "#/people", "#/bookmarks", "#/events", "#/artists",
            "#/favorites", "#/explore", "#/pala", "#/matches", "#/sessions", "#/sessions?view=map", "#/newsession", "#/calendar",
            "#/friends", "#/invitations", "#/quiz", "#/recs", "#/stats", "#/inbox", "#/settings", "#/post"]
+# Screens of one thing, opened from the first link to them that the screens above show.
+DETAILS = ["#/venue/", "#/clip/", "#/user/", "#/event/", "#/artist/", "#/wall/", "#/session/"]
+STAFF = ["#/moderation", "#/admin"]
+BUDGET_MS = 1000
 
 UNLABELLED = """elements => elements.filter(e => {
   if (e.type === "hidden" || e.closest("[hidden]")) return false;
@@ -19,16 +25,70 @@ UNLABELLED = """elements => elements.filter(e => {
   return !name;
 }).map(e => e.outerHTML.slice(0, 120))"""
 
+# Controls and links smaller than 44 × 44 px, a check box or radio button counting with its label. A
+# link inside running text (words next to it) is exempt, as WCAG exempts it; the skip link shows
+# only when focused.
+SMALL_TARGETS = """() => {
+  const words = (node) => node?.nodeType === Node.TEXT_NODE && /\\w/.test(node.textContent);
+  return [...document.querySelectorAll("a[href], button, summary, select, textarea, input:not([type=hidden])")]
+    .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== "hidden" && !e.matches(".skip"))
+    .filter((e) => !(getComputedStyle(e).display === "inline" && (words(e.previousSibling) || words(e.nextSibling))))
+    .map((e) => [e, (["checkbox", "radio"].includes(e.type) && e.closest("label")) || e])
+    .map(([e, target]) => [e, target.getBoundingClientRect()])
+    .filter(([e, box]) => box.width < 43.5 || box.height < 43.5)
+    .map(([e, box]) => `${e.outerHTML.slice(0, 100)} ${Math.round(box.width)}×${Math.round(box.height)}`);
+}"""
 
-def check(page, width):
-    for screen in SCREENS:
-        # Empty the screen first: a hash change keeps the document, so wait for the new screen's heading.
-        page.evaluate("() => document.getElementById('main').replaceChildren()")
-        if page.url.endswith(screen):
-            page.reload()
-        else:
-            page.goto("/" + screen)
-        expect(page.locator("main h1").first).to_be_visible()
+# Milliseconds from `since` (a navigation's start) to the router's mark that the screen is drawn.
+DRAWN = """([mark, since]) => {
+  const entry = performance.getEntriesByName(mark).pop();
+  return entry && entry.startTime >= since ? entry.startTime - since : null;
+}"""
+
+
+def visit(page, screen, fresh):
+    """Opens `screen` as a fresh page load or, like a tap on a link, as a hash change; returns the ms
+    from the navigation's start to the screen's first paint (the router's "screen:…" mark, set
+    when the screen replaces the previous one)."""
+    if fresh or page.url.endswith(screen):
+        page.goto("about:blank")
+        page.goto("/" + screen)
+        since = 0  # the navigation's start
+    else:
+        # A hash change keeps the document: empty the screen so the new heading is waited for.
+        since = page.evaluate("""hash => {
+          document.getElementById("main").replaceChildren();
+          const now = performance.now();
+          location.hash = hash;
+          return now;
+        }""", screen)
+    expect(page.locator("main h1").first).to_be_visible()
+    route = screen[2:].split("?")[0].split("/")[0] or "home"
+    drawn = page.evaluate(DRAWN, [f"screen:{route}", since])
+    assert drawn is not None, f"{screen}: the router did not mark the screen drawn"
+    return drawn
+
+
+def timed(page, screen, fresh, tries=3):
+    """visit(), again while over budget up to `tries` times in all (a loaded test machine can stall
+    a load for a moment): the best figure counts."""
+    best = visit(page, screen, fresh)
+    for _ in range(tries - 1):
+        if best < BUDGET_MS:
+            break
+        if not fresh:
+            visit(page, "#/", fresh)  # to tap on the screen's link again
+        best = min(best, visit(page, screen, fresh))
+    return best
+
+
+def check(page, width, fresh, screens):
+    """Every screen of `screens` at `width` px, then the first of each of DETAILS that they link to;
+    returns each one's first paint in ms."""
+    paints = {}
+    queue = list(screens)
+    for screen in queue:
+        paints[label(screen)] = timed(page, screen, fresh)
         page.wait_for_load_state("networkidle")
         missing = page.locator("main input, main select, main textarea, main button").evaluate_all(UNLABELLED)
         assert not missing, f"{screen} at {width} px has controls without a label: {missing}"
@@ -36,6 +96,24 @@ def check(page, width):
         assert overflow <= 1, f"{screen} at {width} px is {overflow} px wider than the screen"
         if screen in SPLIT:
             columns(page, screen, width)
+        violations = axe_violations(page)
+        assert not violations, f"{screen} at {width} px fails WCAG 2.1 AA (axe-core): {violations}"
+        if width < 1024:
+            small = page.evaluate(SMALL_TARGETS)
+            assert not small, f"{screen} at {width} px has touch targets under 44 px: {small}"
+        for prefix in DETAILS:
+            link = page.locator(f'main a[href^="{prefix}"]')
+            if not any(s.startswith(prefix) for s in queue) and link.count():
+                queue.append(link.first.get_attribute("href"))
+    return paints
+
+
+def label(screen):
+    return next((prefix + "…" for prefix in DETAILS if screen.startswith(prefix)), screen)
+
+
+def figure(paints, screen):
+    return f"{paints[screen]:.0f}" if screen in paints else "-"
 
 
 SPLIT = ["#/hub", "#/events", "#/sessions", "#/pala"]
@@ -54,6 +132,11 @@ def columns(page, screen, width):
 
 def body(new_page):
     phone = new_page()
+    # The start screen, signed out.
+    phone.goto("/#/start")
+    expect(phone.locator("main h1").first).to_be_visible()
+    assert not axe_violations(phone), axe_violations(phone)
+    assert not phone.evaluate(SMALL_TARGETS), phone.evaluate(SMALL_TARGETS)
     sign_in(phone, "mia")
     # The keyboard reaches the tab bar and follows a link with Enter.
     events = phone.get_by_role("navigation", name="Apps").get_by_role("link", name="Events")
@@ -64,10 +147,20 @@ def body(new_page):
     expect(events).to_be_focused()
     phone.keyboard.press("Enter")
     expect(phone.get_by_role("heading", name="Tonight")).to_be_visible()
-    check(phone, 360)
+    # The phone opens each screen as a fresh page load, the desktop as a tap on a link does.
+    loads = check(phone, 360, True, SCREENS)
     desktop = new_page(width=1280, height=800)
     sign_in(desktop, "leo")
-    check(desktop, 1280)
+    taps = check(desktop, 1280, False, SCREENS)
+    staff = new_page(width=1280, height=800)
+    sign_in(staff, "admin")
+    taps |= check(staff, 1280, False, STAFF)
+    # Budget: every screen's first paint under 1 s on the demo with the position granted.
+    print(f"{'first paint, ms':<24}{'load 360 px':>12}{'tap 1280 px':>12}")
+    for screen in {**loads, **taps}:
+        print(f"{screen:<24}{figure(loads, screen):>12}{figure(taps, screen):>12}")
+    slow = {screen: round(ms) for screen, ms in [*loads.items(), *taps.items()] if ms >= BUDGET_MS}
+    assert not slow, f"first paint over {BUDGET_MS} ms: {slow}"
     manifest = json.loads(desktop.request.get("/app/manifest.webmanifest").text())
     assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
     sizes = {icon["sizes"] for icon in manifest["icons"]}
