@@ -352,7 +352,8 @@ export async function chatScreen(id) {
   let otherRead = conversation.otherReadSeq;
   let myRead = conversation.readSeq;
 
-  const log = h("ol", { class: "pala-log", role: "log", "aria-label": `Conversation with ${other}`, "aria-live": "polite" });
+  // The list keeps its list role (axe: items belong in a list); a box around it is the live log.
+  const log = h("ol", { class: "pala-log" });
   const older = actionButton("Older", loadOlder, { class: "secondary" });
   const typing = h("p", { class: "muted pala-typing", "aria-live": "polite" });
   const lastSeq = () => Math.max(0, ...messages.keys());
@@ -445,7 +446,8 @@ export async function chatScreen(id) {
   draw();
   requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
   markRead();
-  section.append(older, log, typing, composer);
+  section.append(older, h("div", { role: "log", "aria-label": `Conversation with ${other}`, "aria-live": "polite" }, log),
+    typing, composer);
   return [h("h1", { class: "pala-chat-title" }, avatar(conversation.user), other),
     h("p", { class: "muted pala-head" }, conversation.presence?.online ? "Online" : "Offline", " · ",
       h("a", { href: "#/pala" }, "All chats"), " · ",
