@@ -18,13 +18,29 @@ enum PublicAddress {
     /// The first address of `host`, when every address it resolves to is public (or `host` is in
     /// `allowing`). Resolution runs on NIO's thread pool; it throws ``Refusal`` otherwise.
     static func resolve(_ host: String, port: Int, allowing: Set<String>) async throws -> SocketAddress {
-        let addresses = try await NIOThreadPool.singleton.runIfActive {
-            try lookup(host, port: port)
-        }
+        let addresses = try await resolver.runIfActive { try lookup(host, port: port) }
         guard let first = addresses.first else { throw Refusal(description: "no address") }
         if allowing.contains(host.lowercased()) { return first }
         guard addresses.allSatisfy(isPublic) else { throw Refusal(description: "not a public address") }
         return first
+    }
+
+    /// Threads of their own for `getaddrinfo`, which cannot be cancelled: a host whose DNS never
+    /// answers holds one of these until the resolver gives up, never the pool that serves files.
+    private static let resolver: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
+
+    /// Whether `host` is a plain DNS name (letters, digits, `-`, `.`) or an IP address literal,
+    /// nothing a URL parser and a resolver could read differently.
+    static func isPlainHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.count <= 253 else { return false }
+        if (try? SocketAddress(ipAddress: host, port: 0)) != nil { return true }
+        return host.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == ".")
+        }
     }
 
     /// Every address `host` resolves to (numeric hosts included).
@@ -70,6 +86,12 @@ enum PublicAddress {
             if bytes[0..<12] == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] {
                 return isPublic(v4: Array(bytes[12...]))
             }
+            // 6to4 (2002::/16) carries an IPv4 address in bytes 2–5: judge it.
+            if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPublic(v4: Array(bytes[2..<6])) }
+            // 2001::/23: IETF protocol assignments (Teredo, benchmarking, ORCHID).
+            if bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] < 0x02 { return false }
+            // 3fff::/20, documentation (RFC 9637).
+            if bytes[0] == 0x3F && bytes[1] == 0xFF && bytes[2] < 0x10 { return false }
             if bytes.allSatisfy({ $0 == 0 }) || bytes == [UInt8](repeating: 0, count: 15) + [1] { return false }
             if bytes[0] & 0xFE == 0xFC { return false }  // fc00::/7 unique local
             if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }  // fe80::/10 link-local
@@ -92,6 +114,7 @@ enum PublicAddress {
         case (172, 16...31): return false
         case (198, 18...19): return false  // benchmarking
         case (192, 0) where b[2] == 0 || b[2] == 2: return false  // IETF protocol, TEST-NET-1
+        case (192, 88) where b[2] == 99: return false  // 6to4 relay anycast
         case (198, 51) where b[2] == 100, (203, 0) where b[2] == 113: return false  // TEST-NET-2, -3
         case (224...255, _): return false  // multicast, reserved, broadcast
         default: return true

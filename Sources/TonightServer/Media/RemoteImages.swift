@@ -14,8 +14,8 @@ import TonightCore
 /// API answers never carry the foreign link: an artist's or place's `imageURL` is
 /// `/v1/images/artists/<id>` or `/v1/images/places/<id>` (``link(_:kind:id:)``). The link names
 /// the row, not the URL, so the route fetches only what our catalogue holds — it is no open proxy.
-/// The first request fetches the image (http or https, public addresses only — see
-/// ``PublicAddress`` —, at most ``maxBytes``, ``deadline`` in all, up to three redirects each
+/// The first request fetches the image (http or https on ports 80 and 443, public addresses only —
+/// see ``PublicAddress`` —, at most ``maxBytes``, ``deadline`` in all, up to three redirects each
 /// checked again), re-encodes it with ffmpeg as a JPEG of at most ``longSide`` pixels without
 /// metadata (without ffmpeg there are no catalogue images: bytes not re-encoded are never served),
 /// and stores it as `remote/<hash of the URL>.jpg`; every request then redirects to
@@ -113,7 +113,21 @@ final class RemoteImages: Sendable {
             if let since = state.failed[key], now - since < Self.retryAfterFailure { return .failed }
             if let running = state.running[key] { return .join(running) }
             guard state.running.count < Self.concurrency else { return .busy }
-            let task = Task { try await self.store(url, key: key) }
+            // The task itself leaves `running` (and notes a failure) when it ends, so a later fetch
+            // of the same key is never removed by a waiter of this one.
+            let task = Task {
+                do {
+                    try await self.store(url, key: key)
+                    self.state.withLock { _ = $0.running.removeValue(forKey: key) }
+                } catch {
+                    self.state.withLock { state in
+                        state.running.removeValue(forKey: key)
+                        if state.failed.count > 10_000 { state.failed.removeAll() }
+                        state.failed[key] = ContinuousClock.now
+                    }
+                    throw error
+                }
+            }
             state.running[key] = task
             return .join(task)
         }
@@ -125,22 +139,13 @@ final class RemoteImages: Sendable {
                 status: 503, code: .mediaBusy, detail: "Other images are being fetched right now. Try again shortly.",
                 retryAfter: 2)
         case .join(let task):
-            do {
-                try await task.value
-                state.withLock { _ = $0.running.removeValue(forKey: key) }
-            } catch {
-                state.withLock { state in
-                    state.running.removeValue(forKey: key)
-                    if state.failed.count > 10_000 { state.failed.removeAll() }
-                    state.failed[key] = ContinuousClock.now
-                }
-                throw APIError.notFound("This image could not be fetched.")
-            }
+            do { try await task.value } catch { throw APIError.notFound("This image could not be fetched.") }
         }
     }
 
-    /// Downloads, re-encodes and stores `url` as `key`.
+    /// Downloads, re-encodes and stores `url` as `key` (unless another request stored it meanwhile).
     private func store(_ url: String, key: String) async throws {
+        guard try await blobs.head(key: key) == nil else { return }
         let work = URL(fileURLWithPath: workDirectory).appendingPathComponent(Identifier.make())
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -159,9 +164,12 @@ final class RemoteImages: Sendable {
         for _ in 0...3 {
             guard let url = URL(string: next), let scheme = url.scheme?.lowercased(),
                 ["http", "https"].contains(scheme),
-                let host = url.host, !host.isEmpty
-            else { throw PublicAddress.Refusal(description: "not an http(s) link") }
+                let host = url.host, PublicAddress.isPlainHost(host)
+            else { throw PublicAddress.Refusal(description: "not an http(s) link to a plain host name or address") }
             let port = url.port ?? (scheme == "https" ? 443 : 80)
+            let allowed = privateHosts.contains(host.lowercased())
+            // The web's ports only: a link cannot probe other services of a public host.
+            guard allowed || [80, 443].contains(port) else { throw PublicAddress.Refusal(description: "port \(port)") }
             let address = try await PublicAddress.resolve(host, port: port, allowing: privateHosts)
             var configuration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))

@@ -75,7 +75,10 @@ import Testing
         #expect(tools.ffmpeg.hasSuffix("/ffmpeg") && tools.ffprobe.hasSuffix("/ffprobe"))
         #expect(MediaTools.locate(path: "/nonexistent:/also-missing") == nil)
         #expect(MediaTools.locate(ffmpeg: "/nonexistent/ffmpeg") == nil)
-        #expect(MediaTools.locate(ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, path: nil) == tools)
+        let explicit = MediaTools.locate(ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, path: nil)
+        #expect(explicit?.ffmpeg == tools.ffmpeg && explicit?.ffprobe == tools.ffprobe)
+        #expect(explicit?.heif == nil)  // libheif's tools are looked up on the path only
+        #expect(tools.heif != nil)  // scripts/test installs them: HEIC photos are tested
     }
 }
 

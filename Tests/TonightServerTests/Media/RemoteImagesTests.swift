@@ -127,16 +127,21 @@ struct RemoteImagesTests {
         }
         for address in [
             "127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+            "192.88.99.1",
         ] {
             #expect(!PublicAddress.isPublic(try SocketAddress(ipAddress: address, port: 80)), "\(address)")
         }
         for address in [
             "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "ff02::1",
+            "2002:a00:1::1", "2001:0:4136:e378::1", "3fff::1", "::7f00:1",
         ] {
             #expect(!PublicAddress.isPublic(try SocketAddress(ipAddress: address, port: 80)), "\(address)")
         }
-        for address in ["93.184.216.34", "2a00:1450:4001:80b::200e", "::ffff:93.184.216.34"] {
+        for address in ["93.184.216.34", "2a00:1450:4001:80b::200e", "::ffff:93.184.216.34", "2002:5db8:d822::1"] {
             #expect(PublicAddress.isPublic(try SocketAddress(ipAddress: address, port: 80)), "\(address)")
         }
+        #expect(PublicAddress.isPlainHost("img.example.com") && PublicAddress.isPlainHost("::1"))
+        #expect(!PublicAddress.isPlainHost("[v1.x]") && !PublicAddress.isPlainHost("a b"))
+        #expect(!PublicAddress.isPlainHost(""))
     }
 }
