@@ -46,8 +46,9 @@ def venue_clock(new_page, show):
     page.goto(f"/#/event/{show['id']}")
     hero = page.locator("main img.tt-hero")
     expect(hero).to_have_attribute("src", re.compile(r"^/v1/images/places/"))
-    # The cached copy loads (polled: the screen may be drawn again while the picture is fetched).
-    page.wait_for_function("() => { const i = document.querySelector('main img.tt-hero'); return i?.complete && i.naturalWidth > 0; }")
+    # The cached copy loads (polled, without eval, which the page's CSP forbids).
+    expect(hero).to_have_js_property("complete", True)
+    expect(hero).not_to_have_js_property("naturalWidth", 0)
     when = page.locator("dt", has_text="When").locator("xpath=following-sibling::dd[1]")
     expect(when).to_contain_text("Tomorrow, ")
     expect(when).to_contain_text("· 20:00 Berlin time")
