@@ -1,11 +1,12 @@
 // Account-wide screens: the header's live inbox badge, the notifications inbox (#/inbox), settings
-// (#/settings: profile, preferences, notification kinds and quiet hours, devices, password, sign
-// out); the staff screens (#/moderation, #/admin) load on demand from admin.js, which shares the
-// form helpers exported here.
+// (#/settings: profile, preferences, notification kinds and quiet hours, devices, email (from
+// email.js), password, sign out); the staff screens (#/moderation, #/admin) load on demand from
+// admin.js, which shares the form helpers exported here.
 import { api, session, pagePath } from "./api.js";
 import { h, toast, showProblem, field, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, disconnect } from "./live.js";
+import { emailSection } from "./email.js";
 import { enc, fromNow, deviceZone, label, GENDERS, AGE_GROUPS, NOTIFICATION_KINDS, DEVICE_PLATFORMS } from "./format.js";
 
 const KINDS = NOTIFICATION_KINDS.map(([kind]) => kind);
@@ -357,7 +358,7 @@ async function settingsScreen() {
     h("a", { href: "#/moderation" }, "Moderation queue"),
     me.role === "admin" ? h("a", { href: "#/admin" }, "Promotions and ads") : null);
   return [h("h1", {}, "Settings"), staff, photoForm(me), profileForm(me), notificationsForm(settings), preferencesForm(me),
-    devicesSection(devices), passwordForm(), accountActions(), deleteForm()];
+    devicesSection(devices), emailSection(me), passwordForm(), accountActions(), deleteForm()];
 }
 
 /** The staff screens load on demand (admin.js): most people never open them. */

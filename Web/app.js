@@ -11,8 +11,9 @@ import * as tickets from "./events.js";
 import * as pala from "./pala.js";
 import * as playmate from "./playmate.js";
 import * as account from "./account.js";
+import * as email from "./email.js";
 
-for (const module of [home, partyup, dance, tickets, pala, playmate, account]) register(module.routes);
+for (const module of [home, partyup, dance, tickets, pala, playmate, account, email]) register(module.routes, module.signedOutRoutes);
 
 const tabs = [["hub", "Venues"], ["clips", "Clips"], ["events", "Events"], ["pala", "People"], ["sessions", "Sports"]];
 const nav = document.getElementById("nav");

@@ -134,7 +134,9 @@ const PROBLEMS = { internal_error: OURS, database_busy: BUSY, database_unavailab
   too_many_connections: BUSY, in_progress: BUSY, provider_unavailable: BUSY, gazetteer_empty: "Tonight doesn't know any cities yet.",
   anonymous_read_only: "Sign up to do this — it takes ten seconds.", invalid_token: SIGN_IN, invalid_refresh_token: SIGN_IN,
   refresh_token_reused: SIGN_IN, answer_withheld: "You're signed up already: sign in.", media_link: "This link has expired. Reload the page.",
-  invalid_characters: "Some text has characters Tonight can't keep. Remove them and try again." };
+  invalid_characters: "Some text has characters Tonight can't keep. Remove them and try again.",
+  invalid_link: "This link has already been used or replaced by a newer one.", link_expired: "This link has expired.",
+  already_verified: "Your email address is already confirmed." };
 const STATUSES = { 401: "Sign in to do this.", 403: "You can't do that.", 404: "This isn't here any more.",
   409: "This changed meanwhile. Reload and try again.", 413: "That's too large to send.", 429: "Too many tries. Wait a moment and try again." };
 /** Words about the machinery, not for people. */

@@ -3,11 +3,17 @@ import { ApiError, session } from "./api.js";
 import { h, errorText } from "./ui.js";
 
 const routes = {};
+/** Screens that someone signed out may open (besides "start"): the mailed links' among them. */
+const signedOut = new Set();
 let leaving = [];
 let fallback = () => [];
 
-/** Adds screens: `{ name: (arg…) => nodes }`. The "" route is home. */
-export function register(screens) { Object.assign(routes, screens); }
+/** Adds screens: `{ name: (arg…) => nodes }`. The "" route is home. Those named in `open` work
+ * signed out; any other sends someone signed out through the start screen. */
+export function register(screens, open = []) {
+  Object.assign(routes, screens);
+  for (const name of open) signedOut.add(name);
+}
 
 /** Runs `fn` when the current screen is left (stop players, sockets, timers). */
 export function onLeave(fn) { leaving.push(fn); }
@@ -31,11 +37,16 @@ let comeBack = "";
 /** The start screen's link that brings the person back here after signing in or up. */
 export function startLink() { return `#/start?next=${encodeURIComponent(location.hash || "#/")}`; }
 
-/** Where signing in or up leads: the screen the person came from (a deep link, a prompt), else home. */
+/** The route of a hash: "#/event/1?x" → "event". */
+const routeOf = (hash) => hash.replace(/^#\/?/, "").split("?")[0].split("/")[0];
+
+/** Where signing in or up leads: the screen the person came from (a deep link, a prompt), else
+ * home; never back to the start screen or to a signed-out one (a used link, a sent form). */
 export function returnTo() {
   const next = comeBack;
   comeBack = "";
-  return next && !next.startsWith("#/start") ? next : "#/";
+  const route = next && routeOf(next);
+  return next && route !== "start" && !signedOut.has(route) ? next : "#/";
 }
 
 function skeleton() {
@@ -49,7 +60,7 @@ export async function render() {
   const main = document.getElementById("main");
   const [route, ...rest] = location.hash.replace(/^#\/?/, "").split("?")[0].split("/");
   // Signed out, any screen goes through the start screen and comes back to it.
-  if (!session.tokens && route !== "start") return go(startLink());
+  if (!session.tokens && route !== "start" && !signedOut.has(route)) return go(startLink());
   if (route === "start") {
     const next = params().get("next");
     if (next?.startsWith("#/")) comeBack = next; else if (shown && !shown.startsWith("#/start")) comeBack = shown;

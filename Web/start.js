@@ -1,4 +1,5 @@
-// Start (sign up, sign in, continue anonymously) and home (the five apps in one place).
+// Start (sign up, sign in, continue anonymously) and home (the five apps in one place). The sign-in
+// form is also the reset-password screen's (email.js), once the new password is set.
 import { api, session } from "./api.js";
 import { h, showProblem, field } from "./ui.js";
 import { go, params, returnTo } from "./router.js";
@@ -13,14 +14,22 @@ function signIn(tokens) {
   go(returnTo());
 }
 
-/** A form that posts its fields to an auth route and signs in with the answer. */
-function authForm(title, path, fields, button) {
+/** A form that posts its fields to an auth route and signs in with the answer (`after`: below its button). */
+function authForm(title, path, fields, button, after = null) {
   return h("form", { "aria-label": title, onsubmit: async (event) => {
     event.preventDefault();
     try {
       signIn(await api("POST", path, Object.fromEntries(new FormData(event.target))));
     } catch (error) { showProblem(event.target, error); }
-  } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button));
+  } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button), after);
+}
+
+/** The sign-in form, with the way to a new password. */
+export function signInForm() {
+  return authForm("Sign in", "/v1/auth/login", [
+    field("Username or email", "username", "text", { autocomplete: "username" }),
+    field("Password", "password", "password", { autocomplete: "current-password" }),
+  ], "Sign in", h("p", {}, h("a", { href: "#/forgot-password" }, "Forgot password?")));
 }
 
 function startScreen() {
@@ -29,10 +38,7 @@ function startScreen() {
     field("Email", "email", "email", { autocomplete: "email" }),
     field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
   ], "Sign up");
-  const login = authForm("Sign in", "/v1/auth/login", [
-    field("Username or email", "username", "text", { autocomplete: "username" }),
-    field("Password", "password", "password", { autocomplete: "current-password" }),
-  ], "Sign in");
+  const login = signInForm();
   const anonymous = h("button", { type: "button", onclick: async () => {
     signIn(await api("POST", "/v1/auth/anonymous"));
   } }, "Continue without an account");

@@ -67,13 +67,15 @@ public final class TonightClient: Sendable {
     }
 
     /// Creates an account and signs in. Called while continuing anonymously, it upgrades the device
-    /// to the account, keeping what it did.
+    /// to the account, keeping what it did. The server mails a link to verify `email`
+    /// (``verifyEmail(token:)``; ``Me`` `emailVerified` says whether it was opened).
     @discardableResult
     public func signUp(username: String, email: String, password: String, displayName: String? = nil) async throws
         -> Me
     {
         try await signIn {
             let output = try await api.signUp(
+                headers: .init(acceptLanguage: Self.acceptLanguage),
                 body: .json(.init(username: username, email: email, password: password, displayName: displayName)))
             guard case .created(let created) = output, case .json(let tokens) = created.body else {
                 throw TonightError.unexpectedResponse(status: 0)

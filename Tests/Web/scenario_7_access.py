@@ -13,6 +13,10 @@ from common import axe_violations, scenario, sign_in
 SCREENS = ["#/", "#/hub", "#/pregame", "#/all", "#/clips", "#/people", "#/bookmarks", "#/events", "#/artists",
            "#/favorites", "#/explore", "#/pala", "#/matches", "#/sessions", "#/sessions?view=map", "#/newsession", "#/calendar",
            "#/friends", "#/invitations", "#/quiz", "#/recs", "#/stats", "#/inbox", "#/settings", "#/post"]
+# The mailed links' screens and the way to one, which also work signed out (checked so on the phone
+# too); a made-up token shows the screen as an unknown link leaves it.
+SIGNED_OUT = ["#/forgot-password", "#/reset-password/made-up", "#/verify-email/made-up"]
+SCREENS += SIGNED_OUT
 # Screens of one thing, opened from the first link to them that the screens above show.
 DETAILS = ["#/venue/", "#/clip/", "#/user/", "#/event/", "#/artist/", "#/wall/", "#/session/"]
 STAFF = ["#/moderation", "#/admin"]
@@ -137,6 +141,10 @@ def body(new_page):
     expect(phone.locator("main h1").first).to_be_visible()
     assert not axe_violations(phone), axe_violations(phone)
     assert not phone.evaluate(SMALL_TARGETS), phone.evaluate(SMALL_TARGETS)
+    phone.locator("summary", has_text="Sign in").click()  # the sign-in form with its "Forgot password?"
+    assert not axe_violations(phone), axe_violations(phone)
+    assert not phone.evaluate(SMALL_TARGETS), phone.evaluate(SMALL_TARGETS)
+    signed_out = {f"{screen} (out)": ms for screen, ms in check(phone, 360, True, SIGNED_OUT).items()}
     sign_in(phone, "mia")
     # The keyboard reaches the tab bar and follows a link with Enter.
     events = phone.get_by_role("navigation", name="Apps").get_by_role("link", name="Events")
@@ -148,7 +156,7 @@ def body(new_page):
     phone.keyboard.press("Enter")
     expect(phone.get_by_role("heading", name="Tonight")).to_be_visible()
     # The phone opens each screen as a fresh page load, the desktop as a tap on a link does.
-    loads = check(phone, 360, True, SCREENS)
+    loads = signed_out | check(phone, 360, True, SCREENS)
     desktop = new_page(width=1280, height=800)
     sign_in(desktop, "leo")
     taps = check(desktop, 1280, False, SCREENS)

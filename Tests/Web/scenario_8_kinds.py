@@ -31,10 +31,17 @@ def seed():
     admin = admin_token()
     bar = call("POST", "/v1/places", {"name": f"Leak bar {RUN}", "category": "bar",
                                       "location": {"lat": 52.5205, "lon": 13.4055}}, admin)
-    # Tonight as the demo dates it: 20:00, or an hour from now when that is later.
+    # Within the Events tab's "tonight": until 06:00 the night is still on (LocalClock.window), so
+    # early in the morning the party starts soon; after 06:00, at 20:00 (or an hour from now).
     now = datetime.datetime.now(ZoneInfo("Europe/Berlin"))
+    six = now.replace(hour=6, minute=0, second=0, microsecond=0)
+    if now < six and now + datetime.timedelta(minutes=3) >= six:
+        time.sleep((six - now).total_seconds() + 5)  # the last minutes of a night: wait for the next
+        now = datetime.datetime.now(ZoneInfo("Europe/Berlin"))
     start = now + datetime.timedelta(hours=1)
-    if now.hour >= 5:
+    if now < six:
+        start = min(start, six - datetime.timedelta(minutes=1))
+    else:
         start = max(start, now.replace(hour=20, minute=0, second=0, microsecond=0))
     party = call("POST", "/v1/events", {"name": PARTY, "placeId": bar["id"], "localDate": start.date().isoformat(),
                                         "localTime": start.strftime("%H:%M")}, admin)

@@ -22,6 +22,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/IdempotencyKey`.
         public typealias IdempotencyKey = Swift.String
+        /// The languages the person reads (RFC 9110), for mail sent on this request when the account has no language of its own yet; English when none is one the server writes (`en`, `de`).
+        ///
+        /// - Remark: Generated from `#/components/parameters/AcceptLanguage`.
+        public typealias AcceptLanguage = Swift.String
         /// Only events of these kinds (repeat it: `kind=show&kind=party`); all kinds when absent. Each app asks for its own: ticketed shows and parties, or Playmate's sessions.
         ///
         /// - Remark: Generated from `#/components/parameters/EventKinds`.

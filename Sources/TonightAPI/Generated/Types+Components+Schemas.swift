@@ -25,8 +25,9 @@ extension Components {
         /// - `admins_only` (403): Only administrators may do this.
         /// - `adults_only` (403): This needs an adult account (a birth date at least 18 years ago).
         /// - `already_matched` (409): The two people are already matched.
-        /// - `answer_withheld` (409): A request with this `Idempotency-Key` already succeeded, and its answer carried tokens, which are never repeated: sign in instead.
+        /// - `already_verified` (409): The email address is already verified.
         /// - `anonymous_read_only` (403): Anonymous device tokens may only read; sign up to write.
+        /// - `answer_withheld` (409): A request with this `Idempotency-Key` already succeeded, and its answer carried tokens, which are never repeated: sign in instead.
         /// - `bad_request` (400): The request cannot be read.
         /// - `body_too_large` (413): The request body is larger than the server accepts.
         /// - `conflict` (409): The request conflicts with existing data.
@@ -38,18 +39,20 @@ extension Components {
         /// - `gazetteer_empty` (503): The server knows no cities (its gazetteer is empty).
         /// - `headers_too_large` (431): The request's head (its header fields, or its request line on a new connection past the head limit) is larger than the server reads; the connection is closed.
         /// - `http_error` (400): An HTTP-level refusal without a more specific code.
-        /// - `identity_taken` (409): This sign-in provider identity belongs to another account.
         /// - `idempotency_key_reused` (422): The `Idempotency-Key` was already used with a different request.
+        /// - `identity_taken` (409): This sign-in provider identity belongs to another account.
         /// - `in_progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After`.
         /// - `internal_error` (500): Something failed on the server's side.
         /// - `invalid_body` (400): The request body does not match the operation's schema.
         /// - `invalid_characters` (400): The request contains a NUL or another character that cannot be stored.
         /// - `invalid_credentials` (401): Wrong username, email or password.
         /// - `invalid_id_token` (401): The OpenID Connect ID token is invalid or expired.
+        /// - `invalid_link` (400): The link is unknown, was already used, or was replaced by a newer one; ask for a new one.
         /// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked.
         /// - `invalid_request` (400): The request (a parameter or header) cannot be read.
         /// - `invalid_token` (401): The access token is invalid or expired; refresh it.
         /// - `invalid_upload` (400): The multipart upload cannot be read.
+        /// - `link_expired` (410): The link has expired; ask for a new one.
         /// - `malformed_json` (400): The request body is not valid JSON.
         /// - `media_busy` (503): As many photos as the server converts at once are being converted; nothing was stored; retry after `Retry-After`.
         /// - `media_link` (403): The media link lacks its signature or has expired.
@@ -89,8 +92,9 @@ extension Components {
             case adminsOnly = "admins_only"
             case adultsOnly = "adults_only"
             case alreadyMatched = "already_matched"
-            case answerWithheld = "answer_withheld"
+            case alreadyVerified = "already_verified"
             case anonymousReadOnly = "anonymous_read_only"
+            case answerWithheld = "answer_withheld"
             case badRequest = "bad_request"
             case bodyTooLarge = "body_too_large"
             case conflict = "conflict"
@@ -102,18 +106,20 @@ extension Components {
             case gazetteerEmpty = "gazetteer_empty"
             case headersTooLarge = "headers_too_large"
             case httpError = "http_error"
-            case identityTaken = "identity_taken"
             case idempotencyKeyReused = "idempotency_key_reused"
+            case identityTaken = "identity_taken"
             case inProgress = "in_progress"
             case internalError = "internal_error"
             case invalidBody = "invalid_body"
             case invalidCharacters = "invalid_characters"
             case invalidCredentials = "invalid_credentials"
             case invalidIdToken = "invalid_id_token"
+            case invalidLink = "invalid_link"
             case invalidRefreshToken = "invalid_refresh_token"
             case invalidRequest = "invalid_request"
             case invalidToken = "invalid_token"
             case invalidUpload = "invalid_upload"
+            case linkExpired = "link_expired"
             case malformedJson = "malformed_json"
             case mediaBusy = "media_busy"
             case mediaLink = "media_link"
@@ -500,6 +506,14 @@ extension Components {
             public var username: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Me/email`.
             public var email: Swift.String?
+            /// Whether the owner has shown they read `email` (a link mailed to it, or a sign-in provider that vouches for it). Absent for anonymous devices.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Me/emailVerified`.
+            public var emailVerified: Swift.Bool?
+            /// A new address waiting for its confirmation link to be opened (`PUT /v1/me/email`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Me/pendingEmail`.
+            public var pendingEmail: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Me/role`.
             public var role: Components.Schemas.Role
             /// - Remark: Generated from `#/components/schemas/Me/isAnonymous`.
@@ -532,6 +546,8 @@ extension Components {
             ///   - id:
             ///   - username:
             ///   - email:
+            ///   - emailVerified: Whether the owner has shown they read `email` (a link mailed to it, or a sign-in provider that vouches for it). Absent for anonymous devices.
+            ///   - pendingEmail: A new address waiting for its confirmation link to be opened (`PUT /v1/me/email`).
             ///   - role:
             ///   - isAnonymous:
             ///   - displayName:
@@ -548,6 +564,8 @@ extension Components {
                 id: Swift.String,
                 username: Swift.String? = nil,
                 email: Swift.String? = nil,
+                emailVerified: Swift.Bool? = nil,
+                pendingEmail: Swift.String? = nil,
                 role: Components.Schemas.Role,
                 isAnonymous: Swift.Bool,
                 displayName: Swift.String? = nil,
@@ -564,6 +582,8 @@ extension Components {
                 self.id = id
                 self.username = username
                 self.email = email
+                self.emailVerified = emailVerified
+                self.pendingEmail = pendingEmail
                 self.role = role
                 self.isAnonymous = isAnonymous
                 self.displayName = displayName
@@ -581,6 +601,8 @@ extension Components {
                 case id
                 case username
                 case email
+                case emailVerified
+                case pendingEmail
                 case role
                 case isAnonymous
                 case displayName
@@ -875,6 +897,166 @@ extension Components {
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "refreshToken"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasswordResetRequest`.
+        public struct PasswordResetRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasswordResetRequest/email`.
+            public var email: Swift.String
+            /// Creates a new `PasswordResetRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            public init(email: Swift.String) {
+                self.email = email
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest`.
+        public struct ResetPasswordRequest: Codable, Hashable, Sendable {
+            /// The token from the link.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest/token`.
+            public var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest/newPassword`.
+            public var newPassword: Swift.String
+            /// Creates a new `ResetPasswordRequest`.
+            ///
+            /// - Parameters:
+            ///   - token: The token from the link.
+            ///   - newPassword:
+            public init(
+                token: Swift.String,
+                newPassword: Swift.String
+            ) {
+                self.token = token
+                self.newPassword = newPassword
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+                case newPassword
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.newPassword = try container.decode(
+                    Swift.String.self,
+                    forKey: .newPassword
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token",
+                    "newPassword"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EmailTokenRequest`.
+        public struct EmailTokenRequest: Codable, Hashable, Sendable {
+            /// The token from the link.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EmailTokenRequest/token`.
+            public var token: Swift.String
+            /// Creates a new `EmailTokenRequest`.
+            ///
+            /// - Parameters:
+            ///   - token: The token from the link.
+            public init(token: Swift.String) {
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EmailVerified`.
+        public struct EmailVerified: Codable, Hashable, Sendable {
+            /// The account's address
+            ///
+            /// - Remark: Generated from `#/components/schemas/EmailVerified/email`.
+            public var email: Swift.String
+            /// Creates a new `EmailVerified`.
+            ///
+            /// - Parameters:
+            ///   - email: The account's address
+            public init(email: Swift.String) {
+                self.email = email
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+            }
+        }
+        /// The new address and the owner's confirmation, as for `DELETE /v1/me`: `password` for an account that has one, else `idToken`, an ID token from a provider linked to the account, issued within 10 minutes.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest`.
+        public struct ChangeEmailRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest/email`.
+            public var email: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest/password`.
+            public var password: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest/idToken`.
+            public var idToken: Swift.String?
+            /// Creates a new `ChangeEmailRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            ///   - password:
+            ///   - idToken:
+            public init(
+                email: Swift.String,
+                password: Swift.String? = nil,
+                idToken: Swift.String? = nil
+            ) {
+                self.email = email
+                self.password = password
+                self.idToken = idToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+                case password
+                case idToken
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.password = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                self.idToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .idToken
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email",
+                    "password",
+                    "idToken"
                 ])
             }
         }

@@ -40,7 +40,9 @@ public protocol APIProtocol: Sendable {
     /// Create an account, or upgrade the calling anonymous device to one.
     ///
     /// Without a token this creates a new account. Called with an anonymous device's token,
-    /// the device becomes the account: everything it did moves with it.
+    /// the device becomes the account: everything it did moves with it. A link to verify the
+    /// email address is mailed to it (in the `Accept-Language` language, which becomes the
+    /// account's).
     ///
     ///
     /// - Remark: HTTP `POST /v1/auth/signup`.
@@ -84,6 +86,32 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/logout-all`.
     /// - Remark: Generated from `#/paths//v1/auth/logout-all/post(logOutEverywhere)`.
     func logOutEverywhere(_ input: Operations.LogOutEverywhere.Input) async throws -> Operations.LogOutEverywhere.Output
+    /// Mail a password-reset link to an account's address.
+    ///
+    /// Always answers 202, whether or not an account has this address, so that nobody learns who
+    /// has an account here. If one has, a link to `#/reset-password/<token>` under the server's
+    /// public address is mailed to it, valid 30 minutes and once; a newer link replaces an older
+    /// one. Limited per client address (429) and, silently, per account (a few mails an hour).
+    /// The mail is in the account's language where known, else the request's `Accept-Language`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/password-reset`.
+    /// - Remark: Generated from `#/paths//v1/auth/password-reset/post(requestPasswordReset)`.
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output
+    /// Set a new password with the token of a reset link; every login of the account ends.
+    ///
+    /// The token works once and for 30 minutes: a used, replaced or unknown one is a 400 `invalid_link`, an expired one a 410 `link_expired`. It also counts as proof of the address (the email becomes verified). Sign in with the new password afterwards.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/password-reset/complete`.
+    /// - Remark: Generated from `#/paths//v1/auth/password-reset/complete/post(resetPassword)`.
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output
+    /// Confirm an email address with the token of a verification or change link.
+    ///
+    /// A sign-up's (or a resent) link marks the account's address verified; a change link makes the new address the account's, verified, and mails a notice to the old one. Links work once: verification links for 7 days, change links for 24 hours. No sign-in needed (the link may be opened on another device). A used, replaced or unknown token is a 400 `invalid_link`, an expired one a 410 `link_expired`; a new address taken meanwhile by another account is a 409 `taken`.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/email/verify`.
+    /// - Remark: Generated from `#/paths//v1/auth/email/verify/post(verifyEmail)`.
+    func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output
     /// The caller's account, profile and preferences.
     ///
     /// - Remark: HTTP `GET /v1/me`.
@@ -120,6 +148,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/password`.
     /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output
+    /// Ask to change the account's email; a link to confirm it is mailed to the new address.
+    ///
+    /// Nothing changes until the link mailed to the new address is opened (`POST /v1/auth/email/verify`); then the old address gets a notice. The owner confirms with the current password (a wrong one is a 403 `wrong_password`, counted as a failed sign-in) or, without one, a fresh ID token of a linked provider. An address another account has is a 409 `taken`; the account's own current address is a 400. A newer request replaces an older link. Limited to a few mails an hour per account.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/put(changeEmail)`.
+    func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output
+    /// Mail a new verification link to the account's address.
+    ///
+    /// For an address not yet verified (a verified one is a 409 `already_verified`). The link replaces any older one. Limited to a few mails an hour per account (429).
+    ///
+    /// - Remark: HTTP `POST /v1/me/email/verification`.
+    /// - Remark: Generated from `#/paths//v1/me/email/verification/post(sendEmailVerification)`.
+    func sendEmailVerification(_ input: Operations.SendEmailVerification.Input) async throws -> Operations.SendEmailVerification.Output
     /// Find people: members whose username, or a word of whose display name, starts with `q` (case- and diacritic-insensitive), exact usernames first. Blocked users do not appear.
     ///
     /// - Remark: HTTP `GET /v1/users`.
@@ -739,7 +781,9 @@ extension APIProtocol {
     /// Create an account, or upgrade the calling anonymous device to one.
     ///
     /// Without a token this creates a new account. Called with an anonymous device's token,
-    /// the device becomes the account: everything it did moves with it.
+    /// the device becomes the account: everything it did moves with it. A link to verify the
+    /// email address is mailed to it (in the `Accept-Language` language, which becomes the
+    /// account's).
     ///
     ///
     /// - Remark: HTTP `POST /v1/auth/signup`.
@@ -821,6 +865,56 @@ extension APIProtocol {
     public func logOutEverywhere(headers: Operations.LogOutEverywhere.Input.Headers = .init()) async throws -> Operations.LogOutEverywhere.Output {
         try await logOutEverywhere(Operations.LogOutEverywhere.Input(headers: headers))
     }
+    /// Mail a password-reset link to an account's address.
+    ///
+    /// Always answers 202, whether or not an account has this address, so that nobody learns who
+    /// has an account here. If one has, a link to `#/reset-password/<token>` under the server's
+    /// public address is mailed to it, valid 30 minutes and once; a newer link replaces an older
+    /// one. Limited per client address (429) and, silently, per account (a few mails an hour).
+    /// The mail is in the account's language where known, else the request's `Accept-Language`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/password-reset`.
+    /// - Remark: Generated from `#/paths//v1/auth/password-reset/post(requestPasswordReset)`.
+    public func requestPasswordReset(
+        headers: Operations.RequestPasswordReset.Input.Headers = .init(),
+        body: Operations.RequestPasswordReset.Input.Body
+    ) async throws -> Operations.RequestPasswordReset.Output {
+        try await requestPasswordReset(Operations.RequestPasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Set a new password with the token of a reset link; every login of the account ends.
+    ///
+    /// The token works once and for 30 minutes: a used, replaced or unknown one is a 400 `invalid_link`, an expired one a 410 `link_expired`. It also counts as proof of the address (the email becomes verified). Sign in with the new password afterwards.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/password-reset/complete`.
+    /// - Remark: Generated from `#/paths//v1/auth/password-reset/complete/post(resetPassword)`.
+    public func resetPassword(
+        headers: Operations.ResetPassword.Input.Headers = .init(),
+        body: Operations.ResetPassword.Input.Body
+    ) async throws -> Operations.ResetPassword.Output {
+        try await resetPassword(Operations.ResetPassword.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Confirm an email address with the token of a verification or change link.
+    ///
+    /// A sign-up's (or a resent) link marks the account's address verified; a change link makes the new address the account's, verified, and mails a notice to the old one. Links work once: verification links for 7 days, change links for 24 hours. No sign-in needed (the link may be opened on another device). A used, replaced or unknown token is a 400 `invalid_link`, an expired one a 410 `link_expired`; a new address taken meanwhile by another account is a 409 `taken`.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/email/verify`.
+    /// - Remark: Generated from `#/paths//v1/auth/email/verify/post(verifyEmail)`.
+    public func verifyEmail(
+        headers: Operations.VerifyEmail.Input.Headers = .init(),
+        body: Operations.VerifyEmail.Input.Body
+    ) async throws -> Operations.VerifyEmail.Output {
+        try await verifyEmail(Operations.VerifyEmail.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// The caller's account, profile and preferences.
     ///
     /// - Remark: HTTP `GET /v1/me`.
@@ -892,6 +986,30 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// Ask to change the account's email; a link to confirm it is mailed to the new address.
+    ///
+    /// Nothing changes until the link mailed to the new address is opened (`POST /v1/auth/email/verify`); then the old address gets a notice. The owner confirms with the current password (a wrong one is a 403 `wrong_password`, counted as a failed sign-in) or, without one, a fresh ID token of a linked provider. An address another account has is a 409 `taken`; the account's own current address is a 400. A newer request replaces an older link. Limited to a few mails an hour per account.
+    ///
+    /// - Remark: HTTP `PUT /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/put(changeEmail)`.
+    public func changeEmail(
+        headers: Operations.ChangeEmail.Input.Headers = .init(),
+        body: Operations.ChangeEmail.Input.Body
+    ) async throws -> Operations.ChangeEmail.Output {
+        try await changeEmail(Operations.ChangeEmail.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Mail a new verification link to the account's address.
+    ///
+    /// For an address not yet verified (a verified one is a 409 `already_verified`). The link replaces any older one. Limited to a few mails an hour per account (429).
+    ///
+    /// - Remark: HTTP `POST /v1/me/email/verification`.
+    /// - Remark: Generated from `#/paths//v1/me/email/verification/post(sendEmailVerification)`.
+    public func sendEmailVerification(headers: Operations.SendEmailVerification.Input.Headers = .init()) async throws -> Operations.SendEmailVerification.Output {
+        try await sendEmailVerification(Operations.SendEmailVerification.Input(headers: headers))
     }
     /// Find people: members whose username, or a word of whose display name, starts with `q` (case- and diacritic-insensitive), exact usernames first. Blocked users do not appear.
     ///

@@ -34,10 +34,10 @@ final class APIHandlers: Sendable {
     let system: SystemHandlers
 
     init(services s: AppServices, metrics: PrometheusCollectorRegistry, openAPIDocument: String) {
-        auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc)
+        auth = AuthHandlers(accounts: s.accounts, oidc: s.oidc, email: s.email)
         me = MeHandlers(
             accounts: s.accounts, users: s.users, sessions: s.sessions, eventService: s.eventService, people: s.people,
-            bans: s.bans, fanout: s.fanout, oidc: s.oidc, photos: s.photos)
+            bans: s.bans, fanout: s.fanout, oidc: s.oidc, photos: s.photos, email: s.email)
         users = UsersHandlers(users: s.users, people: s.people, reader: s.postReader, posts: s.postRepository)
         analytics = AnalyticsHandlers(analytics: s.analytics, limiter: s.accounts.limiter, config: s.config)
         artists = ArtistsHandlers(catalog: s.catalog, suggester: s.suggester, eventService: s.eventService)

@@ -102,6 +102,50 @@ public struct AppConfig: Sendable {
     /// addresses (`image.proxy.private.hosts`, comma-separated; tests, an image server on the LAN).
     public var imageProxyPrivateHosts: [String] = []
 
+    /// Where mail goes (`smtp.url`): `smtp://user:password@host:587` (STARTTLS, required with a
+    /// login) or `smtps://host:465`; empty writes mail into ``mailFolder`` instead (see
+    /// ``SMTPConfiguration``).
+    public var smtpURL: String = ""
+    /// A PEM file of certificates to trust for the SMTP server besides the system's (`smtp.ca.file`).
+    public var smtpCAFile: String = ""
+    /// The sender of every mail (`mail.from`, default `Tonight <no-reply@HOST>`, HOST from
+    /// ``publicURL``), as `Name <address>` or a bare address.
+    public var mailFrom: String = ""
+    /// The address people reach the web app at (`public.url`, e.g. `https://tonight.example`), for
+    /// links in mail; default `http://<http.host>:<http.port>`.
+    public var publicURL: String = ""
+    /// Mails one account may be sent per hour by its own requests (`rate.mail.per.hour`, default
+    /// 5; 0 = off): verification, change and reset links together.
+    public var mailsPerHourPerAccount: Int = 5
+    /// Password-reset requests per client address per hour (`rate.password.reset.per.hour`,
+    /// default 10; 0 = off).
+    public var passwordResetsPerHourPerIP: Int = 10
+
+    /// Where mail is written without ``smtpURL``.
+    public var mailFolder: String { dataDirectory + "/mail" }
+
+    /// ``publicURL``, or the server's own address when it is not set.
+    public var linkBase: String {
+        if !publicURL.isEmpty { return publicURL }
+        let host = host == "0.0.0.0" || host == "::" ? "localhost" : host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// The sender of mail, from ``mailFrom``.
+    var mailSender: MailAddress {
+        let raw = mailFrom.trimmingCharacters(in: .whitespaces)
+        if let open = raw.lastIndex(of: "<"), raw.hasSuffix(">") {
+            let name = raw[..<open].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
+            return MailAddress(
+                address: String(raw[raw.index(after: open)..<raw.index(before: raw.endIndex)]),
+                name: name.isEmpty ? nil : name)
+        }
+        if !raw.isEmpty { return MailAddress(address: raw, name: nil) }
+        let host = URLComponents(string: linkBase)?.host ?? "localhost"
+        return MailAddress(address: "no-reply@\(host.contains(".") ? host : host + ".localdomain")", name: "Tonight")
+    }
+
     /// OpenStreetMap's standard tiles, the default map.
     public static let osmTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
     /// The credit OpenStreetMap's licence asks for.
@@ -298,6 +342,13 @@ public struct AppConfig: Sendable {
             Logger.Level(rawValue: reader.string(forKey: "log.level", default: "info").lowercased()) ?? .info
         config.feedbackURL = reader.string(forKey: "app.feedback.url", default: "")
         config.appStoreURL = reader.string(forKey: "app.store.url", default: "")
+        config.smtpURL = reader.string(forKey: "smtp.url", isSecret: true, default: "")
+        config.smtpCAFile = reader.string(forKey: "smtp.ca.file", default: "")
+        config.mailFrom = reader.string(forKey: "mail.from", default: "")
+        config.publicURL = reader.string(forKey: "public.url", default: "")
+        config.mailsPerHourPerAccount = reader.int(forKey: "rate.mail.per.hour", default: config.mailsPerHourPerAccount)
+        config.passwordResetsPerHourPerIP = reader.int(
+            forKey: "rate.password.reset.per.hour", default: config.passwordResetsPerHourPerIP)
         let tiles = reader.string(forKey: "map.tile.url", default: osmTiles)
         config.mapTileURL = tiles.lowercased() == "off" ? "" : tiles
         config.mapAttribution = reader.string(forKey: "map.attribution", default: "")

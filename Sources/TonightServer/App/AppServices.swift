@@ -72,6 +72,10 @@ public struct AppServices: Sendable {
     let eventService: EventService
     /// Ads placed on feed pages.
     let adPlacer: AdPlacer
+    /// Verification, change-of-address and reset links by mail.
+    let email: EmailService
+    /// Sends mail jobs (SMTP, or the mail folder).
+    let mailer: Mailer
 
     /// Opens the database (running pending migrations), loads or creates the signing key, and
     /// wires the services.
@@ -160,6 +164,15 @@ public struct AppServices: Sendable {
         let events = EventRepository(db: database.sql, database: database)
         let sessions = SessionRepository(db: database.sql, database: database)
         let promotions = PromotionRepository(db: database.sql, database: database)
+        let links = EmailLinks(signingKey: key, publicURL: config.linkBase)
+        let transport: any MailTransport =
+            config.smtpURL.isEmpty
+            ? MailFolder(path: config.mailFolder)
+            : try SMTPClient(
+                configuration: SMTPConfiguration.parse(
+                    config.smtpURL, caFile: config.smtpCAFile,
+                    heloName: URLComponents(string: config.linkBase)?.host ?? "localhost"))
+        logger.info("\(transport.summary)")
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
@@ -207,12 +220,15 @@ public struct AppServices: Sendable {
             people: People(users: users, social: social),
             postReader: PostReader(posts: posts, repository: postRepository, social: social, bans: bans),
             eventService: EventService(events: events, places: places, catalog: catalog, sessions: sessions),
-            adPlacer: AdPlacer(promotions: promotions))
+            adPlacer: AdPlacer(promotions: promotions),
+            email: EmailService(
+                accounts: accounts, tokens: EmailTokenRepository(database: database), links: links, logger: logger),
+            mailer: Mailer(transport: transport, from: config.mailSender, links: links))
     }
 
     /// The job handlers by kind.
     public var jobHandlers: [String: JobHandler] {
-        [PushJob.kind: push.run, PostService.processJob: media.run]
+        [PushJob.kind: push.run, PostService.processJob: media.run, MailJob.kind: mailer.run]
     }
 
     /// The daily report of the last `days` days (the CLI's `admin report`).

@@ -25,8 +25,21 @@ public struct JobQueue: Sendable {
     }
 }
 
-/// What runs a job of one kind. Throwing means the attempt failed and the job is retried later.
+/// What runs a job of one kind. Throwing means the attempt failed and the job is retried later,
+/// unless the error is ``JobGivenUp``.
 public typealias JobHandler = @Sendable (ClaimedJob) async throws -> Void
+
+/// Thrown by a job handler when trying again cannot help (a mail server's 5xx): the job is given
+/// up at once, `reason` kept with it for operators.
+public struct JobGivenUp: Error, CustomStringConvertible {
+    /// Why, in words (no secrets: it is stored with the job).
+    public var reason: String
+
+    /// Creates the error.
+    public init(reason: String) { self.reason = reason }
+
+    public var description: String { "given up: \(reason)" }
+}
 
 /// Claims due jobs and runs them, retrying failures with exponential backoff until a job is dead.
 /// Several workers (in one or several processes) can run against the same database.
@@ -98,7 +111,10 @@ public struct JobWorker: Service {
             metadata["job"] = .string(job.id)
             metadata["kind"] = .string(job.kind)
             do {
-                switch policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now) {
+                let next: RetryPolicy.Decision =
+                    error is JobGivenUp
+                    ? .dead : policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now)
+                switch next {
                 case .retry(let at):
                     logger.warning("job failed, will retry", metadata: metadata)
                     try await repository.retry(

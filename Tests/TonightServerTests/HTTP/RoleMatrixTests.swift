@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import TonightAPI
+import TonightCore
 
 @testable import TonightServer
 
@@ -36,6 +37,22 @@ private struct World: @unchecked Sendable {
 
     func token(_ caller: Caller) -> String { people[caller]!.token }
     func user(_ caller: Caller) -> TestUser { people[caller]! }
+
+    /// The token of a mailed link of `purpose` for a new account with `caller`'s role (the link
+    /// itself is the authority: anyone holding it may use it).
+    func mailedToken(_ purpose: EmailTokenPurpose, _ caller: Caller) async throws -> String {
+        let user = try await fresh(caller)
+        let email = try #require(try await services.users.find(id: user.id)?.email)
+        let id = Identifier.make()
+        let token = services.email.links.token(id: id)
+        let now = Clock.millis()
+        try await services.email.tokens.issue(
+            EmailTokenRecord(
+                id: id, userID: user.id, purpose: purpose, email: purpose == .change ? "new-\(email)" : email,
+                tokenHash: EmailLinks.hash(token), createdAt: now, expiresAt: now + 600_000, usedAt: nil),
+            mail: NewJob(kind: "unused", payload: "{}", runAt: now, maxAttempts: 1), now: now)
+        return token
+    }
 
     /// A new account with `caller`'s role (members for owner and other), for calls that end it.
     func fresh(_ caller: Caller) async throws -> TestUser {
@@ -138,6 +155,29 @@ nonisolated(unsafe) private let cases: [Case] = [
             method: .post, uri: "/v1/me/password",
             json: ["currentPassword": "a long enough passphrase", "newPassword": "another long passphrase"],
             token: try await w.fresh(c).token)
+    },
+    Case(route: "POST /v1/auth/password-reset", allowed: everyone) { w, c in
+        Call(method: .post, uri: "/v1/auth/password-reset", json: ["email": "someone@example.com"], token: w.token(c))
+    },
+    Case(route: "POST /v1/auth/password-reset/complete", allowed: everyone) { w, c in
+        Call(
+            method: .post, uri: "/v1/auth/password-reset/complete",
+            json: ["token": try await w.mailedToken(.reset, c), "newPassword": "another long passphrase"],
+            token: w.token(c))
+    },
+    Case(route: "POST /v1/auth/email/verify", allowed: everyone) { w, c in
+        Call(
+            method: .post, uri: "/v1/auth/email/verify", json: ["token": try await w.mailedToken(.change, c)],
+            token: w.token(c))
+    },
+    Case(route: "PUT /v1/me/email", allowed: everyone) { w, c in
+        Call(
+            method: .put, uri: "/v1/me/email",
+            json: ["email": "m\(UUID().uuidString.prefix(8))@example.com", "password": "a long enough passphrase"],
+            token: w.token(c))
+    },
+    Case(route: "POST /v1/me/email/verification", allowed: everyone) { w, c in
+        Call(method: .post, uri: "/v1/me/email/verification", token: try await w.fresh(c).token)
     },
     Case(route: "PUT /v1/me/notification-settings", allowed: everyone) { w, c in
         Call(method: .put, uri: "/v1/me/notification-settings", json: ["muted": []], token: w.token(c))

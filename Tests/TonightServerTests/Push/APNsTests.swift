@@ -199,23 +199,10 @@ enum FakeAPNs {
 
 /// A self-signed P-256 certificate for 127.0.0.1 / localhost, made fresh for each server.
 func makeSelfSignedCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
-    let key = P256.Signing.PrivateKey()
-    let name = try DistinguishedName { CommonName("localhost") }
-    let now = Date()
-    let certificate = try Certificate(
-        version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-        notValidBefore: now - 3600, notValidAfter: now + 86_400,
-        issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-        extensions: try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-        },
-        issuerPrivateKey: .init(key)
-    )
-    let pem = try certificate.serializeAsPEM().pemString
+    let pem = try selfSignedPEM()
     return (
-        try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem),
-        try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+        try NIOSSLCertificate(bytes: Array(pem.certificate.utf8), format: .pem),
+        try NIOSSLPrivateKey(bytes: Array(pem.key.utf8), format: .pem)
     )
 }
 
@@ -540,7 +527,8 @@ struct PushOutboxTests {
                     client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(), logger: services.logger)
                 let worker = JobWorker(
-                    queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
+                    queue: services.jobs, handlers: [PushJob.kind: push.run], kinds: .only([PushJob.kind]),
+                    logger: services.logger)
                 #expect(try await worker.runOnce() == 1)
                 let seen = server.recorder.seen
                 #expect(Set(seen.map(\.path)) == ["/3/device/\(Tokens.ok)", "/3/device/\(Tokens.gone)"])
@@ -595,7 +583,8 @@ struct PushOutboxTests {
                     client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(baseDelay: 1), logger: services.logger)
                 let worker = JobWorker(
-                    queue: services.jobs, handlers: [PushJob.kind: push.run], logger: services.logger)
+                    queue: services.jobs, handlers: [PushJob.kind: push.run], kinds: .only([PushJob.kind]),
+                    logger: services.logger)
                 #expect(try await worker.runOnce() == 1)
                 #expect(server.recorder.seen.count == 2)
                 // The retry waits for Retry-After (3 s), then goes to the throttled device only.

@@ -56,6 +56,14 @@ extension APIHandlers: APIProtocol {
         try await auth.refreshTokens(input)
     }
 
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output {
+        try await auth.requestPasswordReset(input)
+    }
+
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output {
+        try await auth.resetPassword(input)
+    }
+
     func signInAnonymously(_ input: Operations.SignInAnonymously.Input) async throws -> Operations.SignInAnonymously.Output {
         try await auth.signInAnonymously(input)
     }
@@ -66,6 +74,10 @@ extension APIHandlers: APIProtocol {
 
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {
         try await auth.signUp(input)
+    }
+
+    func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output {
+        try await auth.verifyEmail(input)
     }
 
     func createCalendarSubscription(_ input: Operations.CreateCalendarSubscription.Input) async throws -> Operations.CreateCalendarSubscription.Output {
@@ -212,6 +224,10 @@ extension APIHandlers: APIProtocol {
         try await invitations.listInvitations(input)
     }
 
+    func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
+        try await me.changeEmail(input)
+    }
+
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
         try await me.changePassword(input)
     }
@@ -226,6 +242,10 @@ extension APIHandlers: APIProtocol {
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         try await me.getMe(input)
+    }
+
+    func sendEmailVerification(_ input: Operations.SendEmailVerification.Input) async throws -> Operations.SendEmailVerification.Output {
+        try await me.sendEmailVerification(input)
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {

@@ -2,6 +2,15 @@
 // Do not edit: change the spec and run scripts/generate.
 import TonightAPI
 
+extension Operations.ChangeEmail.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.ChangeEmailRequest {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
 extension Operations.ChangePassword.Input.Body {
     /// The JSON body (the only content type this operation accepts).
     var json: Components.Schemas.ChangePasswordRequest {
@@ -173,6 +182,24 @@ extension Operations.RegisterDevice.Input.Body {
     }
 }
 
+extension Operations.RequestPasswordReset.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.PasswordResetRequest {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
+extension Operations.ResetPassword.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.ResetPasswordRequest {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
 extension Operations.SendFeedback.Input.Body {
     /// The JSON body (the only content type this operation accepts).
     var json: Components.Schemas.FeedbackInput {
@@ -284,6 +311,15 @@ extension Operations.UpdatePlace.Input.Body {
 extension Operations.UpdateSession.Input.Body {
     /// The JSON body (the only content type this operation accepts).
     var json: Components.Schemas.SessionPatch {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
+extension Operations.VerifyEmail.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.EmailTokenRequest {
         switch self {
         case .json(let body): body
         }

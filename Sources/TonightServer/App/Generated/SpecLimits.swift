@@ -42,6 +42,7 @@ extension SpecLimits {
     ]
 
     static let body: [String: SpecLimit] = [
+        "changeEmail": .object(["email": .string(minLength: 1, maxLength: 254), "idToken": .string(minLength: 1, maxLength: 8192), "password": .string(minLength: 1, maxLength: 200)]),
         "changePassword": .object(["currentPassword": .string(minLength: 1, maxLength: 200), "newPassword": .string(minLength: 1, maxLength: 200)]),
         "createAd": .object(["area": .string(minLength: nil, maxLength: 200), "feeds": .array(minItems: nil, maxItems: 20, items: .string(minLength: nil, maxLength: 1000)), "mediaUrl": .string(minLength: nil, maxLength: 2000), "pages": .array(minItems: nil, maxItems: 50, items: nil)]),
         "createComment": .object(["text": .string(minLength: nil, maxLength: 4000)]),
@@ -61,6 +62,8 @@ extension SpecLimits {
         "recordViews": .object(["postIds": .array(minItems: nil, maxItems: 100, items: .string(minLength: nil, maxLength: 100))]),
         "refreshTokens": .object(["refreshToken": .string(minLength: 1, maxLength: 200)]),
         "registerDevice": .object(["token": .string(minLength: 1, maxLength: 200)]),
+        "requestPasswordReset": .object(["email": .string(minLength: 1, maxLength: 254)]),
+        "resetPassword": .object(["newPassword": .string(minLength: 1, maxLength: 200), "token": .string(minLength: 1, maxLength: 200)]),
         "sendFeedback": .object(["appVersion": .string(minLength: nil, maxLength: 100), "email": .string(minLength: nil, maxLength: 320), "text": .string(minLength: nil, maxLength: 8000)]),
         "sendFriendRequest": .object(["userId": .string(minLength: 1, maxLength: 100)]),
         "sendMessage": .object(["clientId": .string(minLength: 1, maxLength: 100), "text": .string(minLength: 1, maxLength: 2000)]),
@@ -71,6 +74,7 @@ extension SpecLimits {
         "updateMe": .object(["avatarUrl": .string(minLength: 1, maxLength: 500), "bio": .string(minLength: nil, maxLength: 500), "clear": .array(minItems: nil, maxItems: 6, items: nil), "displayName": .string(minLength: 1, maxLength: 100), "homeCity": .string(minLength: 1, maxLength: 200), "preferences": .object(["budget": .number(minimum: 0, maximum: 1000000, integer: false), "favoriteCategories": .array(minItems: nil, maxItems: 100, items: .string(minLength: 1, maxLength: 60)), "genderPreference": .array(minItems: nil, maxItems: 4, items: nil), "preferredAgeGroups": .array(minItems: nil, maxItems: 6, items: nil), "preferredGenders": .array(minItems: nil, maxItems: 4, items: nil), "radiusMeters": .number(minimum: 100, maximum: 500000, integer: true), "sportsNotWanted": .array(minItems: nil, maxItems: 100, items: .string(minLength: 1, maxLength: 60)), "sportsPlayed": .array(minItems: nil, maxItems: 100, items: .string(minLength: 1, maxLength: 60))])]),
         "updatePlace": .object(["imageURL": .string(minLength: nil, maxLength: 2000), "location": .object(["lat": .number(minimum: -90, maximum: 90, integer: false), "lon": .number(minimum: -180, maximum: 180, integer: false)]), "name": .string(minLength: 1, maxLength: 200), "openingHours": .string(minLength: nil, maxLength: 500), "postalCode": .string(minLength: nil, maxLength: 20), "street": .string(minLength: nil, maxLength: 200), "website": .string(minLength: nil, maxLength: 2000)]),
         "updateSession": .object(["capacity": .number(minimum: 2, maximum: 1000, integer: true), "durationMinutes": .number(minimum: 15, maximum: 1440, integer: true), "localTime": .string(minLength: nil, maxLength: 8), "name": .string(minLength: 1, maxLength: 200), "notes": .string(minLength: nil, maxLength: 2000), "placeId": .string(minLength: 1, maxLength: 100), "sport": .string(minLength: 1, maxLength: 40), "spot": .object(["label": .string(minLength: 1, maxLength: 200), "location": .object(["lat": .number(minimum: -90, maximum: 90, integer: false), "lon": .number(minimum: -180, maximum: 180, integer: false)])])]),
+        "verifyEmail": .object(["token": .string(minLength: 1, maxLength: 200)]),
         "votePost": .object(["value": .number(minimum: -1, maximum: 1, integer: true)]),
     ]
 }

@@ -31,6 +31,7 @@ extension AccountService {
             owner.emailKey == verifiedEmail
         {
             try await link(identity, to: owner, now: now)
+            try await users.markEmailVerified(userID: owner.id, emailKey: verifiedEmail, now: now)
             return (try await issue(for: owner, userAgent: userAgent), false)
         }
         let user = try await newAccount(for: identity, verifiedEmail: verifiedEmail, device: callerUser, now: now)
@@ -77,7 +78,8 @@ extension AccountService {
                 usernameKey: username.key, email: email.flatMap { _ in identity.email }, emailKey: email,
                 passwordHash: nil, role: device?.role ?? .user,
                 displayName: identity.name.map { String($0.prefix(100)) }, showNameOnPosts: true,
-                preferences: "{}", createdAt: device?.createdAt ?? now, updatedAt: now)
+                preferences: "{}", createdAt: device?.createdAt ?? now, updatedAt: now,
+                emailVerifiedAt: email == nil ? nil : now)
             do {
                 if device != nil {
                     guard try await users.upgrade(user) else { continue }

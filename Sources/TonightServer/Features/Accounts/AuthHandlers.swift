@@ -5,6 +5,7 @@ import TonightAPI
 struct AuthHandlers: Sendable {
     let accounts: AccountService
     let oidc: OIDCVerifier
+    let email: EmailService
 
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {
         let body = input.body.json
@@ -12,6 +13,7 @@ struct AuthHandlers: Sendable {
         let tokens = try await accounts.signUp(
             username: body.username, email: body.email, password: body.password, displayName: body.displayName,
             caller: info?.principal, clientAddress: info?.clientAddress ?? "unknown", userAgent: info?.userAgent)
+        await email.welcome(tokens.user, acceptLanguage: input.headers.acceptLanguage)
         return .created(.init(body: .json(try .init(tokens))))
     }
 
@@ -70,6 +72,29 @@ struct AuthHandlers: Sendable {
         let tokens = try await accounts.createAnonymous(
             clientAddress: info?.clientAddress ?? "unknown", userAgent: info?.userAgent)
         return .created(.init(body: .json(try .init(tokens))))
+    }
+
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws
+        -> Operations.RequestPasswordReset.Output
+    {
+        try await email.requestPasswordReset(
+            email: input.body.json.email, clientAddress: RequestInfo.current?.clientAddress ?? "unknown",
+            acceptLanguage: input.headers.acceptLanguage)
+        return .accepted(.init())
+    }
+
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output {
+        let body = input.body.json
+        try await email.resetPassword(
+            token: body.token, newPassword: body.newPassword,
+            clientAddress: RequestInfo.current?.clientAddress ?? "unknown")
+        return .noContent(.init())
+    }
+
+    func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output {
+        let address = try await email.verify(
+            token: input.body.json.token, clientAddress: RequestInfo.current?.clientAddress ?? "unknown")
+        return .ok(.init(body: .json(.init(email: address))))
     }
 
     func refreshTokens(_ input: Operations.RefreshTokens.Input) async throws -> Operations.RefreshTokens.Output {

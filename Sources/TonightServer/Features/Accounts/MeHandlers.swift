@@ -14,11 +14,14 @@ struct MeHandlers: Sendable {
     let fanout: any LiveFanout
     let oidc: OIDCVerifier
     let photos: ProfilePhotos
+    let email: EmailService
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestInfo.requireCaller()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
-        return .ok(.init(body: .json(try .init(user))))
+        var me = try Components.Schemas.Me(user)
+        if !user.isAnonymous { me.pendingEmail = try await email.pendingChange(of: user.id) }
+        return .ok(.init(body: .json(me)))
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
@@ -77,6 +80,23 @@ struct MeHandlers: Sendable {
             caller, current: body.currentPassword, new: body.newPassword,
             clientAddress: RequestInfo.current?.clientAddress ?? "unknown")
         return .noContent(.init())
+    }
+
+    func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
+        let caller = try RequestInfo.requireMember()
+        let body = input.body.json
+        try await confirmOwner(caller, password: body.password, idToken: body.idToken)
+        try await email.requestChange(caller, email: body.email, acceptLanguage: input.headers.acceptLanguage)
+        return .accepted(.init())
+    }
+
+    func sendEmailVerification(_ input: Operations.SendEmailVerification.Input) async throws
+        -> Operations.SendEmailVerification.Output
+    {
+        let caller = try RequestInfo.requireMember()
+        guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        try await email.sendVerification(to: user, acceptLanguage: input.headers.acceptLanguage)
+        return .accepted(.init())
     }
 
     /// Asks the caller to prove again that the account is theirs, for an action a stolen access

@@ -163,6 +163,7 @@ extension Components.Schemas.Me {
     init(_ user: UserRecord, today: CalendarDate = CalendarDate(date: Date())) throws {
         self.init(
             id: user.id, username: user.username, email: user.email,
+            emailVerified: user.isAnonymous ? nil : user.emailVerifiedAt != nil,
             role: Components.Schemas.Role(rawValue: user.role.rawValue) ?? .user, isAnonymous: user.isAnonymous,
             displayName: user.displayName, showNameOnPosts: user.showNameOnPosts,
             gender: user.gender.flatMap(Components.Schemas.Gender.init(rawValue:)), birthDate: user.birthDate,

@@ -22,6 +22,10 @@ struct UserRecord: Codable, Sendable, Equatable {
     var preferences: String
     var createdAt: Int64
     var updatedAt: Int64
+    /// When the owner showed they read `email` (a mailed link, or a provider vouching for it).
+    var emailVerifiedAt: Int64? = nil
+    /// The language mail to this account is written in (``MailLanguage``), once known.
+    var language: String? = nil
 }
 
 /// Storage of accounts and anonymous devices.
@@ -33,7 +37,7 @@ struct UserRepository: Sendable {
     var database: Database? = nil
 
     static let columns =
-        "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, avatar_url, preferences, created_at, updated_at"
+        "id, is_anonymous, username, username_key, email, email_key, password_hash, role, display_name, show_name_on_posts, gender, birth_date, bio, home_city, avatar_url, preferences, created_at, updated_at, email_verified_at, language"
 
     /// ``columns`` qualified with `alias` for joins.
     static func columns(as alias: String) -> String {
@@ -130,6 +134,32 @@ struct UserRepository: Sendable {
         try await db.raw("SELECT 1 AS one FROM users WHERE username_key = \(bind: key)").first() != nil
     }
 
+    /// The account with this email key (never a username).
+    func find(emailKey key: String) async throws -> UserRecord? {
+        try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE email_key = \(bind: key)")
+    }
+
+    /// Marks the account's address verified if it is still `emailKey` (a provider vouched for it).
+    func markEmailVerified(userID: String, emailKey: String, now: Int64) async throws {
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                """
+                UPDATE users SET email_verified_at = COALESCE(email_verified_at, \(bind: now))
+                WHERE id = \(bind: userID) AND email_key = \(bind: emailKey)
+                """
+            ).run()
+        }
+    }
+
+    /// Sets the language mail to the account is written in, unless it has one.
+    func adoptLanguage(userID: String, language: String) async throws {
+        try await Database.write(database, db) { db in
+            try await db.raw(
+                "UPDATE users SET language = \(bind: language) WHERE id = \(bind: userID) AND language IS NULL"
+            ).run()
+        }
+    }
+
     func emailTaken(_ key: String) async throws -> Bool {
         try await db.raw("SELECT 1 AS one FROM users WHERE email_key = \(bind: key)").first() != nil
     }
@@ -142,7 +172,7 @@ struct UserRepository: Sendable {
                 UPDATE users SET is_anonymous = \(bind: false), username = \(bind: user.username),
                     username_key = \(bind: user.usernameKey), email = \(bind: user.email), email_key = \(bind: user.emailKey),
                     password_hash = \(bind: user.passwordHash), display_name = \(bind: user.displayName),
-                    name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
+                    email_verified_at = \(bind: user.emailVerifiedAt), name_key = \(bind: user.displayName.map { SearchText.fold($0) }), updated_at = \(bind: user.updatedAt)
                 WHERE id = \(bind: user.id) AND is_anonymous = \(bind: true)
                 RETURNING id
                 """
@@ -205,6 +235,8 @@ struct UserRepository: Sendable {
             avatarUrl: try row.decode(column: "avatar_url", as: String?.self),
             preferences: try row.decode(column: "preferences", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            updatedAt: try row.decode(column: "updated_at", as: Int64.self))
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self),
+            emailVerifiedAt: try row.decode(column: "email_verified_at", as: Int64?.self),
+            language: try row.decode(column: "language", as: String?.self))
     }
 }

@@ -43,6 +43,7 @@ enum Migrations {
         FeedChangeNotify(),
         CreatePresenceLeases(),
         ImportFingerprints(),
+        CreateEmailTokens(),
     ]
 }
 

@@ -119,7 +119,9 @@ struct PostsRouteTests {
             #expect(created.json["tags"] as? [String] == ["salsa"])
             // Processing shows to the author only; feeds skip it.
             #expect(try await client.send(.get, "/v1/posts/\(id)").status == .notFound)
-            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            let worker = JobWorker(
+                queue: services.jobs, handlers: services.jobHandlers, kinds: .except([MailJob.kind]),
+                logger: services.logger)
             #expect(try await worker.runOnce() == 1)
             let post = try await client.send(.get, "/v1/posts/\(id)").json
             #expect(post["status"] as? String == "ready", "\(post)")
@@ -199,7 +201,9 @@ struct PostsRouteTests {
                     try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
                 ids.append(created.json["id"] as? String ?? "")
             }
-            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            let worker = JobWorker(
+                queue: services.jobs, handlers: services.jobHandlers, kinds: .except([MailJob.kind]),
+                logger: services.logger)
             #expect(try await worker.runOnce() == 3)
             let kept = try await client.send(
                 .put, "/v1/posts/\(ids[1])/retention", json: ["retention": "stick"], token: moderator)
@@ -376,7 +380,9 @@ struct PostsRouteTests {
                 Array(try Clips.mp4().prefix(2048)), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             #expect(created.status == .created, "\(created.text)")
             let id = created.json["id"] as? String ?? ""
-            let worker = JobWorker(queue: services.jobs, handlers: services.jobHandlers, logger: services.logger)
+            let worker = JobWorker(
+                queue: services.jobs, handlers: services.jobHandlers, kinds: .except([MailJob.kind]),
+                logger: services.logger)
             #expect(try await worker.runOnce() == 1)
             let post = try await client.send(.get, "/v1/posts/\(id)", token: alice.token).json
             #expect(post["status"] as? String == "failed")
