@@ -1,12 +1,15 @@
 // Account-wide screens: the header's live inbox badge, the notifications inbox (#/inbox), settings
-// (#/settings: profile, preferences, notification kinds and quiet hours, devices, email (from
-// email.js), password, sign out); the staff screens (#/moderation, #/admin) load on demand from
-// admin.js, which shares the form helpers exported here.
+// (#/settings: profile, preferences, notification kinds and quiet hours, this browser's
+// notifications (from webpush.js), devices, email (from email.js), password, sign out); the staff
+// screens (#/moderation, #/admin) load on demand from admin.js, which shares the form helpers
+// exported here.
 import { api, session, pagePath } from "./api.js";
 import { h, toast, showProblem, field, actionButton } from "./ui.js";
 import { go, onLeave } from "./router.js";
 import { subscribe, disconnect } from "./live.js";
 import { emailSection } from "./email.js";
+import { webPushSection, unsubscribe as stopBrowserPush } from "./webpush.js";
+import { target } from "./notify-target.js";
 import { enc, fromNow, deviceZone, label, GENDERS, AGE_GROUPS, NOTIFICATION_KINDS, DEVICE_PLATFORMS } from "./format.js";
 
 const KINDS = NOTIFICATION_KINDS.map(([kind]) => kind);
@@ -133,22 +136,6 @@ export function cityPicker(label, name, current, keyOf = (c) => c.key, show = (c
 const memberOnly = (title, text) => [h("h1", {}, title), h("p", {}, text, " ", h("a", { href: "#/start" }, "Sign up"))];
 
 // Inbox
-
-/** Where a notification leads in the app, if anywhere. */
-function target(n) {
-  const event = n.eventId && `#/${n.eventKind === "session" ? "session" : "event"}/${enc(n.eventId)}`;
-  switch (n.kind) {
-    case "friendRequest": case "friendAccepted": return "#/friends";
-    case "invitation": return "#/invitations";
-    case "sessionReminder": return n.eventId && `#/session/${enc(n.eventId)}`;
-    case "sessionDeleted": return null;
-    case "eventChanged": case "digest": return event;
-    default:
-      if (n.conversationId) return `#/chat/${enc(n.conversationId)}`;
-      if (n.postId) return `#/clip/${enc(n.postId)}`;
-      return event || null;
-  }
-}
 
 /** Opens a notification: marks it read, and for a match opens the chat with the other person. */
 async function open(n, item, event) {
@@ -319,6 +306,7 @@ function passwordForm() {
 
 /** Ends this login on the server (its refresh token stops working), closes the live socket, forgets the tokens. */
 export async function signOut(path = "/v1/auth/logout") {
+  try { await stopBrowserPush(); } catch { /* the next push is refused and removes it */ }
   try { await api("POST", path); } catch { /* the tokens are dropped anyway */ }
   forget();
 }
@@ -342,6 +330,7 @@ function deleteForm() {
   return settingsForm("Delete account", async (data) => {
     if (!confirm("Delete your account, your clips and your messages for good?")) return;
     await api("DELETE", "/v1/me", { password: data.get("password") });
+    await stopBrowserPush(false).catch(() => {});
     forget();
   }, h("h2", {}, "Delete account"),
   h("p", { class: "muted" }, "Your profile, clips, votes and messages are deleted for good."),
@@ -352,12 +341,13 @@ function deleteForm() {
 async function settingsScreen() {
   const me = await api("GET", "/v1/me");
   if (me.isAnonymous) return [...memberOnly("Me", "You are looking around as a guest."), accountActions(false)];
-  const [settings, devices] = await Promise.all([
-    api("GET", "/v1/me/notification-settings"), api("GET", "/v1/me/devices")]);
+  const [settings, devices, config] = await Promise.all([
+    api("GET", "/v1/me/notification-settings"), api("GET", "/v1/me/devices"), api("GET", "/v1/config").catch(() => ({}))]);
   const staff = me.role === "user" ? null : h("nav", { "aria-label": "Staff", class: "staff card" },
     h("a", { href: "#/moderation" }, "Moderation queue"),
     me.role === "admin" ? h("a", { href: "#/admin" }, "Promotions and ads") : null);
-  return [h("h1", {}, "Settings"), staff, photoForm(me), profileForm(me), notificationsForm(settings), preferencesForm(me),
+  return [h("h1", {}, "Settings"), staff, photoForm(me), profileForm(me), notificationsForm(settings),
+    webPushSection(config), preferencesForm(me),
     devicesSection(devices), emailSection(me), passwordForm(), accountActions(), deleteForm()];
 }
 

@@ -4,6 +4,7 @@ import { session } from "./api.js";
 import { h } from "./ui.js";
 import { register, setNav, start } from "./router.js";
 import { subscribe } from "./live.js";
+import { startWorker } from "./webpush.js";
 import * as home from "./start.js";
 import * as partyup from "./partyup.js";
 import * as dance from "./dance.js";
@@ -52,3 +53,4 @@ setNav((route) => {
 });
 
 start(home.homeScreen);
+startWorker(); // the service worker shows pushed notifications (webpush.js)

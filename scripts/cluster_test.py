@@ -56,6 +56,8 @@ class Cluster:
         self.lb_port = free_port()
         self.s3_port = free_port()
         self.key = base64.b64encode(os.urandom(32)).decode()
+        # One VAPID key for both, as for JWT_KEY: browsers subscribe with its public half.
+        self.vapid = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         self.sockets = contextlib.ExitStack()
 
     # --- processes -------------------------------------------------------------------------
@@ -65,6 +67,7 @@ class Cluster:
         env.update({
             "DATABASE_URL": self.args.pg_url,
             "JWT_KEY": self.key,
+            "WEB_PUSH_VAPID_KEY": self.vapid,
             "DATA_DIR": os.path.join(self.work, name),
             "HTTP_HOST": "127.0.0.1",
             "HTTP_PORT": str(self.ports[name]),

@@ -297,6 +297,103 @@ extension Components {
                 case version
             }
         }
+        /// A browser's push subscription, as `PushSubscription.toJSON()` gives it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebPushSubscription`.
+        public struct WebPushSubscription: Codable, Hashable, Sendable {
+            /// The push service's URL for this browser.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebPushSubscription/endpoint`.
+            public var endpoint: Swift.String
+            /// Ignored.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebPushSubscription/expirationTime`.
+            public var expirationTime: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/WebPushSubscription/keys`.
+            public struct KeysPayload: Codable, Hashable, Sendable {
+                /// The browser's P-256 public key, uncompressed, base64url (87 characters).
+                ///
+                /// - Remark: Generated from `#/components/schemas/WebPushSubscription/keys/p256dh`.
+                public var p256dh: Swift.String
+                /// The browser's 16-byte authentication secret, base64url (22 characters).
+                ///
+                /// - Remark: Generated from `#/components/schemas/WebPushSubscription/keys/auth`.
+                public var auth: Swift.String
+                /// Creates a new `KeysPayload`.
+                ///
+                /// - Parameters:
+                ///   - p256dh: The browser's P-256 public key, uncompressed, base64url (87 characters).
+                ///   - auth: The browser's 16-byte authentication secret, base64url (22 characters).
+                public init(
+                    p256dh: Swift.String,
+                    auth: Swift.String
+                ) {
+                    self.p256dh = p256dh
+                    self.auth = auth
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case p256dh
+                    case auth
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.p256dh = try container.decode(
+                        Swift.String.self,
+                        forKey: .p256dh
+                    )
+                    self.auth = try container.decode(
+                        Swift.String.self,
+                        forKey: .auth
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "p256dh",
+                        "auth"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/WebPushSubscription/keys`.
+            public var keys: Components.Schemas.WebPushSubscription.KeysPayload
+            /// Creates a new `WebPushSubscription`.
+            ///
+            /// - Parameters:
+            ///   - endpoint: The push service's URL for this browser.
+            ///   - expirationTime: Ignored.
+            ///   - keys:
+            public init(
+                endpoint: Swift.String,
+                expirationTime: Swift.Double? = nil,
+                keys: Components.Schemas.WebPushSubscription.KeysPayload
+            ) {
+                self.endpoint = endpoint
+                self.expirationTime = expirationTime
+                self.keys = keys
+            }
+            public enum CodingKeys: String, CodingKey {
+                case endpoint
+                case expirationTime
+                case keys
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.endpoint = try container.decode(
+                    Swift.String.self,
+                    forKey: .endpoint
+                )
+                self.expirationTime = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .expirationTime
+                )
+                self.keys = try container.decode(
+                    Components.Schemas.WebPushSubscription.KeysPayload.self,
+                    forKey: .keys
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "endpoint",
+                    "expirationTime",
+                    "keys"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ClientConfig`.
         public struct ClientConfig: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ClientConfig/apiVersion`.
@@ -321,6 +418,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ClientConfig/mapAttribution`.
             public var mapAttribution: Swift.String?
+            /// The server's VAPID public key (RFC 8292), uncompressed P-256, base64url: the `applicationServerKey` a browser subscribes with (`POST /v1/me/web-push`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ClientConfig/webPushPublicKey`.
+            public var webPushPublicKey: Swift.String?
             /// Creates a new `ClientConfig`.
             ///
             /// - Parameters:
@@ -333,6 +434,7 @@ extension Components {
             ///   - appStoreURL:
             ///   - mapTileURL: Slippy-map tile URL template (`{z}/{x}/{y}`, optionally `{s}`): OpenStreetMap's standard tiles unless the operator configures another server; absent when maps are turned off.
             ///   - mapAttribution: The credit the tile provider requires, shown on every map (plain text), e.g. "© OpenStreetMap contributors".
+            ///   - webPushPublicKey: The server's VAPID public key (RFC 8292), uncompressed P-256, base64url: the `applicationServerKey` a browser subscribes with (`POST /v1/me/web-push`).
             public init(
                 apiVersion: Swift.String,
                 maxBodyBytes: Swift.Int,
@@ -342,7 +444,8 @@ extension Components {
                 feedbackURL: Swift.String? = nil,
                 appStoreURL: Swift.String? = nil,
                 mapTileURL: Swift.String? = nil,
-                mapAttribution: Swift.String? = nil
+                mapAttribution: Swift.String? = nil,
+                webPushPublicKey: Swift.String? = nil
             ) {
                 self.apiVersion = apiVersion
                 self.maxBodyBytes = maxBodyBytes
@@ -353,6 +456,7 @@ extension Components {
                 self.appStoreURL = appStoreURL
                 self.mapTileURL = mapTileURL
                 self.mapAttribution = mapAttribution
+                self.webPushPublicKey = webPushPublicKey
             }
             public enum CodingKeys: String, CodingKey {
                 case apiVersion
@@ -364,6 +468,7 @@ extension Components {
                 case appStoreURL
                 case mapTileURL
                 case mapAttribution
+                case webPushPublicKey
             }
         }
         /// - Remark: Generated from `#/components/schemas/Role`.

@@ -399,6 +399,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/me/notification-settings`.
     /// - Remark: Generated from `#/paths//v1/me/notification-settings/put(putNotificationSettings)`.
     func putNotificationSettings(_ input: Operations.PutNotificationSettings.Input) async throws -> Operations.PutNotificationSettings.Output
+    /// Have notifications pushed to this browser: the `PushSubscription` its service worker got (`subscription.toJSON()`), with the server's `webPushPublicKey` as `applicationServerKey`.
+    ///
+    /// The same notifications and per-kind settings as APNs devices (`/v1/me/notification-settings`). The endpoint must be an `https://` URL of a push service (port 443 or none); the server posts only to hosts whose every address is public, checked when it sends. An endpoint registered by another account moves to the caller; registering again replaces the keys. A push service answering 404 or 410 removes the subscription.
+    ///
+    /// - Remark: HTTP `POST /v1/me/web-push`.
+    /// - Remark: Generated from `#/paths//v1/me/web-push/post(addWebPushSubscription)`.
+    func addWebPushSubscription(_ input: Operations.AddWebPushSubscription.Input) async throws -> Operations.AddWebPushSubscription.Output
+    /// Stop pushing to this browser (its subscription's endpoint); unknown endpoints are fine.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/web-push`.
+    /// - Remark: Generated from `#/paths//v1/me/web-push/delete(removeWebPushSubscription)`.
+    func removeWebPushSubscription(_ input: Operations.RemoveWebPushSubscription.Input) async throws -> Operations.RemoveWebPushSubscription.Output
     /// The caller's registered push devices.
     ///
     /// - Remark: HTTP `GET /v1/me/devices`.
@@ -1594,6 +1606,34 @@ extension APIProtocol {
         try await putNotificationSettings(Operations.PutNotificationSettings.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Have notifications pushed to this browser: the `PushSubscription` its service worker got (`subscription.toJSON()`), with the server's `webPushPublicKey` as `applicationServerKey`.
+    ///
+    /// The same notifications and per-kind settings as APNs devices (`/v1/me/notification-settings`). The endpoint must be an `https://` URL of a push service (port 443 or none); the server posts only to hosts whose every address is public, checked when it sends. An endpoint registered by another account moves to the caller; registering again replaces the keys. A push service answering 404 or 410 removes the subscription.
+    ///
+    /// - Remark: HTTP `POST /v1/me/web-push`.
+    /// - Remark: Generated from `#/paths//v1/me/web-push/post(addWebPushSubscription)`.
+    public func addWebPushSubscription(
+        headers: Operations.AddWebPushSubscription.Input.Headers = .init(),
+        body: Operations.AddWebPushSubscription.Input.Body
+    ) async throws -> Operations.AddWebPushSubscription.Output {
+        try await addWebPushSubscription(Operations.AddWebPushSubscription.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Stop pushing to this browser (its subscription's endpoint); unknown endpoints are fine.
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/web-push`.
+    /// - Remark: Generated from `#/paths//v1/me/web-push/delete(removeWebPushSubscription)`.
+    public func removeWebPushSubscription(
+        query: Operations.RemoveWebPushSubscription.Input.Query,
+        headers: Operations.RemoveWebPushSubscription.Input.Headers = .init()
+    ) async throws -> Operations.RemoveWebPushSubscription.Output {
+        try await removeWebPushSubscription(Operations.RemoveWebPushSubscription.Input(
+            query: query,
+            headers: headers
         ))
     }
     /// The caller's registered push devices.

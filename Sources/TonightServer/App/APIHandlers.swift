@@ -54,7 +54,8 @@ final class APIHandlers: Sendable {
             users: s.users, notifier: s.notifier, postService: s.posts, posts: s.postRepository, bans: s.bans,
             fanout: s.fanout, logins: s.logins,
             notifications: s.notifications, config: s.config, reader: s.postReader)
-        devices = DevicesHandlers(devices: s.devices)
+        devices = DevicesHandlers(
+            devices: s.devices, webPush: s.push.webPush, subscriptions: s.push.subscriptions)
         notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)
         geo = GeoHandlers(geo: s.geo)
         places = PlacesHandlers(geo: s.geo, places: s.places, events: s.events)
@@ -84,6 +85,7 @@ final class APIHandlers: Sendable {
             users: s.users, wall: s.wall, notifier: s.notifier, notifications: s.notifications, people: s.people,
             eventService: s.eventService)
         system = SystemHandlers(
-            database: s.database, config: s.config, metrics: metrics, openAPIDocument: openAPIDocument)
+            database: s.database, config: s.config, metrics: metrics, openAPIDocument: openAPIDocument,
+            webPushPublicKey: s.push.webPush.vapid.publicKey)
     }
 }

@@ -121,6 +121,17 @@ public struct AppConfig: Sendable {
     /// default 10; 0 = off).
     public var passwordResetsPerHourPerIP: Int = 10
 
+    /// The VAPID key Web Push messages are signed with (`web.push.vapid.key`: base64url of the raw
+    /// P-256 private key, or a PEM); empty: `vapid.key` in the data directory, made on first run.
+    /// Every instance of a cluster needs the same key (browsers subscribed with its public half).
+    public var webPushVAPIDKey: String = ""
+    /// The contact push services see (`web.push.subject`, `mailto:` or `https:`); default
+    /// `mailto:` and the ``mailSender``'s address.
+    public var webPushSubject: String = ""
+    /// Hosts a Web Push endpoint may name on loopback or private addresses, any port, and over
+    /// plain `http://` (`web.push.insecure.hosts`, comma-separated; tests set `127.0.0.1`).
+    public var webPushInsecureHosts: [String] = []
+
     /// Where mail is written without ``smtpURL``.
     public var mailFolder: String { dataDirectory + "/mail" }
 
@@ -143,7 +154,9 @@ public struct AppConfig: Sendable {
         }
         if !raw.isEmpty { return MailAddress(address: raw, name: nil) }
         let host = URLComponents(string: linkBase)?.host ?? "localhost"
-        return MailAddress(address: "no-reply@\(host.contains(".") ? host : host + ".localdomain")", name: "Tonight")
+        // A DNS name with a dot; an address or a bare name gets a placeholder domain.
+        let named = host.contains(".") && host.contains(where: \.isLetter) && !host.contains(":")
+        return MailAddress(address: "no-reply@\(named ? host : "localhost.localdomain")", name: "Tonight")
     }
 
     /// OpenStreetMap's standard tiles, the default map.
@@ -346,6 +359,8 @@ public struct AppConfig: Sendable {
         config.smtpCAFile = reader.string(forKey: "smtp.ca.file", default: "")
         config.mailFrom = reader.string(forKey: "mail.from", default: "")
         config.publicURL = reader.string(forKey: "public.url", default: "")
+        config.webPushVAPIDKey = reader.string(forKey: "web.push.vapid.key", isSecret: true, default: "")
+        config.webPushSubject = reader.string(forKey: "web.push.subject", default: "")
         config.mailsPerHourPerAccount = reader.int(forKey: "rate.mail.per.hour", default: config.mailsPerHourPerAccount)
         config.passwordResetsPerHourPerIP = reader.int(
             forKey: "rate.password.reset.per.hour", default: config.passwordResetsPerHourPerIP)
@@ -358,6 +373,7 @@ public struct AppConfig: Sendable {
         }
         config.appleAudiences = list("oidc.apple.audiences")
         config.imageProxyPrivateHosts = list("image.proxy.private.hosts")
+        config.webPushInsecureHosts = list("web.push.insecure.hosts")
         config.facebookAudiences = list("oidc.facebook.audiences")
         config.oidcIssuer = reader.string(forKey: "oidc.issuer", default: "")
         config.oidcAudiences = list("oidc.audiences")

@@ -173,6 +173,11 @@ public struct AppServices: Sendable {
                     config.smtpURL, caFile: config.smtpCAFile,
                     heloName: URLComponents(string: config.linkBase)?.host ?? "localhost"))
         logger.info("\(transport.summary)")
+        let webPush = WebPushSender(
+            vapid: VAPID(
+                key: try VAPID.loadKey(configured: config.webPushVAPIDKey, dataDirectory: config.dataDirectory),
+                subject: config.webPushSubject.isEmpty ? "mailto:" + config.mailSender.address : config.webPushSubject),
+            insecureHosts: Set(config.webPushInsecureHosts.map { $0.lowercased() }))
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
@@ -185,8 +190,8 @@ public struct AppServices: Sendable {
             notifier: notifier,
             oidc: OIDCVerifier(providers: config.oidcProviders, httpClient: .shared), devices: devices,
             push: PushService(
-                client: apns, devices: devices, notifications: notifications, jobs: jobs, retry: RetryPolicy(),
-                logger: logger),
+                client: apns, devices: devices, webPush: webPush, subscriptions: WebPushRepository(database: database),
+                notifications: notifications, jobs: jobs, retry: RetryPolicy(), logger: logger),
             invitations: InvitationRepository(db: database.sql, database: database),
             chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
             presence: PresenceService(

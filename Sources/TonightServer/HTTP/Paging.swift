@@ -18,14 +18,11 @@ enum Paging {
     }
 
     static func encode(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(text.utf8))
     }
 
     static func decode(_ cursor: String) throws -> String {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else {
+        guard let data = Base64URL.decode(cursor), let text = String(data: data, encoding: .utf8) else {
             throw badCursor
         }
         return text

@@ -41,9 +41,7 @@ struct EmailLinks: Sendable {
 
     /// The token of email token `id` (43 URL-safe characters).
     func token(id: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(id.utf8), using: key)))
     }
 
     /// What is stored of a token.

@@ -84,7 +84,6 @@ struct MediaURLs: Sendable {
 
     private static func signature(_ subject: String, _ expires: Int, _ key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(subject)\n\(expires)".utf8), using: key)
-        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(Data(mac))
     }
 }

@@ -261,19 +261,12 @@ public final class APNsClient: Sendable {
         let header = try encoder.encode(JWTHeader(kid: self.configuration.keyID))
         let claims = try encoder.encode(
             JWTClaims(iss: self.configuration.teamID, iat: Int64(issuedAt.timeIntervalSince1970)))
-        let signingInput = Self.base64URL(header) + "." + Self.base64URL(claims)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try self.privateKey.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Self.base64URL(signature.rawRepresentation)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
     // MARK: - Helpers
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

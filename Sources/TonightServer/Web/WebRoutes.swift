@@ -53,6 +53,8 @@ struct WebRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/") { request, context in try await self.serve("index.html", request, context) }
+        // The service worker from the root, so that its scope is the whole app.
+        router.get("/sw.js") { request, context in try await self.serve("sw.js", request, context) }
         router.get("/app/**") { request, context in
             try await self.serve(context.parameters.getCatchAll().joined(separator: "/"), request, context)
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -178,6 +179,20 @@ nonisolated(unsafe) private let cases: [Case] = [
     },
     Case(route: "POST /v1/me/email/verification", allowed: everyone) { w, c in
         Call(method: .post, uri: "/v1/me/email/verification", token: try await w.fresh(c).token)
+    },
+    Case(route: "POST /v1/me/web-push", allowed: everyone) { w, c in
+        Call(
+            method: .post, uri: "/v1/me/web-push",
+            json: [
+                "endpoint": "https://push.example.com/\(UUID().uuidString)",
+                "keys": [
+                    "p256dh": Base64URL.encode(P256.KeyAgreement.PrivateKey().publicKey.x963Representation),
+                    "auth": Base64URL.encode(Data(count: 16)),
+                ],
+            ], token: w.token(c))
+    },
+    Case(route: "DELETE /v1/me/web-push", allowed: everyone) { w, c in
+        Call(method: .delete, uri: "/v1/me/web-push?endpoint=https%3A%2F%2Fpush.example.com%2Fx", token: w.token(c))
     },
     Case(route: "PUT /v1/me/notification-settings", allowed: everyone) { w, c in
         Call(method: .put, uri: "/v1/me/notification-settings", json: ["muted": []], token: w.token(c))

@@ -524,7 +524,8 @@ struct PushOutboxTests {
 
                 _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
                 let push = PushService(
-                    client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
+                    client: try server.makeClient(), devices: services.devices, webPush: services.push.webPush,
+                    subscriptions: services.push.subscriptions, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(), logger: services.logger)
                 let worker = JobWorker(
                     queue: services.jobs, handlers: [PushJob.kind: push.run], kinds: .only([PushJob.kind]),
@@ -580,7 +581,8 @@ struct PushOutboxTests {
                 }
                 _ = try await client.send(.post, "/v1/me/friend-requests", json: ["userId": ana.id], token: ben.token)
                 let push = PushService(
-                    client: try server.makeClient(), devices: services.devices, notifications: services.notifications,
+                    client: try server.makeClient(), devices: services.devices, webPush: services.push.webPush,
+                    subscriptions: services.push.subscriptions, notifications: services.notifications,
                     jobs: services.jobs, retry: .init(baseDelay: 1), logger: services.logger)
                 let worker = JobWorker(
                     queue: services.jobs, handlers: [PushJob.kind: push.run], kinds: .only([PushJob.kind]),

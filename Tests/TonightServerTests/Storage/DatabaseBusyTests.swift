@@ -129,6 +129,14 @@ struct DatabaseOutageTests {
             }
             #expect(signUp.status == .created, "\(signUp.text)")
             let token = signUp.json.accessToken
+            // An open connection to hang: on a loaded run the sign-up's own work (its verification
+            // mail's transaction) can pass the deadline too, leaving the pool without one, and a
+            // request would then wait for a new connection (503 database_busy) instead.
+            var warm = try await client.send(.get, "/v1/me", token: token)
+            for _ in 0..<20 where warm.status != .ok {
+                try await Task.sleep(for: .milliseconds(200))
+                warm = try await client.send(.get, "/v1/me", token: token)
+            }
             proxy.freeze(true)
             let started = ContinuousClock.now
             let me = try await client.send(.get, "/v1/me", token: token)

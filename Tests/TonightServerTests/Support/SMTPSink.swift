@@ -10,110 +10,57 @@ import X509
     import Glibc
 #endif
 
-/// A real SMTP server for a test: `Tests/Mail/smtp_sink.py` (PyPI's aiosmtpd) from the package's
-/// `.venv`, on a free loopback port, storing what it accepts as JSON files in its own folder.
+/// A real SMTP server for a test: `Tests/Mail/smtp_sink.py` (PyPI's aiosmtpd, ``PythonService``),
+/// storing what it accepts as JSON files in its own folder.
 /// Optional STARTTLS (a fresh self-signed certificate for 127.0.0.1, its PEM in ``caFile``) and
 /// AUTH (user `tonight`, password `sink-secret`).
 ///
 /// Without aiosmtpd the tests skip, unless `TONIGHT_TEST_REQUIRE_SMTP` is set (scripts/test sets
 /// it after installing aiosmtpd), when they fail.
-final class SMTPSink: @unchecked Sendable {
+final class SMTPSink: Sendable {
     static let user = "tonight"
     static let password = "sink-secret"
 
-    let port: Int
-    let directory: URL
+    let service: PythonService
     /// The certificate the sink presents, as a PEM file (nil without TLS).
     let caFile: String?
-    private let process: Process
 
-    private init(port: Int, directory: URL, caFile: String?, process: Process) {
-        self.port = port
-        self.directory = directory
+    var port: Int { service.port }
+    private var directory: URL { service.directory.appendingPathComponent("mail") }
+
+    private init(service: PythonService, caFile: String?) {
+        self.service = service
         self.caFile = caFile
-        self.process = process
     }
 
-    static let python = MotoServer.packageRoot + "/.venv/bin/python3"
-    static let script = MotoServer.packageRoot + "/Tests/Mail/smtp_sink.py"
-
-    /// Whether aiosmtpd is there; records an issue when it is required and missing.
-    static let available: Bool = {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import aiosmtpd"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        let found =
-            (try? probe.run()) != nil
-            && {
-                probe.waitUntilExit(); return probe.terminationStatus == 0
-            }()
-        if !found { print("⚠️ Skipping SMTP tests: no aiosmtpd in \(python)") }
-        return found
-    }()
+    static let available = PythonService.available(["aiosmtpd"], requiredBy: "TONIGHT_TEST_REQUIRE_SMTP")
 
     /// Runs `body` with a sink, or skips (failing when `TONIGHT_TEST_REQUIRE_SMTP` is set).
     static func with(
         tls: Bool = false, auth: Bool = false, _ body: (SMTPSink) async throws -> Void
     ) async throws {
-        guard available else {
-            if ProcessInfo.processInfo.environment["TONIGHT_TEST_REQUIRE_SMTP"] != nil {
-                Issue.record("aiosmtpd is required (TONIGHT_TEST_REQUIRE_SMTP) but \(python) cannot import it")
+        guard available else { return }
+        let service = try await PythonService.start("Mail/smtp_sink.py") { directory in
+            let mail = directory.appendingPathComponent("mail")
+            try FileManager.default.createDirectory(at: mail, withIntermediateDirectories: true)
+            var arguments = ["--dir", mail.path]
+            if tls {
+                let (certificate, key) = try selfSignedPEM()
+                try certificate.write(
+                    to: directory.appendingPathComponent("cert.pem"), atomically: true, encoding: .utf8)
+                try key.write(to: directory.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+                arguments += [
+                    "--cert", directory.appendingPathComponent("cert.pem").path,
+                    "--key", directory.appendingPathComponent("key.pem").path,
+                ]
             }
-            return
+            if auth { arguments += ["--user", user, "--password", password] }
+            return arguments
         }
-        let sink = try await start(tls: tls, auth: auth)
-        defer { sink.stop() }
+        let sink = SMTPSink(
+            service: service, caFile: tls ? service.directory.appendingPathComponent("cert.pem").path : nil)
+        defer { service.stop() }
         try await body(sink)
-    }
-
-    private static func start(tls: Bool, auth: Bool) async throws -> SMTPSink {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-sink-\(UUID().uuidString)")
-        let mail = directory.appendingPathComponent("mail")
-        try FileManager.default.createDirectory(at: mail, withIntermediateDirectories: true)
-        var arguments = [script, "--dir", mail.path]
-        var caFile: String?
-        if tls {
-            let (certificate, key) = try selfSignedPEM()
-            let cert = directory.appendingPathComponent("cert.pem").path
-            let keyFile = directory.appendingPathComponent("key.pem").path
-            try certificate.write(toFile: cert, atomically: true, encoding: .utf8)
-            try key.write(toFile: keyFile, atomically: true, encoding: .utf8)
-            arguments += ["--cert", cert, "--key", keyFile]
-            caFile = cert
-        }
-        if auth { arguments += ["--user", user, "--password", password] }
-        let output = directory.appendingPathComponent("stdout")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
-                let port = Int(line.dropFirst(5))
-            {
-                return SMTPSink(port: port, directory: mail, caFile: caFile, process: process)
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        process.terminate()
-        throw ConfigurationError("the SMTP sink did not start")
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
     }
 
     /// One message the sink accepted.

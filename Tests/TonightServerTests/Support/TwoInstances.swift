@@ -22,7 +22,14 @@ func withTwoInstances(
     second.dataDirectory = first.dataDirectory + "-second"
     try await configureSecond(&second)
     let a = try await AppServices.make(config: first)
-    let b = try await AppServices.make(config: second)
+    let b: AppServices
+    do {
+        b = try await AppServices.make(config: second)
+    } catch {
+        // The first never runs, so nothing else closes its pool (whose deinit traps if open).
+        try? await a.database.shutdown()
+        throw error
+    }
     let appA = try await buildApplication(first, services: a)
     let appB = try await buildApplication(second, services: b)
     try await appA.test(.live) { clientA in

@@ -116,12 +116,20 @@ extension APIHandlers: APIProtocol {
         try await chat.sendMessage(input)
     }
 
+    func addWebPushSubscription(_ input: Operations.AddWebPushSubscription.Input) async throws -> Operations.AddWebPushSubscription.Output {
+        try await devices.addWebPushSubscription(input)
+    }
+
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
         try await devices.listDevices(input)
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
         try await devices.registerDevice(input)
+    }
+
+    func removeWebPushSubscription(_ input: Operations.RemoveWebPushSubscription.Input) async throws -> Operations.RemoveWebPushSubscription.Output {
+        try await devices.removeWebPushSubscription(input)
     }
 
     func unregisterDevice(_ input: Operations.UnregisterDevice.Input) async throws -> Operations.UnregisterDevice.Output {

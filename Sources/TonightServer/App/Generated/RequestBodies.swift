@@ -2,6 +2,15 @@
 // Do not edit: change the spec and run scripts/generate.
 import TonightAPI
 
+extension Operations.AddWebPushSubscription.Input.Body {
+    /// The JSON body (the only content type this operation accepts).
+    var json: Components.Schemas.WebPushSubscription {
+        switch self {
+        case .json(let body): body
+        }
+    }
+}
+
 extension Operations.ChangeEmail.Input.Body {
     /// The JSON body (the only content type this operation accepts).
     var json: Components.Schemas.ChangeEmailRequest {

@@ -32,6 +32,7 @@ extension SpecLimits {
         "placeFeed": ["cursor": .string(minLength: nil, maxLength: 500), "limit": .number(minimum: nil, maximum: nil, integer: true)],
         "recommendEvents": ["near": .string(minLength: nil, maxLength: 60), "limit": .number(minimum: nil, maximum: nil, integer: true)],
         "recommendSessions": ["near": .string(minLength: nil, maxLength: 60), "limit": .number(minimum: nil, maximum: nil, integer: true)],
+        "removeWebPushSubscription": ["endpoint": .string(minLength: 1, maxLength: 2048)],
         "reverseGeocode": ["lat": .number(minimum: nil, maximum: nil, integer: false), "lon": .number(minimum: nil, maximum: nil, integer: false)],
         "searchSessions": ["sport": .string(minLength: nil, maxLength: 600), "from": .string(minLength: nil, maxLength: 10), "to": .string(minLength: nil, maxLength: 10), "near": .string(minLength: nil, maxLength: 60), "radius": .number(minimum: nil, maximum: nil, integer: true), "city": .string(minLength: nil, maxLength: 300), "bbox": .string(minLength: nil, maxLength: 100), "cursor": .string(minLength: nil, maxLength: 500), "limit": .number(minimum: nil, maximum: nil, integer: true)],
         "searchSongs": ["q": .string(minLength: nil, maxLength: 200), "limit": .number(minimum: nil, maximum: nil, integer: true)],
@@ -42,6 +43,7 @@ extension SpecLimits {
     ]
 
     static let body: [String: SpecLimit] = [
+        "addWebPushSubscription": .object(["endpoint": .string(minLength: 1, maxLength: 2048), "keys": .object(["auth": .string(minLength: 22, maxLength: 24), "p256dh": .string(minLength: 86, maxLength: 88)])]),
         "changeEmail": .object(["email": .string(minLength: 1, maxLength: 254), "idToken": .string(minLength: 1, maxLength: 8192), "password": .string(minLength: 1, maxLength: 200)]),
         "changePassword": .object(["currentPassword": .string(minLength: 1, maxLength: 200), "newPassword": .string(minLength: 1, maxLength: 200)]),
         "createAd": .object(["area": .string(minLength: nil, maxLength: 200), "feeds": .array(minItems: nil, maxItems: 20, items: .string(minLength: nil, maxLength: 1000)), "mediaUrl": .string(minLength: nil, maxLength: 2000), "pages": .array(minItems: nil, maxItems: 50, items: nil)]),

@@ -131,8 +131,12 @@ struct NotificationRepository: Sendable {
             if NotificationSettingsRules.isQuiet(settings, at: Clock.date(now)) { quiet.insert(id) }
         }
         let withDevices = Set(
-            try await db.raw("SELECT DISTINCT user_id FROM devices WHERE user_id IN (\(binds: recipients))").all()
-                .map { try $0.decode(column: "user_id", as: String.self) })
+            try await db.raw(
+                """
+                SELECT user_id FROM devices WHERE user_id IN (\(binds: recipients))
+                UNION SELECT user_id FROM web_push_subscriptions WHERE user_id IN (\(binds: recipients))
+                """
+            ).all().map { try $0.decode(column: "user_id", as: String.self) })
         let eventIDs = Array(Set(drafts.compactMap(\.eventID)))
         var eventKinds: [String: EventKind] = [:]
         if !eventIDs.isEmpty {
@@ -152,8 +156,9 @@ struct NotificationRepository: Sendable {
                 conversationID: draft.conversationID, postID: draft.postID, createdAt: now, readAt: nil,
                 eventKind: draft.eventID.flatMap { eventKinds[$0] })
             written.append(record)
-            // The push outbox: a job in the same transaction, unless there is nowhere to push or
-            // the recipient's quiet hours are on (the inbox and live sockets still get it).
+            // The push outbox: a job in the same transaction, unless there is nowhere to push (no
+            // phone, no browser) or the recipient's quiet hours are on (the inbox and live sockets
+            // still get it).
             if withDevices.contains(record.userID), !quiet.contains(record.userID) {
                 let job = String(decoding: try JSONEncoder().encode(PushJob(notificationId: record.id)), as: UTF8.self)
                 pushes.append(NewJob(kind: PushJob.kind, payload: job, runAt: now, maxAttempts: 1))

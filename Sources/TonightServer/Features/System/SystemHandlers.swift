@@ -10,6 +10,8 @@ struct SystemHandlers: Sendable {
     let config: AppConfig
     let metrics: PrometheusCollectorRegistry
     let openAPIDocument: String
+    /// The VAPID public key browsers subscribe with.
+    let webPushPublicKey: String
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         let healthy = await database.ping()
@@ -40,7 +42,7 @@ struct SystemHandlers: Sendable {
                         feedbackURL: config.feedbackURL.isEmpty ? nil : config.feedbackURL,
                         appStoreURL: config.appStoreURL.isEmpty ? nil : config.appStoreURL,
                         mapTileURL: config.mapTileURL.isEmpty ? nil : config.mapTileURL,
-                        mapAttribution: config.mapCredit))))
+                        mapAttribution: config.mapCredit, webPushPublicKey: webPushPublicKey))))
     }
 }
 

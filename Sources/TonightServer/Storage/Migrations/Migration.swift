@@ -44,6 +44,7 @@ enum Migrations {
         CreatePresenceLeases(),
         ImportFingerprints(),
         CreateEmailTokens(),
+        CreateWebPushSubscriptions(),
     ]
 }
 

@@ -167,7 +167,9 @@ struct RecommendationsRouteTests {
                     "INSERT INTO affinity (artist_id, similar_id, score) VALUES (\(bind: from), \(bind: to), \(bind: score))"
                 ).run()
             }
-            let day = Date().addingTimeInterval(86_400)
+            // 30 hours on: never tonight's (which ends at 06:00 local, at most 24 hours away), even
+            // when the run crosses 06:00 between these inserts and the cold-start read below.
+            let day = Date().addingTimeInterval(30 * 3600)
             try await insertShow(services, id: "e1", place: club, start: day, performers: ["b"])
             try await insertShow(
                 services, id: "e2", place: club, start: day.addingTimeInterval(3600), performers: ["c", "d"])
