@@ -15,11 +15,22 @@ export class ApiError extends Error {
   }
 }
 
+/** What runs when the tokens are forgotten (session.onForget). */
+const forgetting = [];
+
 export const session = {
   get tokens() { try { return JSON.parse(store.getItem("tonight.tokens")) || null; } catch { return null; } },
-  set tokens(value) { value ? store.setItem("tonight.tokens", JSON.stringify(value)) : store.removeItem("tonight.tokens"); },
+  set tokens(value) {
+    const ended = !value && store.getItem("tonight.tokens") !== null;
+    value ? store.setItem("tonight.tokens", JSON.stringify(value)) : store.removeItem("tonight.tokens");
+    if (ended) for (const fn of forgetting) { try { fn(); } catch { /* one cleanup never stops the others */ } }
+  },
   get user() { return this.tokens?.user || null; },
   get isMember() { return !!this.user && !this.user.isAnonymous; },
+  /** Runs `fn` each time the tokens held are forgotten, however the session ended: signing out, a
+   * refused refresh (a password reset or "sign out everywhere" elsewhere), a deleted account, a 401.
+   * A callback, so that api.js imports none of the modules that clean up (webpush.js imports it). */
+  onForget(fn) { forgetting.push(fn); },
 };
 
 /** `path` with `limit` and `cursor` added to its query, each only when given. */

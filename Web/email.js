@@ -2,7 +2,9 @@
 // with it (#/reset-password/<token>), confirming an address from a mailed link
 // (#/verify-email/<token>, a sign-up's, a resent or an address change's) and the settings' Email
 // section (confirmed or not, send the link again, change the address). The three screens work
-// signed out: the links are opened from a mailbox, often on another device.
+// signed out: the links are opened from a mailbox, often on another device. A link's token leaves
+// the address as soon as its screen reads it (#/reset-password, #/verify-email stay): the page
+// keeps it in memory, the history and a reload do not.
 import { api, session, ApiError } from "./api.js";
 import { h, showProblem, field, errorText } from "./ui.js";
 import { go } from "./router.js";
@@ -21,6 +23,25 @@ async function publicCall(path, body) {
     throw error;
   }
 }
+
+/** Each mailed link's token, by screen, once read from the address (this page only). */
+const tokens = {};
+
+/** The token of the `screen` ("reset-password", "verify-email") whose route gave `token`: a token
+ * from the route is kept here and taken out of the address (its history entry too, without a
+ * hashchange, so the router does not draw again); no token in the route is the one this page last
+ * read for the screen (going back to it), else "" (a reload, a bare #/verify-email). */
+function linkToken(screen, token) {
+  if (token) {
+    tokens[screen] = token;
+    if (location.hash.startsWith(`#/${screen}/`)) history.replaceState(history.state, "", `#/${screen}`);
+  }
+  return tokens[screen] || "";
+}
+
+/** A mailed link's screen without its token: the link is opened again from the mailbox. */
+const noLink = (title, ...next) => [h("h1", {}, title),
+  h("p", { role: "status" }, "Open the link from your email again."), ...next];
 
 /** Whether a problem is a dead link's (used or replaced, expired). */
 const deadLink = (error) => error instanceof ApiError && ["invalid_link", "link_expired"].includes(error.code);
@@ -51,8 +72,10 @@ function forgotScreen() {
 /** The way back to the start screen (signed out) or home. */
 const back = () => h("p", {}, session.tokens ? h("a", { href: "#/" }, "Back to Tonight") : h("a", { href: SIGN_IN }, "Back to sign in"));
 
-function resetScreen(token = "") {
+function resetScreen(link = "") {
   const askAgain = () => h("p", {}, h("a", { href: "#/forgot-password" }, "Ask for a new link"));
+  const token = linkToken("reset-password", link);
+  if (!token) return noLink("Choose a new password", askAgain());
   const form = h("form", { "aria-label": "Reset password", onsubmit: async (event) => {
     event.preventDefault();
     try {
@@ -61,6 +84,7 @@ function resetScreen(token = "") {
       if (!deadLink(error)) return showProblem(form, error);
       return form.replaceWith(...linkProblem(error, askAgain()));
     }
+    delete tokens["reset-password"]; // used: going back here asks for a new link
     // Every login of the account ended; if this browser held one of them, it goes too (the refresh fails).
     if (session.tokens) {
       await api("GET", "/v1/me").catch(() => null);
@@ -77,7 +101,9 @@ function resetScreen(token = "") {
 /** Tokens confirmed in this page, with their address: drawing the screen again says so again. */
 const confirmed = new Map();
 
-async function verifyScreen(token = "") {
+async function verifyScreen(link = "") {
+  const token = linkToken("verify-email", link);
+  if (!token) return noLink("Confirm your email address", newLink());
   let email = confirmed.get(token);
   if (!email) {
     try {

@@ -1,7 +1,9 @@
 // Web Push: the service worker (sw.js, registered once on load) and the settings' "Notifications
 // in this browser" section, which subscribes this browser with the server's VAPID key
 // (`webPushPublicKey` of /v1/config) and hands the subscription to POST /v1/me/web-push; turning
-// it off (or signing out) unsubscribes and removes it with DELETE /v1/me/web-push.
+// it off (or signing out) unsubscribes and removes it with DELETE /v1/me/web-push. A session that
+// ends otherwise (a refused refresh, a deleted account) drops it in this browser only: the tokens
+// are gone, and the server's next push to it is refused, which removes it there.
 import { api, session } from "./api.js";
 import { h, errorText } from "./ui.js";
 import { go } from "./router.js";
@@ -14,6 +16,10 @@ const OWNER = "tonight.webPushUser";
 const SUBSCRIBE_TIMEOUT_MS = 15000;
 
 const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+
+// Whatever ends the session, this browser stops showing that account's notifications (a shared
+// browser, the next person). After "Sign out" the subscription is already gone: only the owner goes.
+session.onForget(() => { unsubscribe(false).catch(() => {}); });
 
 /** The worker's registration (registering is idempotent: the same one each time). */
 const registerWorker = () => navigator.serviceWorker.register(WORKER, { type: "module", scope: "/" });
@@ -87,7 +93,7 @@ async function subscribe(key) {
 }
 
 /** Stops pushing to this browser: the server forgets its subscription (unless `tellServer` is
- * false: a deleted account's went with it) and the browser drops it, so whoever signs in here next
+ * false: a deleted account's went with it, an ended session has no tokens) and the browser drops it, so whoever signs in here next
  * does not get it. Were the server not told, its next push would be refused and remove it. */
 export async function unsubscribe(tellServer = true) {
   if (!("serviceWorker" in navigator)) return;

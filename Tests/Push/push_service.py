@@ -233,6 +233,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
+    # A push service takes many connections at once: socketserver's backlog of 5 would drop the
+    # SYNs of a busy sender's burst (each retried a second later).
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sys.exit(0))

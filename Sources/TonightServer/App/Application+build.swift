@@ -102,8 +102,8 @@ public func buildApplication(
         }
         serviceList.append(
             JobWorker(
-                queue: services.jobs, handlers: handlers, pollInterval: poll, kinds: .except([PostService.processJob]),
-                logger: services.logger))
+                queue: services.jobs, handlers: handlers, pollInterval: poll, batchSize: 16,
+                kinds: .except([PostService.processJob]), concurrent: true, logger: services.logger))
     }
     let logger = services.logger
     FileLimit.raise(logger: logger)

@@ -13,13 +13,15 @@ enum PublicAddress {
     /// Why a host was refused.
     struct Refusal: Error, CustomStringConvertible {
         let description: String
+        /// Whether the name did not resolve (perhaps for now), rather than to a refused address.
+        var unresolved = false
     }
 
     /// The first address of `host`, when every address it resolves to is public (or `host` is in
     /// `allowing`). Resolution runs on NIO's thread pool; it throws ``Refusal`` otherwise.
     static func resolve(_ host: String, port: Int, allowing: Set<String>) async throws -> SocketAddress {
         let addresses = try await resolver.runIfActive { try lookup(host, port: port) }
-        guard let first = addresses.first else { throw Refusal(description: "no address") }
+        guard let first = addresses.first else { throw Refusal(description: "no address", unresolved: true) }
         if allowing.contains(host.lowercased()) { return first }
         guard addresses.allSatisfy(isPublic) else { throw Refusal(description: "not a public address") }
         return first
@@ -49,7 +51,7 @@ enum PublicAddress {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let list else { throw Refusal(description: "cannot resolve") }
+        guard status == 0, let list else { throw Refusal(description: "cannot resolve", unresolved: true) }
         defer { freeaddrinfo(list) }
         var found: [SocketAddress] = []
         var entry: UnsafeMutablePointer<addrinfo>? = list

@@ -52,15 +52,19 @@ public struct JobWorker: Service {
     let batchSize: Int
     let lockDuration: TimeInterval
     let kinds: JobKinds
+    /// Whether a claimed batch runs at once rather than one job after another: for jobs that
+    /// wait on a peer (mail, push), not for jobs that take a core each (media).
+    let concurrent: Bool
     let logger: Logger
 
     /// Creates a worker.
     public init(
         queue: JobQueue, handlers: [String: JobHandler], policy: RetryPolicy = .init(),
         pollInterval: Duration = .seconds(1), workerID: String = Identifier.make(), batchSize: Int = 10,
-        lockDuration: TimeInterval = 300, kinds: JobKinds = .all, logger: Logger
+        lockDuration: TimeInterval = 300, kinds: JobKinds = .all, concurrent: Bool = false, logger: Logger
     ) {
         self.kinds = kinds
+        self.concurrent = concurrent
         self.repository = queue.repository
         self.handlers = handlers
         self.policy = policy
@@ -93,7 +97,13 @@ public struct JobWorker: Service {
         let jobs = try await repository.claim(
             worker: workerID, limit: batchSize, now: Clock.millis(now),
             lockedUntil: Clock.millis(now.addingTimeInterval(lockDuration)), kinds: kinds)
-        for job in jobs { await execute(job, now: now) }
+        if concurrent {
+            await withTaskGroup(of: Void.self) { group in
+                for job in jobs { group.addTask { await execute(job, now: now) } }
+            }
+        } else {
+            for job in jobs { await execute(job, now: now) }
+        }
         return jobs.count
     }
 
@@ -111,9 +121,11 @@ public struct JobWorker: Service {
             metadata["job"] = .string(job.id)
             metadata["kind"] = .string(job.kind)
             do {
+                // The backoff counts from when the attempt ended (a slow one may outlast it).
+                let ended = max(now, Date())
                 let next: RetryPolicy.Decision =
                     error is JobGivenUp
-                    ? .dead : policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now)
+                    ? .dead : policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: ended)
                 switch next {
                 case .retry(let at):
                     logger.warning("job failed, will retry", metadata: metadata)

@@ -8,8 +8,8 @@ import Logging
 struct MailJob: Codable, Sendable {
     static let kind = "mail"
     /// Attempts before a transient failure (4xx, no connection) is given up: with the queue's
-    /// backoff, about a day.
-    static let maxAttempts = 12
+    /// backoff (doubling from 5 s up to an hour), about a day.
+    static let maxAttempts = 32
 
     var template: MailTemplate
     var to: String

@@ -63,9 +63,11 @@ enum SMTPError: Error, CustomStringConvertible, Equatable {
     /// The recipient needs SMTPUTF8, which the server does not offer.
     case needsSMTPUTF8
 
+    /// Only a refusal of this message is final: a 5xx to the greeting, EHLO, STARTTLS or AUTH is
+    /// the server's (or its configuration's) state, which an operator fixes, so it is retried.
     var isPermanent: Bool {
         switch self {
-        case .reply(_, let code, _): code >= 500
+        case .reply(let command, let code, _): code >= 500 && ["MAIL", "RCPT", "DATA"].contains(command)
         case .needsSMTPUTF8: true
         case .cannotAuthenticate, .malformedReply, .connectionClosed: false
         }
@@ -211,7 +213,7 @@ struct SMTPClient: Sendable {
         return stuffed
     }
 
-    private static func isAddress(_ host: String) -> Bool {
+    static func isAddress(_ host: String) -> Bool {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
@@ -262,7 +264,10 @@ struct SMTPClient: Sendable {
         }
 
         mutating func hello(_ name: String) async throws -> Features {
-            Features(lines: Array(try await command("EHLO \(name)", expect: 250).lines.dropFirst()))
+            // An address literal goes in brackets (RFC 5321 §4.1.3).
+            let literal = name.contains(":") ? "[IPv6:\(name)]" : "[\(name)]"
+            let helo = SMTPClient.isAddress(name) ? literal : name
+            return Features(lines: Array(try await command("EHLO \(helo)", expect: 250).lines.dropFirst()))
         }
 
         mutating func authenticate(username: String, password: String, features: Features) async throws {

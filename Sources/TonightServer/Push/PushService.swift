@@ -92,11 +92,14 @@ struct PushService: Sendable {
                 continue
             case .gone:
                 try await subscriptions.drop(endpoint: subscription.endpoint)
-            case .rejected(let reason):
+            case .refused(let reason):
                 // An endpoint that can never work (refused address, bad keys) is forgotten too.
                 logger.warning(
                     "web push refused", metadata: ["reason": "\(reason)", "notification": "\(notification.id)"])
                 try await subscriptions.drop(endpoint: subscription.endpoint)
+            case .skipped(let reason):
+                logger.warning(
+                    "web push not taken", metadata: ["reason": "\(reason)", "notification": "\(notification.id)"])
             case .retry(let after):
                 try await again(
                     notification,
@@ -125,9 +128,16 @@ struct PushService: Sendable {
         target["matchId"] = notification.matchID
         target["conversationId"] = notification.conversationID
         target["postId"] = notification.postID
-        let body: [String: Any] = [
-            "title": "Tonight", "body": notification.text, "tag": notification.id, "notification": target,
-        ]
+        // One record holds at most 3,993 bytes of payload: the text is kept well under it.
+        var text = ""
+        for character in notification.text {
+            guard text.utf8.count + String(character).utf8.count <= 1000 else {
+                text += "…"
+                break
+            }
+            text.append(character)
+        }
+        let body: [String: Any] = ["title": "Tonight", "body": text, "tag": notification.id, "notification": target]
         return try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
     }
 

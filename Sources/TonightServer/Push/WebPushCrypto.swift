@@ -57,8 +57,14 @@ struct VAPID: Sendable {
 
     /// The `Authorization` header for a push to `endpoint`'s origin, valid 12 hours.
     func authorization(for endpoint: URL, now: Date = Date()) throws -> String {
-        guard let scheme = endpoint.scheme, let host = endpoint.host else { throw WebPushCrypto.BadKeys() }
-        let origin = "\(scheme)://\(host)" + (endpoint.port.map { ":\($0)" } ?? "")
+        guard let scheme = endpoint.scheme?.lowercased(), let host = endpoint.host?.lowercased() else {
+            throw WebPushCrypto.BadKeys()
+        }
+        // The origin as push services compare it: lower case, no default port.
+        let port = endpoint.port.flatMap {
+            ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0
+        }
+        let origin = "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
         let header = Base64URL.encode(Data(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
         let claims = try JSONSerialization.data(
             withJSONObject: ["aud": origin, "exp": Int(now.timeIntervalSince1970) + 12 * 3600, "sub": subject],

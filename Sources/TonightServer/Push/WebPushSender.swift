@@ -11,8 +11,11 @@ enum WebPushOutcome: Sendable, Equatable {
     case gone
     /// Try again later (429, 5xx, no connection), after `Retry-After` when the service said.
     case retry(after: Int?)
-    /// Refused for good (another 4xx, an endpoint we will not post to); `reason` for the log.
-    case rejected(String)
+    /// The endpoint will never take a message (not a public https push service, keys that are
+    /// not keys): forget it. `reason` for the log.
+    case refused(String)
+    /// This message was not taken (another 4xx: too large, unauthorised): keep the subscription.
+    case skipped(String)
 }
 
 /// Sends Web Push messages (RFC 8030): encrypted (``WebPushCrypto``), signed for the push service
@@ -31,11 +34,13 @@ struct WebPushSender: Sendable {
         target(endpoint) != nil
     }
 
+    /// The endpoint's URL, host (as the HTTP client reads it: the DNS override must name it
+    /// exactly) and port, if it is one we post to.
     private func target(_ endpoint: String) -> (url: URL, host: String, port: Int)? {
         guard endpoint.utf8.count <= 2048, let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
-            let host = url.host?.lowercased(), PublicAddress.isPlainHost(host), url.user == nil
+            let host = url.host, PublicAddress.isPlainHost(host), url.user == nil
         else { return nil }
-        let insecure = insecureHosts.contains(host)
+        let insecure = insecureHosts.contains(host.lowercased())
         guard scheme == "https" || (insecure && scheme == "http") else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard insecure || port == 443 else { return nil }
@@ -47,7 +52,7 @@ struct WebPushSender: Sendable {
         _ payload: Data, to subscription: WebPushSubscriptionRecord, ttl: Int, urgency: String, topic: String?
     ) async -> WebPushOutcome {
         guard let (url, host, port) = target(subscription.endpoint) else {
-            return .rejected("not an https endpoint of a push service")
+            return .refused("not an https endpoint of a push service")
         }
         let body: Data
         let authorization: String
@@ -57,13 +62,13 @@ struct WebPushSender: Sendable {
             body = try WebPushCrypto.encrypt(payload, p256dh: p256dh, auth: auth)
             authorization = try vapid.authorization(for: url)
         } catch {
-            return .rejected(String(describing: error))
+            return .refused(String(describing: error))
         }
         let address: SocketAddress
         do {
-            address = try await PublicAddress.resolve(host, port: port, allowing: insecureHosts)
-        } catch let refusal as PublicAddress.Refusal {
-            return .rejected(refusal.description)
+            address = try await PublicAddress.resolve(host.lowercased(), port: port, allowing: insecureHosts)
+        } catch let refusal as PublicAddress.Refusal where !refusal.unresolved {
+            return .refused(refusal.description)
         } catch {
             return .retry(after: nil)
         }
@@ -89,7 +94,7 @@ struct WebPushSender: Sendable {
             case 404, 410: return .gone
             case 429, 500..<600:
                 return .retry(after: response.headers.first(name: "Retry-After").flatMap { Int($0) })
-            default: return .rejected("answered \(response.status.code)")
+            default: return .skipped("answered \(response.status.code)")
             }
         } catch {
             return .retry(after: nil)

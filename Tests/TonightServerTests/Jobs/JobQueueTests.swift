@@ -47,6 +47,35 @@ struct JobQueueTests {
         #expect(failure == nil, "a service failed at shutdown: \(String(describing: failure))")
     }
 
+    @Test("a concurrent worker runs a claimed batch at once; a JobGivenUp is dead after one attempt")
+    func concurrentBatchAndGivenUp() async throws {
+        let services = try await open(try await testConfig(.sqlite))
+        // Each job waits until all four have started: one after another, the first would never see them.
+        let started = Mutex(0)
+        let worker = JobWorker(
+            queue: services.jobs,
+            handlers: [
+                "wait": { _ in
+                    started.withLock { $0 += 1 }
+                    for _ in 0..<1000 where started.withLock({ $0 }) < 4 {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    guard started.withLock({ $0 }) == 4 else { throw Boom() }
+                },
+                "refused": { _ in throw JobGivenUp(reason: "550 no such mailbox") },
+            ], batchSize: 10, concurrent: true, logger: services.logger)
+        var ids: [String] = []
+        for _ in 0..<4 { ids.append(try await services.jobs.enqueue("wait", payload: ["x": 1])) }
+        let refused = try await services.jobs.enqueue("refused", payload: ["x": 1], maxAttempts: 5)
+        #expect(try await worker.runOnce() == 5)
+        for id in ids { #expect(try await services.jobs.job(id: id) == nil) }
+        let dead = try #require(try await services.jobs.job(id: refused))
+        #expect(dead.state == .dead)
+        #expect(dead.attempts == 1)
+        #expect(dead.lastError == "given up: 550 no such mailbox")
+        try await services.database.shutdown()
+    }
+
     @Test("a failing job is retried with backoff, then dead after N failures", arguments: Backend.available)
     func retryAndDeadLetter(backend: Backend) async throws {
         let services = try await open(try await testConfig(backend))

@@ -90,6 +90,12 @@ struct WebPushTests {
         #expect(claims["aud"] as? String == "https://push.example.net:8443")
         #expect(claims["sub"] as? String == "mailto:ops@tonight.example")
         #expect(claims["exp"] as? Int == 1_800_000_000 + 12 * 3600)
+        // The origin as push services compare it: lower case, no default port.
+        let plain = try vapid.authorization(
+            for: try #require(URL(string: "HTTPS://Push.Example.NET:443/x")), now: now)
+        let plainClaims = try #require(
+            plain.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode(String($0)) })
+        #expect(String(decoding: plainClaims, as: UTF8.self).contains(#""aud":"https://push.example.net""#))
     }
 
     @Test("only https endpoints of plain hosts on port 443, unless the host is listed as insecure")
@@ -119,7 +125,7 @@ struct WebPushTests {
             to: WebPushSubscriptionRecord(
                 endpoint: endpoint, userID: "u", p256dh: key, auth: Base64URL.encode(Data(count: 16)), createdAt: 0),
             ttl: 60, urgency: "normal", topic: nil)
-        guard case .rejected = outcome else {
+        guard case .refused = outcome else {
             Issue.record("\(endpoint): \(outcome)")
             return
         }
@@ -137,7 +143,8 @@ struct WebPushTests {
                 let browser = try await stand.subscribe()
                 let gone = try await stand.subscribe(answers: [410])
                 let busy = try await stand.subscribe(answers: [429])
-                for subscription in [browser, gone, busy] {
+                let picky = try await stand.subscribe(answers: [413])
+                for subscription in [browser, gone, busy, picky] {
                     let added = try await client.send(
                         .post, "/v1/me/web-push", json: subscription, token: ana.accessToken)
                     #expect(added.status == .noContent, "\(added.text)")
@@ -176,7 +183,10 @@ struct WebPushTests {
 
                 // 410: forgotten. 429: the same browser again, later, alone.
                 let left = try await services.push.subscriptions.subscriptions(of: ana.user["id"] as? String ?? "")
-                #expect(Set(left.map(\.endpoint)) == [browser["endpoint"] as? String, busy["endpoint"] as? String])
+                // 413 (this message not taken) keeps the browser.
+                #expect(
+                    Set(left.map(\.endpoint))
+                        == [browser["endpoint"] as? String, busy["endpoint"] as? String, picky["endpoint"] as? String])
                 #expect(try await stand.messages(busy["endpoint"] as? String ?? "").count == 1)
                 #expect(try await worker.runOnce(now: Date().addingTimeInterval(120)) == 1)
                 #expect(try await stand.messages(busy["endpoint"] as? String ?? "").count == 2)

@@ -27,11 +27,12 @@ extension AccountService {
             return (try await issue(for: member, userAgent: userAgent), false)
         }
         let verifiedEmail = identity.emailVerified ? identity.email.flatMap { try? AccountRules.email($0).get() } : nil
+        // Only an account that proved the address joins: one signed up with someone else's address
+        // (and a password of its maker's) must not take over its owner's first provider sign-in.
         if callerUser == nil, let verifiedEmail, let owner = try await users.find(loginKey: verifiedEmail),
-            owner.emailKey == verifiedEmail
+            owner.emailKey == verifiedEmail, owner.emailVerifiedAt != nil
         {
             try await link(identity, to: owner, now: now)
-            try await users.markEmailVerified(userID: owner.id, emailKey: verifiedEmail, now: now)
             return (try await issue(for: owner, userAgent: userAgent), false)
         }
         let user = try await newAccount(for: identity, verifiedEmail: verifiedEmail, device: callerUser, now: now)

@@ -63,7 +63,20 @@ struct EmailService: Sendable {
         } catch let error as APIError where error.status == .tooManyRequests {
             return
         }
-        try await issue(.reset, template: .passwordReset, to: email, user: user, acceptLanguage: acceptLanguage)
+        // A link still unused and unexpired is mailed again rather than replaced: a stranger asking
+        // for the owner's address must not be able to keep the owner's own link from working.
+        let now = Clock.millis()
+        if let live = try await tokens.live(.reset, userID: user.id, now: now) {
+            let language = MailLanguage(rawValue: user.language ?? "") ?? .en
+            try await tokens.resend(
+                try Self.job(
+                    MailJob(
+                        template: .passwordReset, to: email, name: Self.name(user), language: language,
+                        tokenID: live.id, detail: email)), now: now)
+            return
+        }
+        try await issue(
+            .reset, template: .passwordReset, to: email, user: user, acceptLanguage: acceptLanguage, adopt: false)
     }
 
     /// Sets a new password with a reset link's token; every login ends.
@@ -156,10 +169,12 @@ struct EmailService: Sendable {
     }
 
     /// Stores a new token for `user` and queues its mail to `to`.
+    /// `adopt`: the request's language becomes the account's (not from a request anyone can make).
     private func issue(
-        _ purpose: EmailTokenPurpose, template: MailTemplate, to: String, user: UserRecord, acceptLanguage: String?
+        _ purpose: EmailTokenPurpose, template: MailTemplate, to: String, user: UserRecord, acceptLanguage: String?,
+        adopt: Bool = true
     ) async throws {
-        let language = try await language(of: user, acceptLanguage: acceptLanguage)
+        let language = try await language(of: user, acceptLanguage: acceptLanguage, adopt: adopt)
         let now = Clock.millis()
         let id = Identifier.make()
         let record = EmailTokenRecord(
@@ -171,10 +186,10 @@ struct EmailService: Sendable {
     }
 
     /// The account's language; the request's becomes the account's when it has none.
-    private func language(of user: UserRecord, acceptLanguage: String?) async throws -> MailLanguage {
+    private func language(of user: UserRecord, acceptLanguage: String?, adopt: Bool) async throws -> MailLanguage {
         if let stored = user.language.flatMap(MailLanguage.init(rawValue:)) { return stored }
         guard let asked = MailLanguage.preferred(acceptLanguage) else { return .en }
-        try await users.adoptLanguage(userID: user.id, language: asked.rawValue)
+        if adopt { try await users.adoptLanguage(userID: user.id, language: asked.rawValue) }
         return asked
     }
 

@@ -61,6 +61,26 @@ struct EmailTokenRepository: Sendable {
         }
     }
 
+    /// The account's unused, unexpired token of `purpose`, if any.
+    func live(_ purpose: EmailTokenPurpose, userID: String, now: Int64) async throws -> EmailTokenRecord? {
+        guard
+            let row = try await database.sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM email_tokens
+                WHERE user_id = \(bind: userID) AND purpose = \(bind: purpose.rawValue) AND used_at IS NULL
+                    AND expires_at > \(bind: now)
+                ORDER BY created_at DESC LIMIT 1
+                """
+            ).first()
+        else { return nil }
+        return try Self.decode(row)
+    }
+
+    /// Queues `mail` (the link of a token already stored) on its own.
+    func resend(_ mail: NewJob, now: Int64) async throws {
+        try await JobRepository.enqueue([mail], now: now, on: database.sql)
+    }
+
     /// The token whose hash is `hash`.
     func find(hash: String) async throws -> EmailTokenRecord? {
         guard
@@ -86,8 +106,9 @@ struct EmailTokenRepository: Sendable {
     /// Uses `token` once and makes its change, atomically:
     ///
     /// - `verify`: the account's address, if it is still the one mailed, is verified;
-    /// - `reset`: the password becomes `passwordHash` and every login ends (the address counts
-    ///   as verified: the link reached it); the address must still be the one mailed;
+    /// - `reset`: the password becomes `passwordHash`; every login ends, and the account's other
+    ///   unused links, push devices and browser subscriptions go (the address counts as verified:
+    ///   the link reached it); the address must still be the one mailed;
     /// - `change`: the account takes the new address, verified, and `notice(previous)` is queued;
     ///   the account's other unused links (sent to the old address) are dropped. Throws the
     ///   database's unique violation when another account took the address meanwhile (nothing
@@ -117,12 +138,18 @@ struct EmailTokenRepository: Sendable {
                     """
                 ).run()
                 if passwordHash != nil {
+                    // Whoever had the password loses everything it gave: logins, a change of
+                    // address waiting for its link, and the phones and browsers notices go to.
                     try await db.raw(
                         """
                         UPDATE logins SET revoked_at = \(bind: now)
                         WHERE user_id = \(bind: user.id) AND revoked_at IS NULL
                         """
                     ).run()
+                    for table in ["email_tokens", "web_push_subscriptions", "devices"] {
+                        let unused: SQLQueryString = table == "email_tokens" ? "AND used_at IS NULL" : ""
+                        try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: user.id) \(unused)").run()
+                    }
                 }
             case .change:
                 try await db.raw(

@@ -139,18 +139,6 @@ struct UserRepository: Sendable {
         try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE email_key = \(bind: key)")
     }
 
-    /// Marks the account's address verified if it is still `emailKey` (a provider vouched for it).
-    func markEmailVerified(userID: String, emailKey: String, now: Int64) async throws {
-        try await Database.write(database, db) { db in
-            try await db.raw(
-                """
-                UPDATE users SET email_verified_at = COALESCE(email_verified_at, \(bind: now))
-                WHERE id = \(bind: userID) AND email_key = \(bind: emailKey)
-                """
-            ).run()
-        }
-    }
-
     /// Sets the language mail to the account is written in, unless it has one.
     func adoptLanguage(userID: String, language: String) async throws {
         try await Database.write(database, db) { db in
@@ -196,11 +184,13 @@ struct UserRepository: Sendable {
         }
     }
 
+    /// Sets a new password; links mailed before it (a change of address waiting, a reset) stop working.
     func setPassword(userID: String, hash: String, now: Int64) async throws {
-        try await Database.write(database, db) { db in
+        try await Database.write(database, db, atomic: true) { db in
             try await db.raw(
                 "UPDATE users SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE id = \(bind: userID)"
             ).run()
+            try await db.raw("DELETE FROM email_tokens WHERE user_id = \(bind: userID) AND used_at IS NULL").run()
         }
     }
 

@@ -19,9 +19,12 @@ struct WebPushRepository: Sendable {
 
     private static let columns = "endpoint, user_id, p256dh, auth, created_at"
 
+    /// Browsers one account pushes to; registering another forgets the oldest.
+    static let perUser = 10
+
     /// Registers `subscription`, taking its endpoint from any previous owner and replacing its keys.
     func register(_ subscription: WebPushSubscriptionRecord) async throws {
-        try await database.write { db in
+        try await database.transaction { db in
             try await db.raw(
                 """
                 INSERT INTO web_push_subscriptions (endpoint, user_id, p256dh, auth, created_at)
@@ -29,6 +32,14 @@ struct WebPushRepository: Sendable {
                     \(bind: subscription.auth), \(bind: subscription.createdAt))
                 ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh,
                     auth = excluded.auth, created_at = excluded.created_at
+                """
+            ).run()
+            try await db.raw(
+                """
+                DELETE FROM web_push_subscriptions
+                WHERE user_id = \(bind: subscription.userID) AND endpoint NOT IN (
+                    SELECT endpoint FROM web_push_subscriptions WHERE user_id = \(bind: subscription.userID)
+                    ORDER BY created_at DESC, endpoint LIMIT \(literal: Self.perUser))
                 """
             ).run()
         }

@@ -149,6 +149,44 @@ struct EmailFlowTests {
         }
     }
 
+    /// Failed before: a reset left a change of address waiting (made by whoever had the password)
+    /// and the browsers subscribed to the account; and every reset request replaced the owner's link.
+    @Test("a reset takes back what the password gave; asking again mails the same link", arguments: Backend.available)
+    func resetTakesBack(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let zoe = try await client.signUp("zoe")
+            let id = zoe.user["id"] as? String ?? ""
+            let change = try await client.send(
+                .put, "/v1/me/email", json: ["email": "thief@example.com", "password": "a long enough passphrase"],
+                token: zoe.accessToken)
+            #expect(change.status == .accepted)
+            try await services.push.subscriptions.register(
+                WebPushSubscriptionRecord(
+                    endpoint: "https://push.example.com/thief", userID: id, p256dh: "x", auth: "y", createdAt: 0))
+            let thiefMail = try #require(mails(to: "thief@example.com", in: try await deliveredMail(services)).last)
+            let stolen = try #require(mailToken(thiefMail, screen: "verify-email"))
+
+            for _ in 0..<2 {
+                #expect(
+                    try await client.send(.post, "/v1/auth/password-reset", json: ["email": "zoe@example.com"]).status
+                        == .accepted)
+            }
+            let resets = mails(to: "zoe@example.com", in: try await deliveredMail(services)).filter {
+                $0.contains("Subject: Choose a new password")
+            }
+            #expect(resets.count == 2)
+            let links = Set(resets.compactMap { mailToken($0, screen: "reset-password") })
+            #expect(links.count == 1)
+            let done = try await client.send(
+                .post, "/v1/auth/password-reset/complete",
+                json: ["token": links.first ?? "", "newPassword": "a brand new passphrase"])
+            #expect(done.status == .noContent)
+            let late = try await client.send(.post, "/v1/auth/email/verify", json: ["token": stolen])
+            #expect(late.json["code"] as? String == "invalid_link")
+            #expect(try await services.push.subscriptions.subscriptions(of: id).isEmpty)
+        }
+    }
+
     @Test("reset requests are limited per client address", arguments: [Backend.sqlite])
     func resetLimitedPerAddress(backend: Backend) async throws {
         try await withApp(backend, configure: { $0.passwordResetsPerHourPerIP = 2 }) { _, client in

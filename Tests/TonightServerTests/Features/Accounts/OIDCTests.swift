@@ -406,6 +406,32 @@ struct OIDCRouteTests {
         }
     }
 
+    /// Failed before: an account signed up with someone else's address (and its maker's password)
+    /// took over the address owner's first provider sign-in.
+    @Test("a provider-verified email joins only an account that verified that address", arguments: Backend.available)
+    func joinsOnlyVerifiedAccounts(backend: Backend) async throws {
+        try await withApp(backend, configure: configure) { services, client in
+            _ = try await client.send(
+                .post, "/v1/auth/signup",
+                json: ["username": "squatter", "email": "a@example.com", "password": "a long enough passphrase"])
+            let first = try await client.send(.post, "/v1/auth/oidc", json: ["idToken": try await token("sub-30")])
+            #expect(first.status == .created, "\(first.text)")
+            #expect(first.json.user["username"] as? String != "squatter")
+            #expect(first.json.user["email"] == nil)
+
+            _ = try await client.send(
+                .post, "/v1/auth/signup",
+                json: ["username": "owner", "email": "b@example.com", "password": "a long enough passphrase"])
+            try await services.database.sql.raw(
+                "UPDATE users SET email_verified_at = 1 WHERE username_key = 'owner'"
+            ).run()
+            let joined = try await client.send(
+                .post, "/v1/auth/oidc", json: ["idToken": try await token("sub-31", ["email": .s("b@example.com")])])
+            #expect(joined.status == .ok, "\(joined.text)")
+            #expect(joined.json.user["username"] as? String == "owner")
+        }
+    }
+
     @Test(
         "an account without a password is deleted with a fresh ID token of its own identity only",
         arguments: Backend.available)
