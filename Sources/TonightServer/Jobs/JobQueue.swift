@@ -121,11 +121,9 @@ public struct JobWorker: Service {
             metadata["job"] = .string(job.id)
             metadata["kind"] = .string(job.kind)
             do {
-                // The backoff counts from when the attempt ended (a slow one may outlast it).
-                let ended = max(now, Date())
                 let next: RetryPolicy.Decision =
                     error is JobGivenUp
-                    ? .dead : policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: ended)
+                    ? .dead : policy.next(afterAttempts: job.attempts, maxAttempts: job.maxAttempts, now: now)
                 switch next {
                 case .retry(let at):
                     logger.warning("job failed, will retry", metadata: metadata)
