@@ -71,8 +71,16 @@ def open_form(page, name):
     """Opens the start screen's "Sign up" or "Sign in" form from its button."""
     form = page.get_by_role("form", name=name)
     expect(page.locator("summary", has_text=name)).to_be_visible()
-    if not form.is_visible():
-        page.locator("summary", has_text=name).click()
+    # A render still finishing (a cold server answering the start screen's list late) can replace
+    # the opened box with a closed one: open it again then.
+    for _ in range(3):
+        if not form.is_visible():
+            page.locator("summary", has_text=name).click()
+        try:
+            expect(form).to_be_visible(timeout=3000)
+            return
+        except AssertionError:
+            pass
     expect(form).to_be_visible()
 
 
