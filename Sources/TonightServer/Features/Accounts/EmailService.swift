@@ -142,11 +142,6 @@ struct EmailService: Sendable {
             acceptLanguage: acceptLanguage)
     }
 
-    /// The address waiting for its change link, for `GET /v1/me`.
-    func pendingChange(of userID: String) async throws -> String? {
-        try await tokens.pendingChange(userID: userID, now: Clock.millis())
-    }
-
     // MARK: Links
 
     private static let invalidLink = APIError.badRequest(

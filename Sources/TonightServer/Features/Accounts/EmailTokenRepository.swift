@@ -91,18 +91,6 @@ struct EmailTokenRepository: Sendable {
         return try Self.decode(row)
     }
 
-    /// The address an unexpired, unused change link of the account was mailed to.
-    func pendingChange(userID: String, now: Int64) async throws -> String? {
-        try await database.sql.raw(
-            """
-            SELECT email FROM email_tokens
-            WHERE user_id = \(bind: userID) AND purpose = \(bind: EmailTokenPurpose.change.rawValue)
-                AND used_at IS NULL AND expires_at > \(bind: now)
-            ORDER BY created_at DESC LIMIT 1
-            """
-        ).first()?.decode(column: "email", as: String.self)
-    }
-
     /// Uses `token` once and makes its change, atomically:
     ///
     /// - `verify`: the account's address, if it is still the one mailed, is verified;

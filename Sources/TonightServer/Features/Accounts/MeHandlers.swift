@@ -18,9 +18,10 @@ struct MeHandlers: Sendable {
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestInfo.requireCaller()
-        guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
+        guard let (user, pending) = try await users.findWithPendingEmail(id: caller.userID, now: Clock.millis())
+        else { throw APIError.accountGone }
         var me = try Components.Schemas.Me(user)
-        if !user.isAnonymous { me.pendingEmail = try await email.pendingChange(of: user.id) }
+        me.pendingEmail = pending
         return .ok(.init(body: .json(me)))
     }
 

@@ -110,6 +110,23 @@ struct UserRepository: Sendable {
         try await one("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
     }
 
+    /// The account and the address its newest live change-of-address link was mailed to, in one
+    /// query: `GET /v1/me`, the hottest signed-in read, pays no second round trip for it.
+    func findWithPendingEmail(id: String, now: Int64) async throws -> (UserRecord, String?)? {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns), (
+                    SELECT email FROM email_tokens
+                    WHERE user_id = users.id AND purpose = 'change' AND used_at IS NULL AND expires_at > \(bind: now)
+                    ORDER BY created_at DESC LIMIT 1) AS pending_email
+                FROM users WHERE id = \(bind: id)
+                """
+            ).first()
+        else { return nil }
+        return (try Self.decode(row), try row.decode(column: "pending_email", as: String?.self))
+    }
+
     /// The users with these ids that exist, by id (one query).
     func find(ids: [String]) async throws -> [String: UserRecord] {
         guard !ids.isEmpty else { return [:] }

@@ -187,6 +187,30 @@ struct EmailFlowTests {
         }
     }
 
+    @Test("one reset link used by twenty clients at once sets one password", arguments: Backend.available)
+    func racingReset(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            _ = try await client.signUp("rosa")
+            #expect(
+                try await client.send(.post, "/v1/auth/password-reset", json: ["email": "rosa@example.com"]).status
+                    == .accepted)
+            let sent = mails(to: "rosa@example.com", in: try await deliveredMail(services))
+            let link = try #require(sent.lazy.compactMap { mailToken($0, screen: "reset-password") }.first)
+            let statuses = try await client.concurrentStatuses(20) { n in
+                try await client.send(
+                    .post, "/v1/auth/password-reset/complete",
+                    json: ["token": link, "newPassword": "racing passphrase \(n)"])
+            }
+            #expect(statuses.filter { $0 == .noContent }.count == 1)
+            #expect(statuses.filter { $0 == .badRequest }.count == 19)
+            var winners = 0
+            for n in 0..<20 where try await client.logIn("rosa", password: "racing passphrase \(n)").status == .ok {
+                winners += 1
+            }
+            #expect(winners == 1)
+        }
+    }
+
     @Test("reset requests are limited per client address", arguments: [Backend.sqlite])
     func resetLimitedPerAddress(backend: Backend) async throws {
         try await withApp(backend, configure: { $0.passwordResetsPerHourPerIP = 2 }) { _, client in
