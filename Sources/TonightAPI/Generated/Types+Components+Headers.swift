@@ -18,6 +18,26 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
     public enum Headers {
+        /// The tus protocol version of the answer, `1.0.0`.
+        ///
+        /// - Remark: Generated from `#/components/headers/TusResumable`.
+        public typealias TusResumable = Swift.String
+        /// The tus protocol versions this server speaks.
+        ///
+        /// - Remark: Generated from `#/components/headers/TusVersion`.
+        public typealias TusVersion = Swift.String
+        /// How many bytes of the upload the server holds.
+        ///
+        /// - Remark: Generated from `#/components/headers/UploadOffset`.
+        public typealias UploadOffset = Swift.Int64
+        /// When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+        ///
+        /// - Remark: Generated from `#/components/headers/UploadExpires`.
+        public typealias UploadExpires = Swift.String
+        /// The post a finished upload made.
+        ///
+        /// - Remark: Generated from `#/components/headers/TonightPostId`.
+        public typealias TonightPostId = Swift.String
         /// Seconds to wait before trying again.
         ///
         /// - Remark: Generated from `#/components/headers/RetryAfter`.

@@ -18,6 +18,10 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     public enum Parameters {
+        /// The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+        ///
+        /// - Remark: Generated from `#/components/parameters/TusResumable`.
+        public typealias TusResumable = Swift.String
         /// Makes a retried POST safe; 1–255 visible ASCII characters.
         ///
         /// - Remark: Generated from `#/components/parameters/IdempotencyKey`.

@@ -18,6 +18,55 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     public enum Responses {
+        public struct TusVersionRequired: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TusVersionRequired/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The tus protocol versions this server speaks.
+                ///
+                /// - Remark: Generated from `#/components/responses/TusVersionRequired/headers/Tus-Version`.
+                public var tusVersion: Components.Headers.TusVersion
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusVersion: The tus protocol versions this server speaks.
+                public init(tusVersion: Components.Headers.TusVersion) {
+                    self.tusVersion = tusVersion
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.TusVersionRequired.Headers
+            /// - Remark: Generated from `#/components/responses/TusVersionRequired/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TusVersionRequired/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.TusVersionRequired.Body
+            /// Creates a new `TusVersionRequired`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.TusVersionRequired.Headers,
+                body: Components.Responses.TusVersionRequired.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         public struct Problem: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Problem/content`.
             @frozen public enum Body: Sendable, Hashable {

@@ -30,6 +30,7 @@ extension Components {
         /// - `answer_withheld` (409): A request with this `Idempotency-Key` already succeeded, and its answer carried tokens, which are never repeated: sign in instead.
         /// - `bad_request` (400): The request cannot be read.
         /// - `body_too_large` (413): The request body is larger than the server accepts.
+        /// - `checksum_mismatch` (460): The upload's bytes do not match its `Upload-Checksum`; none of them were kept.
         /// - `conflict` (409): The request conflicts with existing data.
         /// - `database_busy` (503): Another writer (an import, say) held the database; nothing was changed; retry after `Retry-After`.
         /// - `database_unavailable` (503): The database cannot be reached or did not answer in time; retry after `Retry-After` (a write may or may not have been made: repeat it with the same `Idempotency-Key`, or as the same PUT).
@@ -65,6 +66,7 @@ extension Components {
         /// - `not_found` (404): No such resource (or it is not visible to the caller).
         /// - `not_going` (403): Only people going to the event may do this.
         /// - `not_organizer` (403): Only the organiser (or a moderator) may do this.
+        /// - `offset_mismatch` (409): `Upload-Offset` is not where the upload stands; ask with `HEAD` and resume from there.
         /// - `own_post` (403): Authors cannot vote on or flag their own posts.
         /// - `provider_unavailable` (503): The sign-in provider's keys could not be loaded; retry later.
         /// - `rate_limited` (429): Too many attempts; retry after `Retry-After`.
@@ -75,10 +77,16 @@ extension Components {
         /// - `storage_unavailable` (503): Media storage cannot be reached or did not answer in time; nothing was stored; retry after `Retry-After` (an upload sent with an `Idempotency-Key` is safe to repeat).
         /// - `taken` (409): The username or email is already in use.
         /// - `too_many_connections` (503): This address already holds as many open connections as the server allows one address; the new one is closed. Reuse a connection or retry after `Retry-After`.
+        /// - `too_many_uploads` (429): The member has as many unfinished uploads as one may; finish or delete one.
         /// - `unauthorized` (401): Sign in to do this.
+        /// - `unsupported_checksum` (400): `Upload-Checksum` names an algorithm other than `sha1` or `sha256`, or is malformed.
         /// - `unsupported_media` (415): The uploaded file is not a kind the server accepts.
         /// - `unsupported_media_type` (415): The request body's content type is not accepted.
+        /// - `unsupported_version` (412): The request's `Tus-Resumable` is missing or names a tus version other than `1.0.0`.
         /// - `upgrade_required` (426): The path must be opened as a WebSocket.
+        /// - `upload_expired` (410): The unfinished upload expired and its bytes were deleted; start again.
+        /// - `upload_locked` (423): Another request is writing this upload right now; retry shortly.
+        /// - `uploads_full` (507): The server holds as many unfinished upload bytes as it keeps; retry later.
         /// - `uri_too_long` (414): The request target (path and query) is longer than the server reads; the connection is closed.
         /// - `username_unavailable` (409): The username cannot be used.
         /// - `validation_failed` (400): Some fields are invalid; see `errors`.
@@ -97,6 +105,7 @@ extension Components {
             case answerWithheld = "answer_withheld"
             case badRequest = "bad_request"
             case bodyTooLarge = "body_too_large"
+            case checksumMismatch = "checksum_mismatch"
             case conflict = "conflict"
             case databaseBusy = "database_busy"
             case databaseUnavailable = "database_unavailable"
@@ -132,6 +141,7 @@ extension Components {
             case notFound = "not_found"
             case notGoing = "not_going"
             case notOrganizer = "not_organizer"
+            case offsetMismatch = "offset_mismatch"
             case ownPost = "own_post"
             case providerUnavailable = "provider_unavailable"
             case rateLimited = "rate_limited"
@@ -142,10 +152,16 @@ extension Components {
             case storageUnavailable = "storage_unavailable"
             case taken = "taken"
             case tooManyConnections = "too_many_connections"
+            case tooManyUploads = "too_many_uploads"
             case unauthorized = "unauthorized"
+            case unsupportedChecksum = "unsupported_checksum"
             case unsupportedMedia = "unsupported_media"
             case unsupportedMediaType = "unsupported_media_type"
+            case unsupportedVersion = "unsupported_version"
             case upgradeRequired = "upgrade_required"
+            case uploadExpired = "upload_expired"
+            case uploadLocked = "upload_locked"
+            case uploadsFull = "uploads_full"
             case uriTooLong = "uri_too_long"
             case usernameUnavailable = "username_unavailable"
             case validationFailed = "validation_failed"

@@ -18070,6 +18070,1717 @@ public enum Operations {
             }
         }
     }
+    /// Start a resumable upload of a clip or still (tus 1.0 creation), for networks that drop. The post's fields travel in `Upload-Metadata` as tus defines it (comma-separated `key base64value` pairs): `placeId`, `city`, `eventId`, `caption`, `tags`, `songTitle`, `songArtist`, `songUri` as in `POST /v1/posts` (`filename` and `filetype` are accepted and ignored: the format is read from the bytes). They are checked now, so a bad field fails before any byte is sent. Send the bytes with `PATCH` to the `Location` answered; the last one stores the post exactly as `POST /v1/posts` does. An upload lives until `Upload-Expires` (each `PATCH` extends it), at most five are open per member, and they count against the same hourly upload limit as `POST /v1/posts`.
+    ///
+    /// - Remark: HTTP `POST /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)`.
+    public enum CreateUpload {
+        public static let id: Swift.String = "createUpload"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/uploads/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/POST/header/Tus-Resumable`.
+                public var tusResumable: Components.Parameters.TusResumable
+                /// The size of the whole file, in bytes (deferred lengths are not supported).
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/POST/header/Upload-Length`.
+                public var uploadLength: Swift.Int64
+                /// The post's fields, as tus 1.0 encodes them.
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/POST/header/Upload-Metadata`.
+                public var uploadMetadata: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///   - uploadLength: The size of the whole file, in bytes (deferred lengths are not supported).
+                ///   - uploadMetadata: The post's fields, as tus 1.0 encodes them.
+                ///   - accept:
+                public init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    uploadLength: Swift.Int64,
+                    uploadMetadata: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.uploadLength = uploadLength
+                    self.uploadMetadata = uploadMetadata
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.CreateUpload.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.CreateUpload.Input.Headers) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The tus protocol version of the answer, `1.0.0`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/201/headers/Tus-Resumable`.
+                    public var tusResumable: Components.Headers.TusResumable
+                    /// The upload's address, `/v1/uploads/{uploadId}`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/201/headers/Location`.
+                    public var location: Swift.String
+                    /// When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/201/headers/Upload-Expires`.
+                    public var uploadExpires: Components.Headers.UploadExpires?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable: The tus protocol version of the answer, `1.0.0`.
+                    ///   - location: The upload's address, `/v1/uploads/{uploadId}`.
+                    ///   - uploadExpires: When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    public init(
+                        tusResumable: Components.Headers.TusResumable,
+                        location: Swift.String,
+                        uploadExpires: Components.Headers.UploadExpires? = nil
+                    ) {
+                        self.tusResumable = tusResumable
+                        self.location = location
+                        self.uploadExpires = uploadExpires
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.CreateUpload.Output.Created.Headers
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.CreateUpload.Output.Created.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Created; send the bytes to `Location`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateUpload.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.CreateUpload.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed or a field is invalid.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired credentials.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The caller may not do this (for example an anonymous device writing).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such resource.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not speak tus `1.0.0` (its `Tus-Resumable` is missing or another version).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.TusVersionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The upload is larger than the configured limit.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Rate limited.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Code507: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/507/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/uploads/POST/responses/507/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreateUpload.Output.Code507.Body
+                /// Creates a new `Code507`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CreateUpload.Output.Code507.Body) {
+                    self.body = body
+                }
+            }
+            /// The server holds as many unfinished uploads as it keeps; retry later.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/507`.
+            ///
+            /// HTTP response code: `507 code507`.
+            case code507(Operations.CreateUpload.Output.Code507)
+            /// The associated value of the enum case if `self` is `.code507`.
+            ///
+            /// - Throws: An error if `self` is not `.code507`.
+            /// - SeeAlso: `.code507`.
+            public var code507: Operations.CreateUpload.Output.Code507 {
+                get throws {
+                    switch self {
+                    case let .code507(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code507",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// What this server speaks of tus 1.0 (resumable uploads): its version, extensions (creation, expiration, termination, checksum), the largest upload and the checksum algorithms.
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/options(describeUploads)`.
+    public enum DescribeUploads {
+        public static let id: Swift.String = "describeUploads"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DescribeUploads.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DescribeUploads.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DescribeUploads.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.DescribeUploads.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The tus protocol version of the answer, `1.0.0`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers/Tus-Resumable`.
+                    public var tusResumable: Components.Headers.TusResumable
+                    /// The tus protocol versions this server speaks.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers/Tus-Version`.
+                    public var tusVersion: Components.Headers.TusVersion
+                    /// The tus extensions this server supports.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers/Tus-Extension`.
+                    public var tusExtension: Swift.String?
+                    /// The largest `Upload-Length` accepted, in bytes (the media limit).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers/Tus-Max-Size`.
+                    public var tusMaxSize: Swift.Int64?
+                    /// The algorithms `Upload-Checksum` may name.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/OPTIONS/responses/204/headers/Tus-Checksum-Algorithm`.
+                    public var tusChecksumAlgorithm: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable: The tus protocol version of the answer, `1.0.0`.
+                    ///   - tusVersion: The tus protocol versions this server speaks.
+                    ///   - tusExtension: The tus extensions this server supports.
+                    ///   - tusMaxSize: The largest `Upload-Length` accepted, in bytes (the media limit).
+                    ///   - tusChecksumAlgorithm: The algorithms `Upload-Checksum` may name.
+                    public init(
+                        tusResumable: Components.Headers.TusResumable,
+                        tusVersion: Components.Headers.TusVersion,
+                        tusExtension: Swift.String? = nil,
+                        tusMaxSize: Swift.Int64? = nil,
+                        tusChecksumAlgorithm: Swift.String? = nil
+                    ) {
+                        self.tusResumable = tusResumable
+                        self.tusVersion = tusVersion
+                        self.tusExtension = tusExtension
+                        self.tusMaxSize = tusMaxSize
+                        self.tusChecksumAlgorithm = tusChecksumAlgorithm
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.DescribeUploads.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.DescribeUploads.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// The server's tus capabilities.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/options(describeUploads)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DescribeUploads.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.DescribeUploads.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/options(describeUploads)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Send bytes of an upload from `Upload-Offset` (tus 1.0 core), which must equal the server's offset (409 `offset_mismatch` otherwise: ask with `HEAD`). Bytes that arrive before a connection drops are kept, unless the request carries `Upload-Checksum` (`sha1` or `sha256` of this request's bytes, base64), in which case they are kept only when the whole body matches (460 `checksum_mismatch` otherwise). The format is read as soon as the first bytes arrive (415 ends the upload). The request that completes the file stores the post (as `POST /v1/posts` would) and answers its id in `Tonight-Post-Id`. One request at a time per upload: another one meanwhile is 423 `upload_locked`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)`.
+    public enum AppendUpload {
+        public static let id: Swift.String = "appendUpload"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/path/uploadId`.
+                public var uploadId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - uploadId:
+                public init(uploadId: Swift.String) {
+                    self.uploadId = uploadId
+                }
+            }
+            public var path: Operations.AppendUpload.Input.Path
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/header/Tus-Resumable`.
+                public var tusResumable: Components.Parameters.TusResumable
+                /// Where these bytes start in the file.
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/header/Upload-Offset`.
+                public var uploadOffset: Swift.Int64
+                /// `sha1 <base64 digest>` or `sha256 <base64 digest>` of this request's body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/header/Upload-Checksum`.
+                public var uploadChecksum: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///   - uploadOffset: Where these bytes start in the file.
+                ///   - uploadChecksum: `sha1 <base64 digest>` or `sha256 <base64 digest>` of this request's body.
+                ///   - accept:
+                public init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    uploadOffset: Swift.Int64,
+                    uploadChecksum: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.uploadOffset = uploadOffset
+                    self.uploadChecksum = uploadChecksum
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AppendUpload.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/requestBody/content/application\/offset+octet-stream`.
+                case applicationOffsetOctetStream(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.AppendUpload.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.AppendUpload.Input.Path,
+                headers: Operations.AppendUpload.Input.Headers,
+                body: Operations.AppendUpload.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The tus protocol version of the answer, `1.0.0`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/204/headers/Tus-Resumable`.
+                    public var tusResumable: Components.Headers.TusResumable
+                    /// How many bytes of the upload the server holds.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/204/headers/Upload-Offset`.
+                    public var uploadOffset: Components.Headers.UploadOffset
+                    /// When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/204/headers/Upload-Expires`.
+                    public var uploadExpires: Components.Headers.UploadExpires?
+                    /// The post a finished upload made.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/204/headers/Tonight-Post-Id`.
+                    public var tonightPostId: Components.Headers.TonightPostId?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable: The tus protocol version of the answer, `1.0.0`.
+                    ///   - uploadOffset: How many bytes of the upload the server holds.
+                    ///   - uploadExpires: When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    ///   - tonightPostId: The post a finished upload made.
+                    public init(
+                        tusResumable: Components.Headers.TusResumable,
+                        uploadOffset: Components.Headers.UploadOffset,
+                        uploadExpires: Components.Headers.UploadExpires? = nil,
+                        tonightPostId: Components.Headers.TonightPostId? = nil
+                    ) {
+                        self.tusResumable = tusResumable
+                        self.uploadOffset = uploadOffset
+                        self.uploadExpires = uploadExpires
+                        self.tonightPostId = tonightPostId
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AppendUpload.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AppendUpload.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// The bytes are stored.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.AppendUpload.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.AppendUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed or a field is invalid.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired credentials.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The caller may not do this (for example an anonymous device writing).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such resource.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request conflicts with existing data.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The link or resource has expired.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not speak tus `1.0.0` (its `Tus-Resumable` is missing or another version).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.TusVersionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The upload is larger than the configured limit.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The bytes are not a supported video or image format.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMedia)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMedia {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Code423: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/423/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/423/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AppendUpload.Output.Code423.Body
+                /// Creates a new `Code423`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AppendUpload.Output.Code423.Body) {
+                    self.body = body
+                }
+            }
+            /// Another request is writing this upload; retry shortly.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Operations.AppendUpload.Output.Code423)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            public var code423: Operations.AppendUpload.Output.Code423 {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Code460: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/460/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/PATCH/responses/460/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AppendUpload.Output.Code460.Body
+                /// Creates a new `Code460`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AppendUpload.Output.Code460.Body) {
+                    self.body = body
+                }
+            }
+            /// The body does not match `Upload-Checksum`; none of it was kept.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/460`.
+            ///
+            /// HTTP response code: `460 code460`.
+            case code460(Operations.AppendUpload.Output.Code460)
+            /// The associated value of the enum case if `self` is `.code460`.
+            ///
+            /// - Throws: An error if `self` is not `.code460`.
+            /// - SeeAlso: `.code460`.
+            public var code460: Operations.AppendUpload.Output.Code460 {
+                get throws {
+                    switch self {
+                    case let .code460(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code460",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Abandon an upload (tus 1.0 termination): its bytes are deleted at once. A finished upload's post stays (delete the post for that).
+    ///
+    /// - Remark: HTTP `DELETE /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)`.
+    public enum DeleteUpload {
+        public static let id: Swift.String = "deleteUpload"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/path/uploadId`.
+                public var uploadId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - uploadId:
+                public init(uploadId: Swift.String) {
+                    self.uploadId = uploadId
+                }
+            }
+            public var path: Operations.DeleteUpload.Input.Path
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/header/Tus-Resumable`.
+                public var tusResumable: Components.Parameters.TusResumable
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///   - accept:
+                public init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DeleteUpload.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.DeleteUpload.Input.Path,
+                headers: Operations.DeleteUpload.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The tus protocol version of the answer, `1.0.0`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/responses/204/headers/Tus-Resumable`.
+                    public var tusResumable: Components.Headers.TusResumable
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable: The tus protocol version of the answer, `1.0.0`.
+                    public init(tusResumable: Components.Headers.TusResumable) {
+                        self.tusResumable = tusResumable
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.DeleteUpload.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.DeleteUpload.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Deleted.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DeleteUpload.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.DeleteUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed or a field is invalid.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired credentials.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The caller may not do this (for example an anonymous device writing).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such resource.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The link or resource has expired.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not speak tus `1.0.0` (its `Tus-Resumable` is missing or another version).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.TusVersionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Code423: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/responses/423/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/DELETE/responses/423/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DeleteUpload.Output.Code423.Body
+                /// Creates a new `Code423`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DeleteUpload.Output.Code423.Body) {
+                    self.body = body
+                }
+            }
+            /// Another request is writing this upload; retry shortly.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Operations.DeleteUpload.Output.Code423)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            public var code423: Operations.DeleteUpload.Output.Code423 {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Where an upload stands (tus 1.0): `Upload-Offset` is how many bytes the server holds, so a client resumes from there. A finished upload answers its post in `Tonight-Post-Id`. Only the member who started it sees it (404 for anyone else); an expired one is 410.
+    ///
+    /// - Remark: HTTP `HEAD /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)`.
+    public enum GetUploadOffset {
+        public static let id: Swift.String = "getUploadOffset"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/path/uploadId`.
+                public var uploadId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - uploadId:
+                public init(uploadId: Swift.String) {
+                    self.uploadId = uploadId
+                }
+            }
+            public var path: Operations.GetUploadOffset.Input.Path
+            /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/header/Tus-Resumable`.
+                public var tusResumable: Components.Parameters.TusResumable
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUploadOffset.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus protocol version the client speaks; this server speaks `1.0.0` (412 otherwise).
+                ///   - accept:
+                public init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUploadOffset.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetUploadOffset.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetUploadOffset.Input.Path,
+                headers: Operations.GetUploadOffset.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The tus protocol version of the answer, `1.0.0`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Tus-Resumable`.
+                    public var tusResumable: Components.Headers.TusResumable
+                    /// How many bytes of the upload the server holds.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Upload-Offset`.
+                    public var uploadOffset: Components.Headers.UploadOffset
+                    /// The size of the whole file.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Upload-Length`.
+                    public var uploadLength: Swift.Int64
+                    /// When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Upload-Expires`.
+                    public var uploadExpires: Components.Headers.UploadExpires?
+                    /// `no-store`: an offset is never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Swift.String
+                    /// The post a finished upload made.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/uploads/{uploadId}/HEAD/responses/200/headers/Tonight-Post-Id`.
+                    public var tonightPostId: Components.Headers.TonightPostId?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable: The tus protocol version of the answer, `1.0.0`.
+                    ///   - uploadOffset: How many bytes of the upload the server holds.
+                    ///   - uploadLength: The size of the whole file.
+                    ///   - uploadExpires: When the unfinished upload is deleted (RFC 9110 date); each `PATCH` extends it.
+                    ///   - cacheControl: `no-store`: an offset is never cached.
+                    ///   - tonightPostId: The post a finished upload made.
+                    public init(
+                        tusResumable: Components.Headers.TusResumable,
+                        uploadOffset: Components.Headers.UploadOffset,
+                        uploadLength: Swift.Int64,
+                        uploadExpires: Components.Headers.UploadExpires? = nil,
+                        cacheControl: Swift.String,
+                        tonightPostId: Components.Headers.TonightPostId? = nil
+                    ) {
+                        self.tusResumable = tusResumable
+                        self.uploadOffset = uploadOffset
+                        self.uploadLength = uploadLength
+                        self.uploadExpires = uploadExpires
+                        self.cacheControl = cacheControl
+                        self.tonightPostId = tonightPostId
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetUploadOffset.Output.Ok.Headers
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetUploadOffset.Output.Ok.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// The upload's state.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetUploadOffset.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetUploadOffset.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed or a field is invalid.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired credentials.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The caller may not do this (for example an anonymous device writing).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such resource.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The link or resource has expired.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not speak tus `1.0.0` (its `Tus-Resumable` is missing or another version).
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.TusVersionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Upload a clip (MP4, MOV or WebM video) or a still (JPEG, PNG, HEIC) as a post. The real format is read from the bytes, never from the file name or declared type. The post answers `processing` at once; a job validates it with ffprobe, makes a web-playable H.264/AAC MP4 with a poster and the clip's tempo, then it is `ready` (or `failed` with a reason). Give a `placeId` (venue feed) or a `city` key (the city's pregame feed); `eventId` is optional.
     ///
     /// - Remark: HTTP `POST /v1/posts`.

@@ -471,6 +471,31 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/conversations/{conversationId}/read`.
     /// - Remark: Generated from `#/paths//v1/conversations/{conversationId}/read/post(markConversationRead)`.
     func markConversationRead(_ input: Operations.MarkConversationRead.Input) async throws -> Operations.MarkConversationRead.Output
+    /// Start a resumable upload of a clip or still (tus 1.0 creation), for networks that drop. The post's fields travel in `Upload-Metadata` as tus defines it (comma-separated `key base64value` pairs): `placeId`, `city`, `eventId`, `caption`, `tags`, `songTitle`, `songArtist`, `songUri` as in `POST /v1/posts` (`filename` and `filetype` are accepted and ignored: the format is read from the bytes). They are checked now, so a bad field fails before any byte is sent. Send the bytes with `PATCH` to the `Location` answered; the last one stores the post exactly as `POST /v1/posts` does. An upload lives until `Upload-Expires` (each `PATCH` extends it), at most five are open per member, and they count against the same hourly upload limit as `POST /v1/posts`.
+    ///
+    /// - Remark: HTTP `POST /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)`.
+    func createUpload(_ input: Operations.CreateUpload.Input) async throws -> Operations.CreateUpload.Output
+    /// What this server speaks of tus 1.0 (resumable uploads): its version, extensions (creation, expiration, termination, checksum), the largest upload and the checksum algorithms.
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/options(describeUploads)`.
+    func describeUploads(_ input: Operations.DescribeUploads.Input) async throws -> Operations.DescribeUploads.Output
+    /// Send bytes of an upload from `Upload-Offset` (tus 1.0 core), which must equal the server's offset (409 `offset_mismatch` otherwise: ask with `HEAD`). Bytes that arrive before a connection drops are kept, unless the request carries `Upload-Checksum` (`sha1` or `sha256` of this request's bytes, base64), in which case they are kept only when the whole body matches (460 `checksum_mismatch` otherwise). The format is read as soon as the first bytes arrive (415 ends the upload). The request that completes the file stores the post (as `POST /v1/posts` would) and answers its id in `Tonight-Post-Id`. One request at a time per upload: another one meanwhile is 423 `upload_locked`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)`.
+    func appendUpload(_ input: Operations.AppendUpload.Input) async throws -> Operations.AppendUpload.Output
+    /// Abandon an upload (tus 1.0 termination): its bytes are deleted at once. A finished upload's post stays (delete the post for that).
+    ///
+    /// - Remark: HTTP `DELETE /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)`.
+    func deleteUpload(_ input: Operations.DeleteUpload.Input) async throws -> Operations.DeleteUpload.Output
+    /// Where an upload stands (tus 1.0): `Upload-Offset` is how many bytes the server holds, so a client resumes from there. A finished upload answers its post in `Tonight-Post-Id`. Only the member who started it sees it (404 for anyone else); an expired one is 410.
+    ///
+    /// - Remark: HTTP `HEAD /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)`.
+    func getUploadOffset(_ input: Operations.GetUploadOffset.Input) async throws -> Operations.GetUploadOffset.Output
     /// Upload a clip (MP4, MOV or WebM video) or a still (JPEG, PNG, HEIC) as a post. The real format is read from the bytes, never from the file name or declared type. The post answers `processing` at once; a job validates it with ffprobe, makes a web-playable H.264/AAC MP4 with a poster and the clip's tempo, then it is `ready` (or `failed` with a reason). Give a `placeId` (venue feed) or a `city` key (the city's pregame feed); `eventId` is optional.
     ///
     /// - Remark: HTTP `POST /v1/posts`.
@@ -1792,6 +1817,61 @@ extension APIProtocol {
             path: path,
             headers: headers,
             body: body
+        ))
+    }
+    /// Start a resumable upload of a clip or still (tus 1.0 creation), for networks that drop. The post's fields travel in `Upload-Metadata` as tus defines it (comma-separated `key base64value` pairs): `placeId`, `city`, `eventId`, `caption`, `tags`, `songTitle`, `songArtist`, `songUri` as in `POST /v1/posts` (`filename` and `filetype` are accepted and ignored: the format is read from the bytes). They are checked now, so a bad field fails before any byte is sent. Send the bytes with `PATCH` to the `Location` answered; the last one stores the post exactly as `POST /v1/posts` does. An upload lives until `Upload-Expires` (each `PATCH` extends it), at most five are open per member, and they count against the same hourly upload limit as `POST /v1/posts`.
+    ///
+    /// - Remark: HTTP `POST /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/post(createUpload)`.
+    public func createUpload(headers: Operations.CreateUpload.Input.Headers) async throws -> Operations.CreateUpload.Output {
+        try await createUpload(Operations.CreateUpload.Input(headers: headers))
+    }
+    /// What this server speaks of tus 1.0 (resumable uploads): its version, extensions (creation, expiration, termination, checksum), the largest upload and the checksum algorithms.
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/uploads`.
+    /// - Remark: Generated from `#/paths//v1/uploads/options(describeUploads)`.
+    public func describeUploads(headers: Operations.DescribeUploads.Input.Headers = .init()) async throws -> Operations.DescribeUploads.Output {
+        try await describeUploads(Operations.DescribeUploads.Input(headers: headers))
+    }
+    /// Send bytes of an upload from `Upload-Offset` (tus 1.0 core), which must equal the server's offset (409 `offset_mismatch` otherwise: ask with `HEAD`). Bytes that arrive before a connection drops are kept, unless the request carries `Upload-Checksum` (`sha1` or `sha256` of this request's bytes, base64), in which case they are kept only when the whole body matches (460 `checksum_mismatch` otherwise). The format is read as soon as the first bytes arrive (415 ends the upload). The request that completes the file stores the post (as `POST /v1/posts` would) and answers its id in `Tonight-Post-Id`. One request at a time per upload: another one meanwhile is 423 `upload_locked`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/patch(appendUpload)`.
+    public func appendUpload(
+        path: Operations.AppendUpload.Input.Path,
+        headers: Operations.AppendUpload.Input.Headers,
+        body: Operations.AppendUpload.Input.Body
+    ) async throws -> Operations.AppendUpload.Output {
+        try await appendUpload(Operations.AppendUpload.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Abandon an upload (tus 1.0 termination): its bytes are deleted at once. A finished upload's post stays (delete the post for that).
+    ///
+    /// - Remark: HTTP `DELETE /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/delete(deleteUpload)`.
+    public func deleteUpload(
+        path: Operations.DeleteUpload.Input.Path,
+        headers: Operations.DeleteUpload.Input.Headers
+    ) async throws -> Operations.DeleteUpload.Output {
+        try await deleteUpload(Operations.DeleteUpload.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Where an upload stands (tus 1.0): `Upload-Offset` is how many bytes the server holds, so a client resumes from there. A finished upload answers its post in `Tonight-Post-Id`. Only the member who started it sees it (404 for anyone else); an expired one is 410.
+    ///
+    /// - Remark: HTTP `HEAD /v1/uploads/{uploadId}`.
+    /// - Remark: Generated from `#/paths//v1/uploads/{uploadId}/head(getUploadOffset)`.
+    public func getUploadOffset(
+        path: Operations.GetUploadOffset.Input.Path,
+        headers: Operations.GetUploadOffset.Input.Headers
+    ) async throws -> Operations.GetUploadOffset.Output {
+        try await getUploadOffset(Operations.GetUploadOffset.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// Upload a clip (MP4, MOV or WebM video) or a still (JPEG, PNG, HEIC) as a post. The real format is read from the bytes, never from the file name or declared type. The post answers `processing` at once; a job validates it with ffprobe, makes a web-playable H.264/AAC MP4 with a poster and the clip's tempo, then it is `ready` (or `failed` with a reason). Give a `placeId` (venue feed) or a `city` key (the city's pregame feed); `eventId` is optional.

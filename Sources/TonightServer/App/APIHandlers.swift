@@ -24,6 +24,7 @@ final class APIHandlers: Sendable {
     let geo: GeoHandlers
     let places: PlacesHandlers
     let posts: PostsHandlers
+    let uploads: UploadsHandlers
     let promotions: PromotionsHandlers
     let recommendations: RecommendationsHandlers
     let calendar: CalendarHandlers
@@ -64,6 +65,7 @@ final class APIHandlers: Sendable {
             posts: s.postRepository,
             songSearch: s.songSearch, bans: s.bans, config: s.config, reader: s.postReader,
             limiter: s.accounts.limiter)
+        uploads = UploadsHandlers(uploads: s.uploads)
         promotions = PromotionsHandlers(
             config: s.config, places: s.places, blobs: s.posts.blobs, urls: s.posts.urls, promotions: s.promotions,
             adPlacer: s.adPlacer)

@@ -254,6 +254,13 @@ public struct AppConfig: Sendable {
     /// Minutes between media sweeps (`media.sweep.minutes`, default 10): expired posts, orphan
     /// blobs and leftover upload files.
     public var mediaSweepMinutes: Int = 10
+    /// Hours an unfinished resumable upload (`/v1/uploads`) lives after its creation or its last
+    /// `PATCH` (`upload.expiry.hours`, default 24): long enough to come back from a dead zone, short
+    /// enough that abandoned bytes go the same day.
+    public var uploadExpiryHours: Int = 24
+    /// Megabytes of unfinished resumable uploads held at once, by the sum of their declared lengths
+    /// (`uploads.held.mb`, default 10240); a creation beyond it answers 507.
+    public var uploadsHeldMB: Int = 10240
     /// Hours of clips a venue feed shows (`feed.place.window.hours`, default 24).
     public var placeFeedWindowHours: Int = 24
     /// Distinct users whose flags hide a post pending review (`moderation.flag.threshold`, default 3).
@@ -410,6 +417,8 @@ public struct AppConfig: Sendable {
         config.spotifyAccountsURL = reader.string(forKey: "spotify.accounts.url", default: config.spotifyAccountsURL)
         config.spotifyAPIURL = reader.string(forKey: "spotify.api.url", default: config.spotifyAPIURL)
         config.mediaSweepMinutes = reader.int(forKey: "media.sweep.minutes", default: config.mediaSweepMinutes)
+        config.uploadExpiryHours = max(1, reader.int(forKey: "upload.expiry.hours", default: config.uploadExpiryHours))
+        config.uploadsHeldMB = max(1, reader.int(forKey: "uploads.held.mb", default: config.uploadsHeldMB))
         config.placeFeedWindowHours = reader.int(
             forKey: "feed.place.window.hours", default: config.placeFeedWindowHours)
         config.flagThreshold = reader.int(forKey: "moderation.flag.threshold", default: config.flagThreshold)
@@ -469,6 +478,10 @@ public struct AppConfig: Sendable {
 
     /// Where uploads are written while they arrive: `<data dir>/tmp/uploads`.
     public var uploadDirectory: String { dataDirectory + "/tmp/uploads" }
+
+    /// Where unfinished resumable uploads live: `<data dir>/uploads` (kept across restarts, unlike
+    /// ``uploadDirectory``).
+    public var resumableUploadDirectory: String { dataDirectory + "/uploads" }
 
     /// The blob store these settings name: S3 when `media.storage` is `s3`, else the local folder
     /// `<data dir>/media`.

@@ -52,6 +52,9 @@ public struct AppServices: Sendable {
     let media: MediaJob
     /// Deletes expired posts, orphan blobs and leftover files.
     let sweeper: PostSweeper
+    /// Resumable uploads (tus) and their sweep.
+    let uploads: ResumableUploads
+    let uploadSweeper: UploadSweeper
     /// Banned users.
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
@@ -178,6 +181,12 @@ public struct AppServices: Sendable {
                 key: try VAPID.loadKey(configured: config.webPushVAPIDKey, dataDirectory: config.dataDirectory),
                 subject: config.webPushSubject.isEmpty ? "mailto:" + config.mailSender.address : config.webPushSubject),
             insecureHosts: Set(config.webPushInsecureHosts.map { $0.lowercased() }))
+        let uploads = ResumableUploads(
+            repository: UploadRepository(database: database), postService: posts,
+            form: PostForm(places: places, events: events), limiter: accounts.limiter,
+            directory: config.resumableUploadDirectory, maxBytes: config.mediaMaxBytes,
+            uploadsPerHour: config.uploadsPerHour, expiry: .seconds(config.uploadExpiryHours * 3600),
+            totalBytes: Int64(config.uploadsHeldMB) << 20)
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,
@@ -214,6 +223,9 @@ public struct AppServices: Sendable {
                 service: posts, uploadDirectory: config.uploadDirectory,
                 workDirectory: config.dataDirectory + "/tmp/media-work",
                 interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
+            uploads: uploads,
+            uploadSweeper: UploadSweeper(
+                uploads: uploads, interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
             pages: PageCache(
                 signsMedia: posts.urls.signs, suggestions: suggestions, cluster: feedVersion,

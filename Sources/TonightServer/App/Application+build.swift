@@ -26,11 +26,13 @@ public func buildApplication(
     let proxies = try config.trustedProxyList()
     router.add(middleware: RequestMiddleware(proxies: proxies))
     router.add(middleware: MetricsMiddleware())
+    router.add(middleware: TusMiddleware())
     router.add(
         middleware: BodyLimitMiddleware(
             limit: config.bodyLimit,
             // The multipart envelope around the file: fields and headers, at most 64 kB.
-            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536, "/v1/me/photo": ProfilePhotos.maxBytes]))
+            streamingLimits: ["/v1/posts": config.mediaMaxBytes + 65_536, "/v1/me/photo": ProfilePhotos.maxBytes],
+            streamingPatchPrefixes: [TusMiddleware.prefix + "/": config.mediaMaxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
@@ -78,6 +80,8 @@ public func buildApplication(
     if let listener = services.fanout as? PostgresFanout { serviceList.append(listener) }
     serviceList.append(ArtistSuggester.Watch(suggester: services.suggester, logger: services.logger))
     serviceList.append(LiveHub.Watchdog(hub: services.live, logger: services.logger))
+    // Every instance sweeps the unfinished uploads whose files it holds, workers or not.
+    serviceList.append(services.uploadSweeper)
     if config.jobsEnabled {
         serviceList.append(services.sweeper)
         serviceList.append(

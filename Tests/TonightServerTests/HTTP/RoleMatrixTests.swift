@@ -24,6 +24,8 @@ private struct Call {
     var token: String
     /// A body sent as it is (uploads), with its content type.
     var raw: (bytes: ByteBuffer, type: String)? = nil
+    /// Header fields besides the token (tus).
+    var headers: HTTPFields = [:]
 }
 
 /// The people and things every case starts from.
@@ -37,6 +39,13 @@ private struct World: @unchecked Sendable {
     let date: String
 
     func token(_ caller: Caller) -> String { people[caller]!.token }
+
+    /// The location of a new resumable upload of `length` bytes by `caller`.
+    func upload(length: Int, _ caller: Caller) async throws -> String {
+        let response = try await client.createUpload(
+            length: length, fields: ["city": "Halifax$Nova Scotia$CA"], token: token(caller))
+        return try #require(response.headers[.location], "\(response.text)")
+    }
     func user(_ caller: Caller) -> TestUser { people[caller]! }
 
     /// The token of a mailed link of `purpose` for a new account with `caller`'s role (the link
@@ -243,6 +252,24 @@ nonisolated(unsafe) private let cases: [Case] = [
             ["city": "Halifax$Nova Scotia$CA"], file: try await RoleMatrixTests.jpeg(), filename: "p.jpg",
             type: "image/jpeg")
         return Call(method: .post, uri: "/v1/posts", token: w.token(c), raw: (body.body, body.contentType))
+    },
+    // Resumable uploads: each caller's own (someone else's upload is a 404 to them).
+    Case(route: "POST /v1/uploads", allowed: everyone) { w, c in
+        Call(method: .post, uri: "/v1/uploads", token: w.token(c), headers: RoleMatrixTests.tus(length: 1000))
+    },
+    Case(route: "PATCH /v1/uploads/{uploadId}", allowed: everyone) { w, c in
+        let jpeg = try await RoleMatrixTests.jpeg()
+        let location = try await w.upload(length: jpeg.count, c)
+        var headers = RoleMatrixTests.tus()
+        headers[.uploadOffset] = "0"
+        return Call(
+            method: .patch, uri: location, token: w.token(c),
+            raw: (ByteBuffer(bytes: jpeg), "application/offset+octet-stream"), headers: headers)
+    },
+    Case(route: "DELETE /v1/uploads/{uploadId}", allowed: everyone) { w, c in
+        Call(
+            method: .delete, uri: try await w.upload(length: 1000, c), token: w.token(c),
+            headers: RoleMatrixTests.tus())
     },
     Case(route: "POST /v1/posts/views", allowed: everyone) { w, c in
         Call(
@@ -496,6 +523,16 @@ struct RoleMatrixTests {
     ]
 
     /// A small real JPEG.
+    /// tus 1.0 headers, with a length and a city when `length` is given.
+    static func tus(length: Int? = nil) -> HTTPFields {
+        var headers: HTTPFields = [.tusResumable: "1.0.0"]
+        if let length {
+            headers[.uploadLength] = "\(length)"
+            headers[.uploadMetadata] = "city " + Data("Halifax$Nova Scotia$CA".utf8).base64EncodedString()
+        }
+        return headers
+    }
+
     static func jpeg() async throws -> [UInt8] {
         let dir = try Scratch()
         defer { dir.cleanup() }
@@ -526,7 +563,7 @@ struct RoleMatrixTests {
             for entry in cases {
                 for caller in Caller.allCases {
                     let call = try await entry.make(world, caller)
-                    var headers: HTTPFields = [:]
+                    var headers = call.headers
                     if !call.token.isEmpty { headers[.authorization] = "Bearer \(call.token)" }
                     var body: ByteBuffer?
                     if let raw = call.raw {

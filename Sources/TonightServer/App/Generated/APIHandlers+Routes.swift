@@ -512,6 +512,26 @@ extension APIHandlers: APIProtocol {
         try await system.getOpenAPIDocument(input)
     }
 
+    func appendUpload(_ input: Operations.AppendUpload.Input) async throws -> Operations.AppendUpload.Output {
+        try await uploads.appendUpload(input)
+    }
+
+    func createUpload(_ input: Operations.CreateUpload.Input) async throws -> Operations.CreateUpload.Output {
+        try await uploads.createUpload(input)
+    }
+
+    func deleteUpload(_ input: Operations.DeleteUpload.Input) async throws -> Operations.DeleteUpload.Output {
+        try await uploads.deleteUpload(input)
+    }
+
+    func describeUploads(_ input: Operations.DescribeUploads.Input) async throws -> Operations.DescribeUploads.Output {
+        try await uploads.describeUploads(input)
+    }
+
+    func getUploadOffset(_ input: Operations.GetUploadOffset.Input) async throws -> Operations.GetUploadOffset.Output {
+        try await uploads.getUploadOffset(input)
+    }
+
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
         try await users.getUser(input)
     }

@@ -45,6 +45,7 @@ enum Migrations {
         ImportFingerprints(),
         CreateEmailTokens(),
         CreateWebPushSubscriptions(),
+        CreateUploads(),
     ]
 }
 
