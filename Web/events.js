@@ -3,10 +3,10 @@
 // as you type, an artist's page (favourite, upcoming events, similar artists), my favourites with
 // their events, and the explore cards (events by artists similar to my favourites; swipe them).
 import { api, session, pagePath } from "./api.js";
-import { h, toast, position, requireMember, actionButton, split } from "./ui.js";
+import { h, toast, position, requireMember, actionButton, split, avatar } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
 import { locate } from "./city.js";
-import { enc, plural, distance, deviceZone, isoDate, dayName, timeName, fromNow, eventWhen, label, EVENT_STATUSES, TICKETED,
+import { enc, plural, shownName, distance, deviceZone, isoDate, dayName, timeName, fromNow, eventWhen, label, EVENT_STATUSES, TICKETED,
   TICKETED_QUERY } from "./format.js";
 
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -168,14 +168,43 @@ async function changesSection(event) {
 
 const statusLine = { going: "You're going.", following: "You follow this event.", interested: "You're interested." };
 
-/** Going and Follow as toggle buttons on the caller's attendance; pressing the active one undoes it. */
-function attendanceControls(event) {
+/** How many faces "Who's going" shows. */
+const FACES = 8;
+
+/** "Who's going": to someone going, the faces of the others they can meet there, from Pala's wall (the
+ * API shows a wall only to people going, and on it only those whose preferences fit theirs), with a
+ * link to it; to anyone else, what going would show. `show(status, counts)` redraws it. */
+function whoIsGoing(event) {
+  const box = h("section", { class: "card tt-going", "aria-label": "Who's going" }, h("h2", {}, "Who's going"));
+  let latest = 0;
+  const show = async (status, counts) => {
+    const mine = ++latest;
+    const going = status === "going" && session.isMember;
+    const wall = going ? await api("GET", `/v1/events/${enc(event.id)}/wall?limit=${FACES}`).catch(() => ({ items: [] })) : null;
+    if (mine !== latest) return;
+    const others = wall?.items || [];
+    const more = wall?.nextCursor ? h("li", { class: "tt-more muted" }, "and more") : null;
+    box.replaceChildren(box.firstChild,
+      others.length ? h("ul", { class: "tt-faces", "aria-label": "People going" }, others.map(({ user }) =>
+        h("li", { title: shownName(user) }, avatar(user), h("span", { class: "visually-hidden" }, shownName(user)))), more) : null,
+      h("p", { class: "muted" }, going ? (others.length ? "Like them on Pala's wall: a like both ways is a match and a chat."
+        : "No one to meet here yet. Look again closer to the day.")
+        : counts.going ? `${counts.going === 1 ? "1 person is" : `${counts.going} people are`} going. Say you're going too to see who, and meet them on Pala.`
+          : "No one has said they're going yet."),
+      going ? h("p", {}, h("a", { href: `#/wall/${enc(event.id)}`, class: "button secondary-link" }, "Meet them on Pala")) : null);
+  };
+  return { box, show };
+}
+/** Going and Follow as toggle buttons on the caller's attendance; pressing the active one undoes it;
+ * `changed(status, counts)` hears each change (and the first state). */
+function attendanceControls(event, changed = () => {}) {
   let current = event.myStatus || null;
   const line = h("p", { class: "muted", "aria-live": "polite" });
   const buttons = {};
   const draw = (counts) => {
     for (const [status, button] of Object.entries(buttons)) button.setAttribute("aria-pressed", String(current === status));
     line.textContent = `${statusLine[current] || ""} ${counts.going} going · ${counts.following + counts.interested} following`.trim();
+    changed(current, counts);
   };
   const toggle = (status) => async () => {
     if (!requireMember()) return;
@@ -207,6 +236,7 @@ export async function eventScreen(id) {
   const [local, mine] = longWhen(event);
   const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
   const image = eventImage(event);
+  const going = whoIsGoing(event);
   return [subnav(""), image ? h("img", { src: image, alt: "", class: "tt-hero" }) : null,
     h("h1", {}, event.name, " ", statusBadge(event)),
     event.performers.length ? h("p", { class: "tt-artists" }, "With ", artistLinks(event.performers)) : null,
@@ -222,7 +252,7 @@ export async function eventScreen(id) {
     await (await import("./map.js")).placeMap(place),
     h("p", { class: "tt-row" }, external(place.appleMapsURL, "Open in Apple Maps", "button secondary-link"),
       external(place.googleMapsURL, "Open in Google Maps", "button secondary-link")),
-    attendanceControls(event)];
+    attendanceControls(event, going.show), going.box];
 }
 
 // #/artists, #/artist/<id>

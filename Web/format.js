@@ -10,6 +10,13 @@ export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** "1.2 km" / "350 m". */
 export const distance = (meters) => meters == null ? "" : meters >= 1000 ? `${(meters / 1000).toFixed(1)} km` : `${Math.round(meters)} m`;
 
+/** The compass direction of a point `east` and `north` metres away: "north-east"; "" when it is right here. */
+export function direction(east, north) {
+  if (Math.hypot(east, north) < 50) return "";
+  const names = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"];
+  return names[Math.round(((Math.atan2(east, north) * 180) / Math.PI + 360) / 45) % 8];
+}
+
 /** A person's shown name: display name, else username, else `fallback`. */
 export const shownName = (user, fallback) => user?.displayName || user?.username || fallback;
 

@@ -4,12 +4,13 @@
 //
 // The "Map" view is a Leaflet map (Web/map.js, loaded on demand) with tiles from the server's tile
 // server (GET /v1/config); without one it is a plain SVG plot of the results relative to you (rings
-// at distances) — both followed by each result's coordinates, so it works with a screen reader.
+// at distances) — both followed by the list of results with how far and which way each is, so it
+// works with a screen reader.
 import { api, session } from "./api.js";
 import { h, position, split } from "./ui.js";
 import { params } from "./router.js";
 import { findCity } from "./city.js";
-import { enc, distance, plural } from "./format.js";
+import { enc, direction, distance, plural } from "./format.js";
 import { SKILLS, TIMES, sportsList, sessionCard, sportPicker, select, isFull, seats, reasonContext, reasonList } from "./playmate-common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -84,6 +85,15 @@ function offset(origin, point) {
   return [(point.lon - lon0) * Math.cos((lat0 * Math.PI) / 180) * 111320, (point.lat - lat0) * 110540];
 }
 
+/** Where a result is from the centre, in words: "1.2 km north-east of you", "150 m west of Berlin",
+ * "here" ("" without a centre: the first result stands in for it). */
+function whereFrom([east, north], event, label) {
+  if (!label) return "";
+  const away = event.distanceMeters ?? Math.hypot(east, north);
+  const towards = direction(east, north);
+  return towards ? `${distance(away)} ${towards} of ${label}` : `right by ${label}`;
+}
+
 /** Draws a tile map, `(pins, options) → box` (Web/map.js, loaded now), or null when the server has no tiles. */
 async function tileMaker() {
   const maps = await import("./map.js");
@@ -91,7 +101,8 @@ async function tileMaker() {
   return config && ((pins, options) => maps.tileMap(config, pins, options));
 }
 
-/** The results plotted around the centre, numbered as in the list under it; on tiles with `tileMap`. */
+/** The results plotted around the centre, numbered as in the list under it (which says how far and
+ * which way each is, never coordinates); on tiles with `tileMap`. */
 function plot(items, near, label, tileMap) {
   const origin = near || `${items[0].place.location.lat},${items[0].place.location.lon}`;
   const points = items.map((event) => offset(origin, event.place.location));
@@ -102,14 +113,13 @@ function plot(items, near, label, tileMap) {
   svg("circle", { r: 140, class: "pm-ring" }), svg("circle", { r: 70, class: "pm-ring" }),
   svg("text", { x: 4, y: -142, class: "pm-ring-label" }, distance(reach)),
   svg("circle", { r: 5, class: "pm-me" }), svg("text", { x: 8, y: 4, class: "pm-me-label" }, label));
-  const coordinates = h("ol", { class: "pm-coords" }, items.map((event) => h("li", {},
-    h("a", { href: `#/session/${enc(event.id)}` }, event.name), ` — ${event.place.name}, `,
-    `${event.place.location.lat.toFixed(4)}, ${event.place.location.lon.toFixed(4)}`,
-    event.distanceMeters != null ? ` · ${distance(event.distanceMeters)}` : "", ` · ${seats(event)}`)));
+  const where = h("ol", { class: "pm-where" }, items.map((event, i) => h("li", {},
+    h("a", { href: `#/session/${enc(event.id)}` }, event.name),
+    [` — ${event.place.name}`, whereFrom(points[i], event, near ? label : ""), seats(event)].filter(Boolean).join(" · "))));
   if (tileMap) {
     const [lat, lon] = origin.split(",").map(Number);
     const pins = items.map((event) => ({ ...event.place.location, href: `#/session/${enc(event.id)}`, title: `${event.name} — ${seats(event)}` }));
-    return [tileMap(pins, { label: `Map of sessions around ${label}`, you: near ? { lat, lon, title: label === "you" ? "You" : label } : null, numbered: true }), coordinates];
+    return [tileMap(pins, { label: `Map of sessions around ${label}`, you: near ? { lat, lon, title: label === "you" ? "You" : label } : null, numbered: true }), where];
   }
   const taken = new Map(); // points at the same spot fan out to the right so each stays visible
   items.forEach((event, i) => {
@@ -122,7 +132,7 @@ function plot(items, near, label, tileMap) {
       svg("circle", { cx: (x * scale).toFixed(1), cy: (-y * scale).toFixed(1), r: 9, class: isFull(event) ? "pm-dot pm-dot-full" : "pm-dot" }),
       svg("text", { x: (x * scale).toFixed(1), y: (-y * scale + 4).toFixed(1), class: "pm-dot-label" }, String(i + 1))));
   });
-  return [h("p", { class: "muted" }, "Where they are, around ", label, ":"), drawing, coordinates];
+  return [h("p", { class: "muted" }, "Where they are, around ", label, ":"), drawing, where];
 }
 
 function links() {

@@ -136,14 +136,15 @@ function fillPlaces(select, places, here) {
     here ? h("option", { value: "spot" }, "My position (name the spot below)") : null);
 }
 
-/** Places matching the text; when none, places near the city of that name (geocoding). */
+/** Sports places (Playmate's own: never a bar) matching the text; when none, those near the city of
+ * that name (geocoding). */
 async function findPlaces(text, here) {
   const near = here ? `&near=${here}&radius=100000` : "";
-  const found = await api("GET", `/v1/places?q=${enc(text)}${near}&limit=30`);
+  const found = await api("GET", `/v1/places?q=${enc(text)}${near}&group=sports&limit=30`);
   if (found.items.length) return found.items;
   const city = await findCity(text);
   if (!city) return [];
-  return (await api("GET", `/v1/places?near=${city.location.lat},${city.location.lon}&radius=5000&limit=30`)).items;
+  return (await api("GET", `/v1/places?near=${city.location.lat},${city.location.lon}&radius=5000&group=sports&limit=30`)).items;
 }
 
 function placePicker(here, nearby) {
@@ -192,7 +193,7 @@ export async function newSessionScreen() {
   const gate = memberOnly("Create a session", "Sign up to create sessions.");
   if (gate) return gate;
   const [sports, here] = await Promise.all([sportsList(), position()]);
-  const nearby = here ? (await api("GET", `/v1/places?near=${here}&radius=5000&limit=40`)).items : [];
+  const nearby = here ? (await api("GET", `/v1/places?near=${here}&radius=5000&group=sports&limit=40`)).items : [];
   const hour = (new Date().getHours() + 2) % 24;
   const form = h("form", { "aria-label": "New session", class: "pm-form", novalidate: true, onsubmit: async (e) => {
     e.preventDefault();

@@ -38,7 +38,7 @@ let comeBack = "";
 export function startLink() { return `#/start?next=${encodeURIComponent(location.hash || "#/")}`; }
 
 /** The route of a hash: "#/event/1?x" → "event". */
-const routeOf = (hash) => hash.replace(/^#\/?/, "").split("?")[0].split("/")[0];
+export const routeOf = (hash) => hash.replace(/^#\/?/, "").split("?")[0].split("/")[0];
 
 /** Where signing in or up leads: the screen the person came from (a deep link, a prompt), else
  * home; never back to the start screen or to a signed-out one (a used link, a sent form). */

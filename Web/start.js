@@ -2,7 +2,7 @@
 // form is also the reset-password screen's (email.js), once the new password is set.
 import { api, session } from "./api.js";
 import { h, showProblem, field } from "./ui.js";
-import { go, params, returnTo } from "./router.js";
+import { go, params, returnTo, startLink } from "./router.js";
 import { disconnect } from "./live.js";
 import { shownName, enc, eventWhen, TICKETED_QUERY } from "./format.js";
 
@@ -14,14 +14,36 @@ function signIn(tokens) {
   go(returnTo());
 }
 
-/** A form that posts its fields to an auth route and signs in with the answer (`after`: below its button). */
-function authForm(title, path, fields, button, after = null) {
+/** A form that posts its fields to an auth route and signs in with the answer (`after`: below its
+ * button; `done(tokens)`: what signing in does, by default going back where the person was). */
+function authForm(title, path, fields, button, after = null, done = signIn) {
   return h("form", { "aria-label": title, onsubmit: async (event) => {
     event.preventDefault();
     try {
-      signIn(await api("POST", path, Object.fromEntries(new FormData(event.target))));
+      done(await api("POST", path, Object.fromEntries(new FormData(event.target))));
     } catch (error) { showProblem(event.target, error); }
   } }, h("h2", {}, title), ...fields, h("button", { type: "submit" }, button), after);
+}
+
+/** The sign-up form (`done` as authForm's). */
+function signUpForm(done) {
+  return authForm("Sign up", "/v1/auth/signup", [
+    field("Username", "username", "text", { autocomplete: "username" }),
+    field("Email", "email", "email", { autocomplete: "email" }),
+    field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
+  ], "Sign up", null, done);
+}
+
+/** What the sign-up dialog of `requireMember` (ui.js) holds: the sign-up form, which keeps the person
+ * on the screen they are on (drawn again for the new member) and `close`s the dialog, and the way to
+ * sign in instead (the start screen, then back here). */
+export function signUpPrompt(close) {
+  return [signUpForm((tokens) => {
+    session.tokens = tokens;
+    disconnect();
+    close();
+    go(location.hash || "#/");
+  }), h("p", {}, "Have an account? ", h("a", { href: startLink() }, "Sign in"))];
 }
 
 /** The sign-in form, with the way to a new password. */
@@ -33,11 +55,7 @@ export function signInForm() {
 }
 
 function startScreen() {
-  const signUp = authForm("Sign up", "/v1/auth/signup", [
-    field("Username", "username", "text", { autocomplete: "username" }),
-    field("Email", "email", "email", { autocomplete: "email" }),
-    field("Password", "password", "password", { autocomplete: "new-password", minlength: 10 }),
-  ], "Sign up");
+  const signUp = signUpForm();
   const login = signInForm();
   const anonymous = h("button", { type: "button", onclick: async () => {
     signIn(await api("POST", "/v1/auth/anonymous"));

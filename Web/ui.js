@@ -93,21 +93,60 @@ export function position() {
   return ask.promise;
 }
 
-/** Anonymous users can look but not write: returns false (and says so) until they sign up. The
- * prompt is one dialog above the tab bar, whatever is scrolled, and tapping again only focuses
- * it; signing up comes back to this screen. */
+let signUpPrompt = null;
+/** Sets what the sign-up dialog holds: `(close) → nodes` (the start screen's sign-up form, given by
+ * app.js so that this module imports no screen); `close()` ends the dialog. */
+export function setSignUpPrompt(content) { signUpPrompt = content; }
+
+const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+
+/** A modal dialog named `name` over the page: the rest is inert, focus moves into it (its first
+ * field, else its first control) and stays there (Tab and Shift+Tab go round), Escape or a change
+ * of screen closes it, and focus goes back to where it was. `content(close)` gives its nodes. */
+export function modal(name, content) {
+  const before = document.activeElement;
+  const outside = [...document.body.children].filter((element) => element.id !== "toast"); // toasts still speak
+  const dialog = h("div", { class: "modal card", role: "dialog", "aria-modal": "true", "aria-label": name, tabindex: "-1" });
+  // A tap beside the dialog or on its text leaves the focus in it.
+  const backdrop = h("div", { class: "modal-backdrop", onmousedown: (event) => { if (event.target === backdrop) event.preventDefault(); } }, dialog);
+  const controls = () => [...dialog.querySelectorAll(FOCUSABLE)].filter((element) => element.offsetParent !== null);
+  const close = () => {
+    if (!backdrop.isConnected) return;
+    backdrop.remove();
+    outside.forEach((element) => element.removeAttribute("inert"));
+    window.removeEventListener("hashchange", close);
+    if (before?.isConnected) before.focus({ preventScroll: true });
+  };
+  dialog.append(...[content(close)].flat(Infinity).filter((node) => node != null && node !== false));
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { event.preventDefault(); close(); return; }
+    if (event.key !== "Tab") return;
+    const all = controls();
+    const at = all.indexOf(document.activeElement);
+    if (event.shiftKey ? at <= 0 : at < 0 || at === all.length - 1) {
+      event.preventDefault();
+      all.at(event.shiftKey ? -1 : 0)?.focus();
+    }
+  });
+  outside.forEach((element) => element.setAttribute("inert", ""));
+  document.body.append(backdrop);
+  window.addEventListener("hashchange", close);
+  (dialog.querySelector("input, select, textarea") || controls()[0])?.focus();
+  return { dialog, close };
+}
+
+/** Anonymous users can look but not write: returns false (and asks them to sign up) until they
+ * do. The sign-up form opens in one modal dialog however often they tap (again: it is focused),
+ * and signing up there keeps them on this screen, now as a member. */
 export function requireMember() {
   if (session.isMember) return true;
-  const open = document.querySelector(".prompt");
-  if (open) { open.querySelector("a").focus(); return false; }
-  const dialog = h("div", { class: "prompt card", role: "alertdialog", "aria-label": "Sign up to continue" },
+  const open = document.querySelector(".modal[data-sign-up]");
+  if (open) { (open.querySelector("input") || open).focus(); return false; }
+  const { dialog } = modal("Sign up to continue", (close) => [
     h("p", {}, "Sign up to post, vote, comment or join — it takes ten seconds."),
-    h("a", { href: `#/start?form=signup&next=${encodeURIComponent(location.hash || "#/")}`, class: "button" }, "Sign up"), " ",
-    h("button", { type: "button", class: "secondary", onclick: () => dialog.remove() }, "Not now"));
-  document.body.append(dialog);
-  const close = () => { dialog.remove(); window.removeEventListener("hashchange", close); };
-  window.addEventListener("hashchange", close);
-  dialog.querySelector("a").focus();
+    signUpPrompt ? signUpPrompt(close) : null,
+    h("button", { type: "button", class: "secondary", onclick: close }, "Not now")]);
+  dialog.setAttribute("data-sign-up", "");
   return false;
 }
 

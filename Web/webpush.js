@@ -104,13 +104,14 @@ export async function unsubscribe(tellServer = true) {
   await subscription.unsubscribe();
 }
 
-/** The settings' "Notifications in this browser" section, for the server's `config`. */
+/** The settings' "Notifications in this browser" section, for the server's `config` (words for people:
+ * without a key it says where notifications are found instead, never that a server lacks one). */
 export function webPushSection(config) {
   const title = h("h2", {}, "Notifications in this browser");
   const section = (...children) => h("section", { "aria-label": "Notifications in this browser" }, title, ...children);
   if (!supported()) return section(h("p", { class: "muted" }, "This browser cannot show notifications from Tonight."));
   const key = config?.webPushPublicKey;
-  if (!key) return section(h("p", { class: "muted" }, "This server does not send notifications to browsers."));
+  if (!key) return section(h("p", { class: "muted" }, "Tonight can't show notifications in this browser yet: you'll find them in your inbox."));
 
   const state = h("div", { class: "actions" });
   const said = h("p", { "aria-live": "polite" });

@@ -84,15 +84,19 @@ def open_form(page, name):
     expect(form).to_be_visible()
 
 
-def sign_up(page, username, password="a long enough passphrase"):
-    """Signs up through the start screen and waits for the home screen."""
-    page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
-    open_form(page, "Sign up")
-    form = page.get_by_role("form", name="Sign up")
+def fill_sign_up(form, username, password="a long enough passphrase"):
+    """Fills a "Sign up" form (the start screen's or the sign-up dialog's) and sends it."""
     form.get_by_label("Username").fill(username)
     form.get_by_label("Email").fill(f"{username}@example.com")
     form.get_by_label("Password").fill(password)
     form.get_by_role("button", name="Sign up").click()
+
+
+def sign_up(page, username, password="a long enough passphrase"):
+    """Signs up through the start screen and waits for the home screen."""
+    page.goto("/#/start?next=%23%2F")  # then home, wherever the page was
+    open_form(page, "Sign up")
+    fill_sign_up(page.get_by_role("form", name="Sign up"), username, password)
     expect(page.get_by_role("heading", name=f"Hi, {username}")).to_be_visible()
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scenario 1, PartyUP: a guest browses the city's reel (Back from a venue comes back to the same
-clip) and a venue's clips, is asked to sign up to vote, signs up, posts a clip to the venue (upload
-progress, processing, ready), votes in the venue feed; a second user up-votes the new clip.
+clip) and a venue's clips, is asked to sign up to vote, signs up in that dialog (staying at the
+venue), posts a clip to the venue (upload progress, processing, ready), votes in the venue feed; a
+second user up-votes the new clip.
 
 Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip; the
 promotion is ended afterwards so repeated runs do not crowd the hub.
@@ -11,7 +12,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from common import admin_token, call, expect_map, make_clip, scenario, sign_up, upload, wait_ready
+from common import admin_token, call, expect_map, fill_sign_up, make_clip, scenario, sign_up, upload, wait_ready
 
 RUN = uuid.uuid4().hex[:8]
 VENUE = f"Scenario Club {RUN}"
@@ -92,11 +93,12 @@ def browse_sign_up_and_post(new_page, place_id):
 
     # Guests may look, not vote.
     clip.get_by_role("button", name="Up").click()
-    prompt = page.get_by_role("alertdialog", name="Sign up to continue")
+    prompt = page.get_by_role("dialog", name="Sign up to continue")
     expect(prompt).to_be_visible()
-    prompt.get_by_role("link", name="Sign up").click()
-    expect(page.get_by_role("form", name="Sign up")).to_be_visible()
-    sign_up(page, f"party{RUN}")
+    fill_sign_up(prompt.get_by_role("form", name="Sign up"), f"party{RUN}")
+    expect(prompt).to_have_count(0)
+    expect(page.get_by_role("heading", name=VENUE)).to_be_visible()  # still at the venue, now a member
+    expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Sign out")).to_be_visible()
 
     # Post a clip to the venue from its feed.
     page.goto(f"/#/venue/{place_id}")

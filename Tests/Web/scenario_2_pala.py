@@ -3,7 +3,8 @@
 and chat live (message without reload, typing, unread badge, "Seen"); a third, going without a
 gender, is told why the wall is empty; then one unmatches. At a second party the wall shows several
 people at once, side by side on a phone, with a photo where there is one; a swipe passes, another
-likes (a match) and an arrow key passes; the match shows the photo."""
+likes (a match) and an arrow key passes; the match shows the photo. The event's page shows who is
+going (faces, with the photo) to someone going, and leads to the wall."""
 import re
 import subprocess
 import tempfile
@@ -43,6 +44,9 @@ def set_profile(page, gender, birth_date, meet):
 
 def go_to_party(page, event):
     page.goto(f"/#/event/{event['id']}")
+    # Before going, "Who's going" shows no one: the API shows who is going to people going only.
+    expect(page.get_by_role("region", name="Who's going")).to_contain_text(re.compile(r"Say you're going too to see who|No one has said they're going yet"))
+    expect(page.get_by_role("list", name="People going")).to_have_count(0)
     with page.expect_response(lambda r: r.url.endswith("/attendance") and r.request.method == "PUT") as answer:
         page.get_by_role("button", name="Going", exact=True).click()
     assert answer.value.ok, answer.value.status
@@ -94,7 +98,17 @@ def wall_grid(b, ben, suffix):
     woman_going(event, gia)
     ben_id = call("GET", f"/v1/users/{ben}")["id"]
     call("PUT", f"/v1/events/{event['id']}/wall/{ben_id}", {"decision": "like"}, eve_token)  # Eve likes Ben first
-    open_wall(b, event)
+    # The event's page shows Ben (going) who is going — their faces, a photo where there is one — and
+    # leads to the wall.
+    b.reload()
+    going = b.get_by_role("region", name="Who's going")
+    faces = going.get_by_role("list", name="People going")
+    expect(faces.get_by_role("listitem")).to_have_count(3)
+    for name in (eve, fay, gia):
+        expect(faces.get_by_role("listitem").filter(has_text=name)).to_have_count(1)
+    expect(faces.get_by_role("listitem").filter(has_text=eve).locator("img.avatar")).to_have_attribute("src", re.compile(r"^/v1/media/"))
+    going.get_by_role("link", name="Meet them on Pala").click()
+    expect(b.get_by_role("heading", name=f"Who's going to {event['name']}")).to_be_visible()
     wall = b.get_by_role("list", name="People going")
     for name in (eve, fay, gia):
         expect(wall.get_by_role("article", name=name)).to_be_visible()

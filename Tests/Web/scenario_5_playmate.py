@@ -94,9 +94,13 @@ def find_session(c):
     expect(card.get_by_role("link", name="Apple Maps")).to_be_visible()
     c.get_by_role("link", name="Map", exact=True).click()
     listed = c.get_by_role("listitem").filter(has_text=PLACE).get_by_role("link", name=SESSION)
+    # Under the map, each result says how far and which way it is in words, never as coordinates.
+    expect(c.locator(".pm-where > li", has_text=PLACE)).to_contain_text(re.compile(re.escape(PLACE) + r" · 1\d\d m north-east of you · 1 of 2 left"))
+    shown = c.locator("main").inner_text()
+    assert not re.search(r"\d+\.\d{3,}", shown), f"raw coordinates on the sessions map: {shown}"
     if call("GET", "/v1/config").get("mapTileURL"):
         # Leaflet, tiles from the configured tile server, the session's numbered pin (a link) on
-        # them and the list of coordinates under it; the pin opens the session.
+        # them and the list of results under it; the pin opens the session.
         pin = expect_map(c, "Map of sessions around you").get_by_role("link", name=re.compile(r"^\d+\. " + re.escape(SESSION)))
         expect(listed).to_be_visible()
         pin.click()

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Scenario 6, the account screens: the live inbox badge, the inbox, settings, moderation and admin.
+"""Scenario 6, the account screens: the live inbox badge (and the badge on the tab of the app the
+notice belongs to, until it is opened), the inbox, settings, moderation and admin.
 
 A and B sign up; A asks B to be friends (through the API, from A's page) and B's header badge
 turns 1 without a reload; B reads the request in the inbox (its kind in words, never doubled) and
@@ -56,6 +57,13 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     assert status == 200, status
     expect(badge).to_have_text("1")
     expect(page_b.get_by_label("1 unread")).to_be_visible()
+    # The tab of the app the notice leads to (a friend request: Playmate's friends) has a badge too.
+    apps = page_b.get_by_role("navigation", name="Apps")
+    sports = apps.get_by_role("link", name="Sports")
+    expect(sports.locator(".badge")).to_have_text("1")
+    expect(sports.get_by_label("1 new notification")).to_be_attached()
+    for other in ("Venues", "Clips", "Events", "People"):
+        expect(apps.get_by_role("link", name=other).locator(".badge")).to_have_text("")
 
     page_b.get_by_role("link", name="Inbox").click()
     expect(page_b.get_by_role("heading", name="Inbox")).to_be_visible()
@@ -67,6 +75,11 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     page_b.get_by_role("button", name="Mark all read").click()
     expect(badge).to_be_hidden()
     expect(note.get_by_role("img", name="Unread")).to_have_count(0)
+    # Opening that tab clears its badge.
+    expect(sports.locator(".badge")).to_have_text("1")
+    sports.click()
+    expect(page_b.get_by_role("heading", name="Sports sessions")).to_be_visible()
+    expect(apps.get_by_role("link", name="Sports").locator(".badge")).to_have_text("")
 
 
 def rename(page_b, display):
@@ -78,7 +91,7 @@ def rename(page_b, display):
     expect(preferences.get_by_label("Under 18")).to_be_visible()
     expect(preferences.get_by_label("Women")).to_be_visible()
     shown = page_b.locator("main").evaluate("main => main.textContent")
-    assert not re.search(r"female|nonbinary|under18|friendRequest|apns", shown), shown
+    assert not re.search(r"female|nonbinary|under18|friendRequest|apns|server|configur", shown, re.I), shown
     profile = page_b.get_by_role("form", name="Profile")
     profile.get_by_label("Display name").fill(display)
     profile.get_by_role("button", name="Save profile").click()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scenario 8, no leaks between apps: Tickets Tonight's list, Pala's "Your events", PartyUP's hub and
-the post form's venues hold no sports session or sports spot, and a session always opens in
+the post form's venues hold no sports session or sports spot, Playmate's place picker no nightlife
+venue, and a session always opens in
 Playmate's screen with its seats — from a link to the event page and from an inbox notice.
 
 Needs (demo data): Leo plays Ben's padel session and goes to nothing else; the sports spots
@@ -85,6 +86,21 @@ def body(new_page):
     expect(where.locator("option", has_text=f"Leak bar {RUN}")).to_have_count(1)
     for spot in SPOTS:
         expect(where.locator("option", has_text=spot)).to_have_count(0)
+
+    # Playmate: the new session's place picker offers sports spots, never a nightlife venue — neither
+    # nearby nor when searched by name.
+    bars = {p["name"] for p in call("GET", f"/v1/places?near={NEAR}&radius=5000&group=nightlife&limit=100")["items"]}
+    assert f"Leak bar {RUN}" in bars, "the seeded bar is not a nightlife venue"
+    page.goto("/#/newsession")
+    form = page.get_by_role("form", name="New session")
+    place = form.get_by_role("combobox", name="Place")
+    expect(place.locator("option").filter(has_text=re.compile("|".join(SPOTS))).first).to_be_attached()
+    offered = place.locator("option").evaluate_all("options => options.map((o) => o.textContent.replace(/ \\([^)]*\\)$/, ''))")
+    assert not bars & set(offered), f"the place picker offers nightlife venues: {sorted(bars & set(offered))}"
+    form.get_by_label("Find a place or city").fill(f"Leak bar {RUN}")
+    form.get_by_role("button", name="Search places").click()
+    expect(form.get_by_role("status")).to_have_text("0 places found")
+    expect(place.locator("option", has_text="Leak bar")).to_have_count(0)
 
     # A session opens in Playmate's screen: from an event link, and from the inbox's notice.
     page.goto(f"/#/event/{padel_id}")

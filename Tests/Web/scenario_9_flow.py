@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Scenario 9, never lost: a shared clip link opened signed out comes back to the clip after signing
-in; a guest tapping Like three times gets one sign-up prompt, in view above the tab bar, and signing
-up from it comes back to the clip; and a screen that waits (a guest without location, from Clips to
+in; a guest tapping Like three times gets one sign-up dialog, modal (focus in it and kept there,
+Escape closes it), and signing up in it stays on the clip; and a screen that waits (a guest without location, from Clips to
 Events) shows a skeleton and its tab within 100 ms instead of leaving the old screen frozen, and the
-position is asked once, not again on every screen.
+position is asked once, not again on every screen. The start screen shows what's on tonight and
+"Continue without an account" above the fold on a 390×844 phone, before the sign-in and sign-up
+buttons; a toast stands above the tab bar.
 
 Needs (demo data): Mia (password DEMO_PASSWORD) and at least one ready clip at Neon Garden
 (osm:node/9100001).
@@ -13,7 +15,7 @@ import uuid
 
 from playwright.sync_api import expect
 
-from common import DEMO_PASSWORD, call, open_form, scenario
+from common import DEMO_PASSWORD, axe_violations, call, fill_sign_up, open_form, scenario
 
 # Milliseconds from a tab tap to the skeleton (or the screen) and the tab's highlight; the old
 # screen must not stay up longer.
@@ -41,9 +43,36 @@ def a_clip():
     return ready[0]
 
 
+def above_the_fold(new_page):
+    """The start screen on a 390×844 phone: what's on tonight and "Continue without an account" in
+    view before scrolling, above the Sign up and Sign in buttons."""
+    page = new_page(width=390, height=844)
+    page.goto("/#/start")
+    tonight = page.get_by_role("list", name="On tonight")
+    expect(tonight.get_by_role("listitem").first).to_be_visible()
+    guest = page.get_by_role("button", name="Continue without an account")
+    for shown in (tonight, guest):
+        expect(shown).to_be_in_viewport(ratio=1)
+    first_form = min(page.locator("summary", has_text=name).bounding_box()["y"] for name in ("Sign up", "Sign in"))
+    for shown in (tonight, guest):
+        box = shown.bounding_box()
+        assert box["y"] + box["height"] <= first_form, f"{box} is not above the sign-up and sign-in buttons ({first_form})"
+
+
+def toast_above_tabs(page):
+    """A toast (Bookmark's) stands above the tab bar, never over it."""
+    page.get_by_role("button", name="Bookmark").click()
+    toast = page.locator("#toast")
+    expect(toast).to_have_text("Saved to your bookmarks")
+    expect(toast).to_be_visible()
+    shown, tabs = toast.bounding_box(), page.get_by_role("navigation", name="Apps").bounding_box()
+    assert shown["y"] + shown["height"] <= tabs["y"], f"the toast {shown} covers the tab bar {tabs}"
+
+
 def body(new_page):
     clip = a_clip()
     heading = "Clip by"
+    above_the_fold(new_page)
 
     # A shared link, signed out: the start screen, then straight back to the clip.
     linked = new_page()
@@ -56,28 +85,43 @@ def body(new_page):
     expect(linked.get_by_role("heading", name=heading)).to_be_visible()
     assert linked.url.endswith(f"#/clip/{clip}"), linked.url
 
-    # A guest taps Like three times: one prompt, on screen; signing up from it returns to the clip.
+    # A guest taps Like three times: one sign-up dialog, modal (the page behind it inert, so the
+    # next taps land on its backdrop), focus in it and kept there, Escape closes it and focus goes
+    # back to Like; signing up in it stays on the clip, now as a member.
     guest = new_page()
     guest.goto(f"/#/clip/{clip}")
     guest.get_by_role("button", name="Continue without an account").click()
     expect(guest.get_by_role("heading", name=heading)).to_be_visible()
     like = guest.get_by_role("button", name="Like")
-    for _ in range(3):
-        like.click()
-    prompt = guest.get_by_role("alertdialog", name="Sign up to continue")
-    expect(prompt).to_have_count(1)
-    expect(prompt).to_be_in_viewport()
-    prompt.get_by_role("link", name="Sign up").click()
+    like.click()
+    for _ in range(2):
+        like.click(force=True)  # where Like is: the dialog's backdrop now
+    dialog = guest.get_by_role("dialog", name="Sign up to continue")
+    expect(dialog).to_have_count(1)
+    expect(dialog).to_have_attribute("aria-modal", "true")
+    expect(dialog).to_be_in_viewport()
+    in_dialog = "() => !!document.activeElement.closest('[role=dialog]')"
+    assert guest.evaluate(in_dialog), "the taps took the focus out of the dialog"
+    assert not axe_violations(guest), axe_violations(guest)
+    for key in ["Tab"] * 8 + ["Shift+Tab"] * 9:
+        guest.keyboard.press(key)
+        assert guest.evaluate(in_dialog), f"{key} took the focus out of the dialog"
+    guest.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(like).to_be_focused()
+    like.click()
+    expect(dialog).to_have_count(1)
+    expect(dialog.get_by_label("Username")).to_be_focused()  # where the dialog puts the focus
     name = f"flow_{uuid.uuid4().hex[:6]}"
-    open_form(guest, "Sign up")
-    form = guest.get_by_role("form", name="Sign up")
-    form.get_by_label("Username").fill(name)
-    form.get_by_label("Email").fill(f"{name}@example.com")
-    form.get_by_label("Password").fill("a long enough passphrase")
-    form.get_by_role("button", name="Sign up").click()
+    fill_sign_up(dialog.get_by_role("form", name="Sign up"), name)
+    expect(dialog).to_have_count(0)
     expect(guest.get_by_role("heading", name=heading)).to_be_visible()
     assert guest.url.endswith(f"#/clip/{clip}"), guest.url
-    expect(guest.get_by_role("alertdialog")).to_have_count(0)
+    expect(guest.get_by_role("navigation", name="Main").get_by_role("link", name="Sign out")).to_be_visible()
+    guest.get_by_role("button", name="Like").click()  # a member now: the like counts, no dialog
+    expect(guest.get_by_role("button", name="Like")).to_have_attribute("aria-pressed", "true")
+    expect(dialog).to_have_count(0)
+    toast_above_tabs(guest)
 
     # A guest without location: Events waits for the position, and says so at once.
     lost = new_page(located=False)
