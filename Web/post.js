@@ -1,8 +1,10 @@
 // Posting a clip (PartyUP's submission, the dance app's creation screen): a file or a camera
 // recording, caption, tags, song, and where it goes — a nearby venue's feed or the city's pregame
-// feed. The upload runs through XMLHttpRequest for its progress; then the post is polled until the
-// server has processed it (ready) or refused it (failed, with the reason).
-import { api, ApiError, session, requestKey } from "./api.js";
+// feed. The upload is resumable (tus.js: chunks that survive a dropped connection or a reload, with
+// progress); then the post is polled until the server has processed it (ready) or refused it
+// (failed, with the reason).
+import { api, ApiError, session } from "./api.js";
+import { uploadResumable } from "./tus.js";
 import { h, toast, showProblem, field } from "./ui.js";
 import { go, onLeave, params } from "./router.js";
 import { locate } from "./city.js";
@@ -24,35 +26,6 @@ export function spotifyUri(text) {
 const problem = (fields, status = 400) => new ApiError({ detail: "Please check the form.", errors: fields }, status);
 const relabel = (error) => error instanceof ApiError && error.fields.length
   ? problem(error.fields.map((f) => ({ field: LABELS[f.field] || f.field, message: f.message })), error.status) : error;
-
-/** POSTs the form data with progress; answers the Post or throws ApiError (status 0: network). */
-function send(data, key, onProgress) {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open("POST", "/v1/posts");
-    const token = session.tokens?.accessToken;
-    if (token) xhr.setRequestHeader("Authorization", `Bearer ${token}`);
-    xhr.setRequestHeader("Idempotency-Key", key);
-    xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
-    xhr.onload = () => {
-      let body;
-      try { body = JSON.parse(xhr.responseText); } catch { body = {}; } // not a problem: its status says what happened
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body); else reject(new ApiError(body, xhr.status));
-    };
-    xhr.onerror = () => reject(new ApiError({}, 0));
-    xhr.send(data);
-  });
-}
-
-/** Uploads; on 401 lets api() refresh the session once and tries again with the same key. */
-async function upload(data, onProgress) {
-  const key = requestKey();
-  try { return await send(data, key, onProgress); } catch (error) {
-    if (error.status !== 401) throw error;
-    await api("GET", "/v1/me"); // refreshes the access token, or throws 401 when the session is over
-    return send(data, key, onProgress);
-  }
-}
 
 /** The camera recorder: "Record with camera" starts (and, pressed again, stops); the clip goes to `done(file)`. */
 function recorder(done) {
@@ -162,20 +135,18 @@ function songSearch() {
   return [h("label", {}, "Find a song", input), results];
 }
 
-/** Builds the multipart body from the form (throws a field problem for a bad Spotify link). */
-function formData(form, file, cityKey) {
+/** The post's fields from the form (throws a field problem for a bad Spotify link). */
+function postFields(form, file, cityKey) {
   const values = Object.fromEntries(new FormData(form));
   const songUri = spotifyUri(values.songUri || "");
   if (songUri === null) throw problem([{ field: "Spotify link", message: "paste an open.spotify.com/track link or a spotify:track: URI" }]);
   if (!file) throw problem([{ field: "Video or photo", message: "choose a file or record a clip" }]);
   if (!values.where && !cityKey) throw problem([{ field: "Where", message: "we don't know your city; pick a venue" }]);
   const tags = (values.tags || "").split(/[\s,]+/).map((t) => t.replace(/^#+/, "")).filter(Boolean).join(",");
-  const data = new FormData();
-  data.append("media", file, file.name);
-  if (values.where) data.append("placeId", values.where); else data.append("city", cityKey);
+  const fields = values.where ? { placeId: values.where } : { city: cityKey };
   for (const [name, value] of [["caption", values.caption], ["tags", tags], ["songTitle", values.songTitle],
-    ["songArtist", values.songArtist], ["songUri", songUri]]) if (value?.trim()) data.append(name, value.trim());
-  return data;
+    ["songArtist", values.songArtist], ["songUri", songUri]]) if (value?.trim()) fields[name] = value.trim();
+  return fields;
 }
 
 async function postScreen() {
@@ -189,13 +160,20 @@ async function postScreen() {
     event.preventDefault();
     const submit = form.querySelector("button[type=submit]");
     try {
-      const data = formData(form, file.files[0] || recorded, where.cityKey);
+      const media = file.files[0] || recorded;
+      const fields = postFields(form, media, where.cityKey);
       submit.disabled = true;
       const progress = h("progress", { class: "pu-progress", max: "100", value: "0", "aria-label": "Upload progress" });
-      const box = h("section", { class: "card", "aria-label": "Your clip" }, h("p", {}, "Uploading…"), progress);
+      const state = h("p", { class: "muted", role: "status" });
+      const box = h("section", { class: "card", "aria-label": "Your clip" }, h("p", {}, "Uploading…"), progress, state);
       form.after(box);
       let post;
-      try { post = await upload(data, (share) => { progress.value = Math.round(share * 100); }); } catch (error) { box.remove(); throw error; }
+      try {
+        post = await uploadResumable(media, fields, {
+          onProgress: (share) => { progress.value = Math.round(share * 100); },
+          onState: (text) => { state.textContent = text; },
+        });
+      } catch (error) { box.remove(); throw error; }
       progress.value = 100;
       box.firstChild.textContent = "Uploaded";
       form.hidden = true;

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Scenario 1, PartyUP: a guest browses the city's reel (Back from a venue comes back to the same
 clip) and a venue's clips, is asked to sign up to vote, signs up in that dialog (staying at the
-venue), posts a clip to the venue (upload progress, processing, ready), votes in the venue feed; a
-second user up-votes the new clip.
+venue), posts a clip to the venue over a network that drops (the tab is closed mid-upload; the same
+file chosen again resumes at the server's offset), sees it processed and ready, votes in the venue
+feed; a second user up-votes the new clip.
 
-Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip; the
-promotion is ended afterwards so repeated runs do not crowd the hub.
+Set-up through the API as `admin`: a promoted Berlin venue (unique name) with one ready clip, whose
+poster its tile on the hub shows; the promotion is ended afterwards so repeated runs do not crowd the hub.
 """
 import re
+import subprocess
+import tempfile
 import uuid
 
 from playwright.sync_api import expect
@@ -22,6 +25,20 @@ MY_CAPTION = f"Just arrived {RUN}"
 PROCESSING = 120_000  # ffmpeg on a loaded 2-core machine can take a while
 
 
+
+CHUNK = 2 * 1024 * 1024  # Web/tus.js sends 2 MB at a time
+
+
+def noisy_clip():
+    """A 3-second clip of about 5 MB (noise does not compress): three chunks for the web app."""
+    path = tempfile.mktemp(suffix=".mp4")
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=3:size=360x640:rate=25", "-f", "lavfi",
+         "-i", "sine=frequency=440:duration=3", "-vf", "noise=alls=60:allf=t", "-c:v", "libx264", "-preset",
+         "ultrafast", "-b:v", "10M", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path],
+        check=True)
+    return path
+
 def body(new_page):
     admin = admin_token()
     place = call("POST", "/v1/places", {"name": VENUE, "category": "nightclub",
@@ -30,8 +47,8 @@ def body(new_page):
     call("PUT", f"/v1/places/{place_id}/promotion", {"tier": 100, "tagline": TAGLINE}, admin)
     try:
         post = upload(admin, make_clip(), {"placeId": place_id, "caption": ADMIN_CAPTION, "tags": "scenario"})
-        wait_ready(admin, post["id"])
-        browse_sign_up_and_post(new_page, place_id)
+        poster = wait_ready(admin, post["id"])["media"]["posterUrl"]
+        browse_sign_up_and_post(new_page, place_id, poster)
     finally:
         call("DELETE", f"/v1/places/{place_id}/promotion", token=admin)
 
@@ -69,7 +86,7 @@ def reel_back(page):
     page.unroute(re.compile(r"/v1/cities/[^/]+/posts\?"))
 
 
-def browse_sign_up_and_post(new_page, place_id):
+def browse_sign_up_and_post(new_page, place_id, poster):
     page = new_page()
     page.goto("/#/start")
     page.get_by_role("button", name="Continue without an account").click()
@@ -82,6 +99,11 @@ def browse_sign_up_and_post(new_page, place_id):
     page.get_by_role("navigation", name="Apps").get_by_role("link", name="Venues").click()
     venue = page.get_by_role("list", name="Venues").get_by_role("link", name=VENUE)
     expect(venue).to_contain_text(TAGLINE)
+    # Its tile shows the poster of its newest clip (the admin's, processed), loaded.
+    tile = venue.locator("img")
+    expect(tile).to_have_attribute("src", poster)
+    expect(tile).to_have_js_property("complete", True)
+    expect(tile).not_to_have_js_property("naturalWidth", 0)
     venue.click()
     expect(page.get_by_role("heading", name=VENUE)).to_be_visible()
     clip = page.get_by_role("article", name=ADMIN_CAPTION)
@@ -100,19 +122,43 @@ def browse_sign_up_and_post(new_page, place_id):
     expect(page.get_by_role("heading", name=VENUE)).to_be_visible()  # still at the venue, now a member
     expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Sign out")).to_be_visible()
 
-    # Post a clip to the venue from its feed.
-    page.goto(f"/#/venue/{place_id}")
-    page.get_by_role("link", name="Post a clip here").click()
-    form = page.get_by_role("form", name="Post a clip")
-    expect(form.get_by_label("Where")).to_have_value(place_id)
-    form.get_by_label("Video or photo").set_input_files(make_clip(seconds=3))
-    form.get_by_label("Caption").fill(MY_CAPTION)
-    form.get_by_label("Tags").fill("#scenario, arrival")
-    form.get_by_label("Spotify link").fill("https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x")
-    form.get_by_label("Song title").fill("Never Gonna Give You Up")
-    form.get_by_role("button", name="Post").click()
+    # Post a clip to the venue from its feed, over a network that drops: the second chunk never
+    # arrives, the tab is closed, and choosing the same file again resumes at the server's offset.
+    creations, patches, cut = [], [], {"on": True}
+
+    def network(route):
+        request = route.request
+        if request.method == "POST":
+            creations.append(request.url)
+        if request.method == "PATCH":
+            patches.append(int(request.headers.get("upload-offset", "-1")))
+            if patches[-1] > 0 and cut["on"]:
+                return route.abort("connectionreset")
+        return route.continue_()
+
+    page.route(re.compile(r"/v1/uploads"), network)
+    clip_path = noisy_clip()
+    for attempt in range(2):
+        page.goto(f"/#/venue/{place_id}")
+        page.get_by_role("link", name="Post a clip here").click()
+        form = page.get_by_role("form", name="Post a clip")
+        expect(form.get_by_label("Where")).to_have_value(place_id)
+        form.get_by_label("Video or photo").set_input_files(clip_path)
+        form.get_by_label("Caption").fill(MY_CAPTION)
+        form.get_by_label("Tags").fill("#scenario, arrival")
+        form.get_by_label("Spotify link").fill("https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x")
+        form.get_by_label("Song title").fill("Never Gonna Give You Up")
+        form.get_by_role("button", name="Post").click()
+        if attempt == 0:
+            expect(page.get_by_role("status").filter(has_text="Connection lost")).to_be_visible(timeout=20_000)
+            page.reload()  # the tab is closed mid-upload
+            cut["on"] = False
     expect(page.get_by_label("Upload progress")).to_have_js_property("value", 100)
     expect(page.get_by_role("status").filter(has_text=re.compile(r"^Ready$"))).to_be_visible(timeout=PROCESSING)
+    assert len(creations) == 1, f"the upload was started again: {creations}"
+    assert patches.count(0) == 1, f"the upload was sent again from the start: {patches}"
+    resumed = patches[patches.index(0) + 1:]
+    assert resumed and resumed[0] == CHUNK and CHUNK in resumed[1:], f"not resumed at the server's offset: {patches}"
     page.get_by_role("link", name="Venue feed").click()
 
     # In the feed: one's own clip cannot be voted on; the admin's can.
