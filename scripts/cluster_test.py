@@ -59,6 +59,12 @@ class Cluster:
         # One VAPID key for both, as for JWT_KEY: browsers subscribe with its public half.
         self.vapid = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         self.sockets = contextlib.ExitStack()
+        # A clip of about 1 MB for the resumable upload (noise does not compress).
+        self.clip = os.path.join(self.work, "clip.mp4")
+        subprocess.run(
+            ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=25", "-vf",
+             "noise=alls=60:allf=t", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "4M", "-pix_fmt", "yuv420p",
+             self.clip], check=True)
 
     # --- processes -------------------------------------------------------------------------
 
@@ -188,6 +194,27 @@ def run_checks(c):
             arrived = "across the cluster" in json.dumps(frame)
         check(arrived, "the message did not arrive on B's socket within 5 s")
     passed("a chat message sent through A arrives live on a socket held by B")
+
+    # 3b. A resumable upload through haproxy: every chunk, each on a connection of its own, reaches
+    # the instance that holds the upload's file (stickiness on the creation's Location).
+    with open(c.clip, "rb") as f:
+        clip = f.read()
+    tus = {"Authorization": f"Bearer {ana['token']}", "Tus-Resumable": "1.0.0"}
+    created = requests.post(c.lb("/v1/uploads"), timeout=15, headers={
+        **tus, "Upload-Length": str(len(clip)),
+        "Upload-Metadata": "city " + base64.b64encode(CITY.encode()).decode()})
+    check(created.status_code == 201, f"tus creation: {created.status_code} {created.text}")
+    location = created.headers["Location"]
+    step = len(clip) // 6 + 1
+    for offset in range(0, len(clip), step):
+        sent = requests.patch(c.lb(location), data=clip[offset:offset + step], timeout=30, headers={
+            **tus, "Upload-Offset": str(offset), "Content-Type": "application/offset+octet-stream",
+            "Connection": "close"})
+        check(sent.status_code == 204, f"tus chunk at {offset}: {sent.status_code} {sent.text}")
+    post_id = requests.head(c.lb(location), headers=tus, timeout=15).headers.get("Tonight-Post-Id")
+    check(post_id and c.call("GET", c.lb(f"/v1/posts/{post_id}"), ana["token"]).status_code == 200,
+          f"the finished upload made no post ({post_id!r})")
+    passed("a resumable upload sent in six chunks through haproxy ends as a post")
 
     # 5. 100 concurrent voters spread over both: exact counters.
     author = c.member("author")
