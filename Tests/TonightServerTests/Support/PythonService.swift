@@ -81,4 +81,26 @@ final class PythonService: @unchecked Sendable {
         }
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// Runs `Tests/<script>` with `arguments` to its end without blocking a thread (the server under
+    /// test shares the pool); returns its exit status and the last line it printed.
+    static func run(_ script: String, arguments: [String]) async throws -> (status: Int32, lastLine: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("py-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [MotoServer.packageRoot + "/Tests/" + script] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (status, text.split(separator: "\n").last.map(String.init) ?? "")
+    }
 }
