@@ -26,10 +26,15 @@ function paint(badge) {
   if (unread) badge.setAttribute("aria-label", `${unread} unread`); else badge.removeAttribute("aria-label");
 }
 
+const unreadWatchers = [];
+/** Calls `fn(count)` whenever the unread count is known anew (0 after "Mark all read", say). */
+export function onUnread(fn) { unreadWatchers.push(fn); }
+
 function setUnread(count) {
   if (typeof count !== "number") return;
   unread = Math.max(0, count);
   document.querySelectorAll(".badge[data-unread]").forEach(paint);
+  for (const fn of unreadWatchers) fn(unread);
 }
 
 async function refreshCount() {

@@ -1,6 +1,6 @@
 // Tonight's web app: one module per seed app, each registering its screens with the router.
 // It uses only /v1 and /v1/live, as an app on the Swift SDK does.
-import { session } from "./api.js";
+import { api, session } from "./api.js";
 import { h, setSignUpPrompt } from "./ui.js";
 import { register, routeOf, setNav, start } from "./router.js";
 import { subscribe } from "./live.js";
@@ -28,7 +28,9 @@ const tabBar = document.getElementById("tabs");
 // app of the screen it leads to (notify-target.js) — a session, an invitation or a friend request
 // on Sports, a show or a party on Events, a comment on a clip on Clips, a match on People. The
 // header's inbox badge counts the notifications too; an online member gets no notification for a
-// message (the socket brings the message itself).
+// message (the socket brings the message itself). The notifications' badges outlive a reload: they
+// come back from the unread notifications newer than the last time their tab was open on this
+// device (kept in localStorage), and "Mark all read" (no unread left) clears them.
 const owner = {}; // route → the tab of its app
 for (const [module, tab] of [[partyup, "hub"], [dance, "clips"], [tickets, "events"], [pala, "pala"], [playmate, "sessions"]]) {
   for (const route of Object.keys(module.routes)) owner[route] = tab;
@@ -36,39 +38,62 @@ for (const [module, tab] of [[partyup, "hub"], [dance, "clips"], [tickets, "even
 let here = "";
 let listening = false;
 let counting = null; // whose news the badges count
-const fresh = Object.fromEntries(tabs.map(([name]) => [name, { messages: 0, notices: 0 }]));
+const nothing = () => ({ messages: 0, notices: new Set() }); // new messages; the ids of new notifications
+const fresh = Object.fromEntries(tabs.map(([name]) => [name, nothing()]));
 const badges = Object.fromEntries(tabs.map(([name]) => [name, h("span", { class: "badge", "aria-label": "" })]));
 function paintBadge(tab) {
-  const { messages, notices } = fresh[tab];
+  const { messages, notices: { size: notices } } = fresh[tab];
   badges[tab].textContent = messages + notices ? String(messages + notices) : "";
   badges[tab].setAttribute("aria-label", [messages && plural(messages, "new message"), notices && plural(notices, "new notification")]
     .filter(Boolean).join(", "));
 }
-/** Counts something new for `tab`, unless the person is in that app already. */
-function arrived(tab, what) {
+function clear(tab) { fresh[tab] = nothing(); paintBadge(tab); }
+/** A message, or the notification `notice`, new for `tab`, unless the person is in that app already. */
+function arrived(tab, notice = null) {
   if (!tab || owner[here] === tab) return;
-  fresh[tab][what] += 1;
+  if (notice) fresh[tab].notices.add(notice.id); else fresh[tab].messages += 1;
   paintBadge(tab);
 }
 /** The tab owning a notification: that of the screen it leads to (a cancelled session: Sports). */
 const noticeTab = (notice) => owner[routeOf(target(notice) || "")] || (notice.eventKind === "session" ? "sessions" : null);
 
+/** When each tab was last open on this device, for the signed-in member: { tab: ms }. */
+const seenKey = () => `tonight.tabsSeen.${session.user?.id}`;
+function seenTimes() { try { return JSON.parse(localStorage.getItem(seenKey())) || {}; } catch { return {}; } }
+function stamp(tab) {
+  if (tab && session.isMember) localStorage.setItem(seenKey(), JSON.stringify({ ...seenTimes(), [tab]: Date.now() }));
+}
+addEventListener("pagehide", () => stamp(owner[here]));
+/** The badges of the unread notifications that came after their tab was last open (after a reload). */
+async function restore(user) {
+  const page = await api("GET", "/v1/notifications?unread=true&limit=50").catch(() => null);
+  if (!page || counting !== user) return;
+  const seen = seenTimes();
+  for (const notice of page.items) {
+    const tab = notice.kind !== "message" && noticeTab(notice);
+    if (tab && Date.parse(notice.createdAt) > (seen[tab] || 0)) arrived(tab, notice);
+  }
+}
+account.onUnread((count) => { if (!count) for (const [name] of tabs) { fresh[name].notices.clear(); paintBadge(name); } });
+
 setNav((route) => {
   const signedIn = !!session.tokens;
+  const opened = owner[route];
+  if (owner[here] !== opened) stamp(owner[here]); // left a tab: seen until now
   here = route;
   if (session.user?.id !== counting) { // another person signed in: their news only
     counting = session.user?.id;
-    for (const [name] of tabs) { fresh[name] = { messages: 0, notices: 0 }; paintBadge(name); }
+    tabs.forEach(([name]) => clear(name));
+    if (session.isMember) restore(counting);
   }
   if (session.isMember && !listening) {
     listening = true;
-    subscribe("message", ({ message }) => { if (message && message.senderId !== session.user?.id) arrived("pala", "messages"); });
+    subscribe("message", ({ message }) => { if (message && message.senderId !== session.user?.id) arrived("pala"); });
     subscribe("notification", ({ notification }) => {
-      if (notification && notification.kind !== "message") arrived(noticeTab(notification), "notices");
+      if (notification && notification.kind !== "message") arrived(noticeTab(notification), notification);
     });
   }
-  const opened = owner[route];
-  if (opened && fresh[opened].messages + fresh[opened].notices) { fresh[opened] = { messages: 0, notices: 0 }; paintBadge(opened); }
+  if (opened) { stamp(opened); clear(opened); }
   nav.replaceChildren(...(signedIn ? [account.inboxLink(),
     h("a", { href: "#/settings" }, "Me"),
     h("a", { href: "#/start", onclick: (event) => { event.preventDefault(); account.signOut(); } },

@@ -99,11 +99,23 @@ export async function clipsScreen() {
     ? "No clips from people you follow yet — find dancers in Explore or Find people." : "No clips yet.";
   if (view === "reel") {
     const { reel } = await import("./reel.js");
-    return reel(path, reelClip, { empty: h("p", {}, empty), head: [h("div", { class: "reel-top" }, title),
+    return reel(path, reelClip, { aside: clipSide, empty: h("p", {}, empty), head: [h("div", { class: "reel-top" }, title),
       h("div", { class: "reel-chips" }, tabs, toggle, links, h("details", {}, h("summary", {}, "Find a tag"), tagForm))] });
   }
   return [...header, h("h2", { class: "visually-hidden" }, tag ? "Tagged clips" : feed === "following" ? "Following" : "Explore"),
     ...(await feedList(path, empty))];
+}
+
+/** Beside the reel on a wide screen: the clip on screen's dancer, caption, song, a link to its page
+ * (tutorial mode) and its comments. */
+async function clipSide(post) {
+  if (!post) return h("p", { class: "muted" }, "The clip on screen shows here with its comments.");
+  return [h("h2", {}, "About this clip"),
+    h("p", { class: "clip-by" }, avatar(post.author), authorLink(post.author), h("span", { class: "muted" }, ` · ${fromNow(post.createdAt)}`)),
+    post.caption ? h("p", { class: "caption" }, captionNodes(post.caption)) : null,
+    post.song ? songBlock(post.song) : null,
+    h("p", {}, h("a", { href: `#/clip/${enc(post.id)}`, class: "button" }, "Open the clip · tutorial mode")),
+    await commentsSection(post)];
 }
 
 /** Caption text with each #tag as a link to its feed. */

@@ -237,10 +237,12 @@ export async function eventScreen(id) {
   const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
   const image = eventImage(event);
   const going = whoIsGoing(event);
-  return [subnav(""), image ? h("img", { src: image, alt: "", class: "tt-hero" }) : null,
+  // The event, and beside it on a wide screen (below on a phone) where it is and who's going.
+  const [changes, map] = await Promise.all([changesSection(event), import("./map.js").then((m) => m.placeMap(place))]);
+  return [subnav(""), split([image ? h("img", { src: image, alt: "", class: "tt-hero" }) : null,
     h("h1", {}, event.name, " ", statusBadge(event)),
     event.performers.length ? h("p", { class: "tt-artists" }, "With ", artistLinks(event.performers)) : null,
-    await changesSection(event),
+    changes,
     h("dl", { class: "tt-facts" },
       h("dt", {}, "When"), h("dd", {}, local, mine ? h("div", { class: "muted" }, mine) : null),
       h("dt", {}, "Where"), h("dd", {}, place.name, address ? h("div", { class: "muted" }, address) : null,
@@ -249,10 +251,9 @@ export async function eventScreen(id) {
       event.category ? [h("dt", {}, "Category"), h("dd", {}, event.category.name)] : null),
     event.description ? h("p", {}, event.description) : null,
     event.ticketURL ? h("p", {}, external(event.ticketURL, "Buy tickets", "button")) : null,
-    await (await import("./map.js")).placeMap(place),
+    attendanceControls(event, going.show)], [map,
     h("p", { class: "tt-row" }, external(place.appleMapsURL, "Open in Apple Maps", "button secondary-link"),
-      external(place.googleMapsURL, "Open in Google Maps", "button secondary-link")),
-    attendanceControls(event, going.show), going.box];
+      external(place.googleMapsURL, "Open in Google Maps", "button secondary-link")), going.box])];
 }
 
 // #/artists, #/artist/<id>

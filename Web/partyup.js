@@ -142,9 +142,36 @@ const reelModule = () => import("./reel.js");
  * The clips of the feed at `path` as a reel (Web/reel.js, loaded with the first feed): full screen
  * under `head`, or a box in a page with `box`; `empty` when there is nothing.
  */
-async function feed(path, { head, empty, showPlace = false, box = false }) {
+async function feed(path, { head, empty, showPlace = false, box = false, aside = null }) {
   const { reel } = await reelModule();
-  return reel(path, (post) => describe(post, showPlace), { head, empty, box, ads: withAds });
+  return reel(path, (post) => describe(post, showPlace), { head, empty, box, ads: withAds, aside });
+}
+
+/** Beside a reel on a wide screen: the venue `place` — where it is, how far, its map and links to
+ * its feed (unless `here`, its own screen) and to directions. The same nodes for the same venue. */
+function venueSide(place, here = false) {
+  const address = [place.address?.street, place.address?.city].filter(Boolean).join(", ");
+  const facts = [distance(place.distanceMeters) && `${distance(place.distanceMeters)} away`, place.openState === "open" ? "open now" : null]
+    .filter(Boolean).join(" · ");
+  const map = h("div", { class: "pu-sidemap" });
+  import("./map.js").then((m) => m.placeMap(place)).then((box) => map.replaceChildren(box || ""), () => {});
+  return [h("h2", {}, here ? place.name : h("a", { href: `#/venue/${enc(place.id)}` }, place.name)),
+    address ? h("p", { class: "muted" }, address) : null, facts ? h("p", { class: "muted" }, facts) : null, map,
+    h("p", { class: "links" }, here ? null : [h("a", { href: `#/venue/${enc(place.id)}` }, "Clips from here"), " · "],
+      h("a", { href: place.googleMapsURL, target: "_blank", rel: "noopener" }, "Directions"))];
+}
+
+/** The side of a city feed: the venue of the clip on screen (fetched once per venue), or a word on
+ * pregame clips, which have none. */
+function clipVenue() {
+  const venues = new Map();
+  return (post) => {
+    if (!post) return h("p", { class: "muted" }, "The venue of the clip on screen shows here, with its map.");
+    if (!post.placeId) return [h("h2", {}, "Pregame"), h("p", { class: "muted" }, "Posted on the way out, before any venue.")];
+    if (!venues.has(post.placeId)) venues.set(post.placeId, api("GET", `/v1/places/${enc(post.placeId)}`).then((place) => venueSide(place),
+      (error) => { venues.delete(post.placeId); throw error; }));
+    return venues.get(post.placeId);
+  };
 }
 
 /** A reel screen's title row and its links (as chips that scroll sideways when they do not fit). */
@@ -170,8 +197,10 @@ async function venueScreen(placeId) {
   const id = enc(placeId);
   const [place] = await Promise.all([api("GET", `/v1/places/${id}`), reelModule()]);
   const post = `#/post?place=${id}`;
-  const [mapButton, mapPanel] = mapToggle(place);
-  return feed(`/v1/places/${id}/posts`, {
+  // A wide screen shows the venue and its map beside the reel; a phone opens the map from a chip.
+  const side = wide() ? venueSide(place, true) : null;
+  const [mapButton, mapPanel] = side ? [] : mapToggle(place);
+  return feed(`/v1/places/${id}/posts`, { aside: side && (() => side),
     head: [...reelHead(place.name, h("a", { href: post, class: "button" }, "Post a clip here"),
       h("a", { href: place.googleMapsURL, target: "_blank", rel: "noopener" }, "Directions"), mapButton), mapPanel],
     empty: [h("p", {}, "No clips from the last hours."), h("a", { href: post }, "Show what it looks like right now")] });
@@ -181,7 +210,7 @@ async function venueScreen(placeId) {
 const cityScreen = (scope, title) => async () => {
   const [where] = await Promise.all([locate(), reelModule()]);
   if (!where.cityKey) return [h("h1", {}, title), h("p", {}, "Pick a city in ", h("a", { href: "#/hub" }, "Venues"), " first.")];
-  return feed(`/v1/cities/${enc(where.cityKey)}/posts?scope=${scope}`, { showPlace: true,
+  return feed(`/v1/cities/${enc(where.cityKey)}/posts?scope=${scope}`, { showPlace: true, aside: clipVenue(),
     head: reelHead(`${title} · ${where.cityName}`, h("a", { href: "#/post", class: "button" }, "Post a clip"), h("a", { href: "#/hub" }, "Venues"),
       scope === "all" ? h("a", { href: "#/pregame" }, "Pregame") : h("a", { href: "#/all" }, "All clips")),
     empty: h("p", {}, "Nothing posted yet tonight. ", h("a", { href: "#/post" }, "Post the first clip")) });

@@ -2,7 +2,7 @@
 // creator edits or deletes it) and the create form (#/newsession) with the place picked from
 // nearby places, a place search (falling back to geocoding a city) or the user's own position.
 import { api, session, ApiError } from "./api.js";
-import { h, toast, position, requireMember, actionButton, avatar } from "./ui.js";
+import { h, toast, position, requireMember, actionButton, avatar, split } from "./ui.js";
 import { go } from "./router.js";
 import { findCity } from "./city.js";
 import { enc, distance, isoDay, sessionWhen, plural } from "./format.js";
@@ -108,7 +108,8 @@ export async function sessionScreen(id) {
   const mine = session.isMember && event.organizerId === session.user.id;
   const message = flash?.id === id ? flash.text : "";
   flash = null;
-  return [h("h1", {}, event.name),
+  // The session, and beside it on a wide screen (below on a phone) its place and its players.
+  return [split([h("h1", {}, event.name),
     h("p", { class: "pm-alert", role: "alert" }, message),
     h("dl", { class: "pm-facts" },
       h("dt", {}, "Sport"), h("dd", {}, info.sport.name),
@@ -118,14 +119,14 @@ export async function sessionScreen(id) {
         event.place.address?.city ? `, ${event.place.address.city}` : "", h("br"), mapLinks(event.place)),
       h("dt", {}, "Spots"), h("dd", {}, `${info.occupied} playing, capacity ${info.capacity} · `,
         h("strong", { id: "pm-seats", class: isFull(event) ? "pm-seats pm-full" : "pm-seats" }, seats(event)))),
-    await (await mapLoad).placeMap(event.place),
     event.description ? h("p", { class: "pm-notes" }, event.description) : null,
     attendance(event, mine),
+    mine || event.myStatus === "going" ? inviter(event) : null,
+    mine ? editor(event) : null], [
+    await (await mapLoad).placeMap(event.place),
     h("h2", {}, "Players"),
     h("ul", { class: "list", "aria-label": "Players" }, players.items.map((user) => h("li", { class: "pm-player" }, avatar(user, "tiny"), " ",
-      h("a", { href: `#/stats/${enc(user.username)}` }, personName(user)), user.id === event.organizerId ? h("span", { class: "pm-tag" }, "organiser") : null))),
-    mine || event.myStatus === "going" ? inviter(event) : null,
-    mine ? editor(event) : null,
+      h("a", { href: `#/stats/${enc(user.username)}` }, personName(user)), user.id === event.organizerId ? h("span", { class: "pm-tag" }, "organiser") : null)))]),
     h("p", {}, h("a", { href: "#/sessions" }, "← All sessions"))];
 }
 

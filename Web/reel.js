@@ -4,7 +4,7 @@
 // in the hash (`?at=<postId>`), so that Back comes back to it, the pages before it loaded again.
 // PartyUP's feeds and the dance feeds use it; it and reel.css load with the first reel.
 import { api, pagePath } from "./api.js";
-import { h, toast, errorText } from "./ui.js";
+import { h, toast, errorText, split, wide } from "./ui.js";
 import { onLeave, params } from "./router.js";
 
 const PAGE_SIZE = 10;
@@ -43,8 +43,11 @@ function media(post, label) {
  * name and what its shade shows (`{ label, info }`); `ads(page, clips)` may put the page's ads
  * among its clips. `head` is shown over the top of the reel (a full screen's title and links),
  * `empty` when the feed has nothing; `box` makes it a box in a page (no position in the hash).
+ * On a wide screen, `aside(post)` answers (nodes, or a promise of them) what stands beside the reel
+ * about the clip on screen — its venue, its comments — following it as the reel scrolls (null when
+ * the feed is empty), the reel and it in two columns (split in ui.js).
  */
-export async function reel(path, describe, { head = [], empty = null, ads = null, box = false } = {}) {
+export async function reel(path, describe, { head = [], empty = null, ads = null, box = false, aside = null } = {}) {
   const remember = !box;
   const target = remember ? params().get("at") : null;
   const base = hashAt(null);
@@ -52,6 +55,24 @@ export async function reel(path, describe, { head = [], empty = null, ads = null
   const feed = h("div", { class: "reel", role: "feed", "aria-label": "Clips", tabindex: "0" });
   const views = new Set();
   const pending = [];
+  const posts = new Map(); // id → the clip, for the side
+
+  // The side of a wide screen: what `aside` says about the clip on screen, once the reel rests on it
+  // (a quick scroll past clips asks nothing); the same nodes again (the same venue) stay as they are.
+  const side = aside && !box && wide() ? h("section", { class: "reel-aside", "aria-label": "About the clip on screen" }) : null;
+  let sideFor, sideTimer = 0;
+  const follow = (post) => {
+    if (!side || sideFor === post) return;
+    sideFor = post;
+    clearTimeout(sideTimer);
+    sideTimer = setTimeout(async () => {
+      let nodes;
+      try { nodes = [await aside(post)].flat(Infinity).filter((node) => node != null && node !== false); }
+      catch (error) { nodes = [h("p", { class: "error" }, errorText(error))]; }
+      const same = nodes.length === side.childNodes.length && nodes.every((node, i) => node === side.childNodes[i]);
+      if (sideFor === post && !same) side.replaceChildren(...nodes);
+    }, side.childNodes.length ? 250 : 0);
+  };
 
   const sound = h("button", { type: "button", class: "secondary reel-sound", "aria-pressed": "false",
     onclick: () => setSound(!state.sound) }, "Sound");
@@ -63,6 +84,7 @@ export async function reel(path, describe, { head = [], empty = null, ads = null
   const play = (video) => video.play().catch(() => video.parentElement.classList.add("paused"));
 
   const clipPage = (post) => {
+    posts.set(post.id, post);
     const { label, info } = describe(post);
     const visual = media(post, label);
     const page = h("article", { class: "reel-page", "aria-label": label, "data-id": post.id }, visual, h("div", { class: "reel-info" }, info));
@@ -95,6 +117,7 @@ export async function reel(path, describe, { head = [], empty = null, ads = null
     else if (video) { video.muted = !state.sound; play(video); }
     const id = page.dataset.id;
     if (id && !views.has(id)) { views.add(id); pending.push(id); }
+    if (id) follow(posts.get(id));
     if (remember && id && hashAt(null) === base) history.replaceState(history.state, "", hashAt(index ? id : null));
     if (index >= pages.length - 2) more().catch((error) => toast(errorText(error)));
   };
@@ -145,12 +168,15 @@ export async function reel(path, describe, { head = [], empty = null, ads = null
   const timer = setInterval(flush, 5000);
   // Leaving: stop at once; free the videos' buffers a moment later, off the next screen's way.
   onLeave(() => {
-    placed.disconnect(); seen.disconnect(); clearInterval(timer); flush();
+    placed.disconnect(); seen.disconnect(); clearInterval(timer); clearTimeout(sideTimer); flush();
     const videos = [...feed.querySelectorAll("video")];
     for (const video of videos) video.pause();
     setTimeout(() => { for (const video of videos) { video.removeAttribute("src"); video.load(); } }, 1000);
   });
-  return h("div", { class: `reel-screen ${box ? "reel-box" : "reel-full"}` },
+  const screen = h("div", { class: `reel-screen ${box ? "reel-box" : "reel-full"}` },
     h("div", { class: "reel-head" }, h("div", { class: "reel-title" }, head), sound),
     feed.children.length ? feed : h("div", { class: "reel reel-empty" }, h("div", {}, empty)));
+  if (!side) return screen;
+  if (!feed.children.length) follow(null);
+  return split(screen, side);
 }

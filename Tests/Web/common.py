@@ -161,6 +161,15 @@ def make_clip(seconds=2, width=360, height=640):
     return path
 
 
+def make_photo(size=256):
+    """A small square JPEG made by ffmpeg (a test pattern), as bytes: for POST /v1/me/photo."""
+    path = tempfile.mktemp(suffix=".jpg")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc=size={size}x{size}", "-frames:v", "1", path],
+                   check=True)
+    with open(path, "rb") as file:
+        return file.read()
+
+
 def call(method, path, body=None, token=None, content_type="application/json"):
     """One API request for seeding (JSON in and out; `bytes` bodies are sent as they are).
     A refusal raises AssertionError with the status and the problem's text."""

@@ -6,15 +6,13 @@ people at once, side by side on a phone, with a photo where there is one; a swip
 likes (a match) and an arrow key passes; the match shows the photo. The event's page shows who is
 going (faces, with the photo) to someone going, and leads to the wall."""
 import re
-import subprocess
-import tempfile
 import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from playwright.sync_api import expect
 
-from common import admin_token, axe_violations, call, scenario, sign_up, tab
+from common import admin_token, axe_violations, call, make_photo, scenario, sign_up, tab
 
 PASSWORD = "a long enough passphrase"
 
@@ -58,14 +56,6 @@ def open_wall(page, event):
     expect(page.get_by_role("heading", name=f"Who's going to {event['name']}")).to_be_visible()
 
 
-def photo():
-    """A small JPEG made by ffmpeg (a test pattern)."""
-    path = tempfile.mktemp(suffix=".jpg")
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=256x256", "-frames:v", "1", path], check=True)
-    with open(path, "rb") as file:
-        return file.read()
-
-
 def woman_going(event, username, with_photo=False):
     """A woman who meets men, going to `event`, made through the API; returns her access token."""
     token = call("POST", "/v1/auth/signup", {"username": username, "email": f"{username}@example.com",
@@ -73,7 +63,7 @@ def woman_going(event, username, with_photo=False):
     call("PATCH", "/v1/me", {"gender": "female", "birthDate": "1997-02-03",
                              "preferences": {"genderPreference": ["male"]}}, token)
     if with_photo:
-        call("POST", "/v1/me/photo", photo(), token, content_type="image/jpeg")
+        call("POST", "/v1/me/photo", make_photo(), token, content_type="image/jpeg")
     call("PUT", f"/v1/events/{event['id']}/attendance", {"status": "going"}, token)
     return token
 
@@ -132,9 +122,16 @@ def wall_grid(b, ben, suffix):
     expect(b.get_by_text("No one else to see right now")).to_be_visible()
     expect(b.get_by_role("status").filter(has_text=f"You passed on {gia}")).to_be_attached()
 
-    # The match, with Eve's photo beside her name.
+    # The match, with Eve's photo beside her name; and in their chat, beside its title and her message.
     b.goto("/#/matches")
     expect(b.locator("li", has_text=eve).locator("img.avatar")).to_be_visible()
+    chat = call("POST", "/v1/conversations", {"userId": ben_id}, eve_token)
+    call("POST", f"/v1/conversations/{chat['id']}/messages", {"text": "Hi from Eve", "clientId": uuid.uuid4().hex}, eve_token)
+    b.get_by_role("link", name=f"Chat with {eve}").click()
+    expect(b.get_by_role("heading", name=eve).locator("img.avatar")).to_have_attribute("src", re.compile(r"^/v1/media/"))
+    hers = b.get_by_role("log").locator("li", has_text="Hi from Eve").locator("img.avatar")
+    expect(hers).to_have_attribute("src", re.compile(r"^/v1/media/"))
+    expect(hers).not_to_have_js_property("naturalWidth", 0)
 
 
 def body(new_page):

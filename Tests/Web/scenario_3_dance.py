@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Scenario 3, dance clips: A posts a clip with a song and tags; B finds A, follows, sees the clip
 in the following feed (a reel, whose caption opens the clip), likes, comments, bookmarks, uses
-tutorial mode, and opens the tag feed as a reel and as a grid."""
+tutorial mode, and opens the tag feed as a reel and as a grid. Both have profile photos: A's shows
+on A's profile, B's beside B's comment."""
 import os
 import re
 import time
 
 from playwright.sync_api import expect
 
-from common import make_clip, scenario, sign_up, tab
+from common import call, make_clip, make_photo, scenario, sign_up, tab
 
 TRACK = "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC"
 SUFFIX = str(time.time_ns())[-9:]
@@ -16,6 +17,19 @@ A_NAME, B_NAME = f"dancea{SUFFIX}", f"danceb{SUFFIX}"
 TAG = f"move{SUFFIX}"
 CAPTION = f"Cross-body lead {SUFFIX} #salsa"
 USE_API = os.environ.get("DANCE_POST_VIA_API") == "1"  # only for debugging without post.js
+
+
+def give_photo(page):
+    """The member signed in on `page` gets a profile photo (through the API, with the page's token)."""
+    token = page.evaluate("JSON.parse(localStorage.getItem('tonight.tokens')).accessToken")
+    call("POST", "/v1/me/photo", make_photo(), token, content_type="image/jpeg")
+
+
+def expect_photo(image):
+    """`image` shows a profile photo from our own media, loaded."""
+    expect(image).to_have_attribute("src", re.compile(r"^/v1/media/avatars/"))
+    expect(image).to_have_js_property("complete", True)
+    expect(image).not_to_have_js_property("naturalWidth", 0)
 
 
 def post_via_ui(page):
@@ -61,13 +75,17 @@ def body(new_page):
     expect(a.get_by_role("heading", name=f"Clip by {A_NAME}")).to_be_visible(timeout=40_000)
     expect(a.get_by_role("link", name="Open in Spotify")).to_have_attribute("href", TRACK)
 
+    give_photo(a)
+
     b = new_page()
     sign_up(b, B_NAME)
+    give_photo(b)
     tab(b, "Clips")
     b.get_by_role("link", name="Find people").click()
     b.get_by_label("Search people").fill(A_NAME[:-2])
     b.get_by_role("list", name="People found").get_by_role("link", name=A_NAME).click()
     expect(b.get_by_role("heading", name=A_NAME)).to_be_visible()
+    expect_photo(b.get_by_role("img", name=f"Photo of {A_NAME}"))  # the profile, with A's photo
     expect(b.get_by_text("1 clip · 0 likes")).to_be_visible()
     expect(b.get_by_text("0 followers", exact=True)).to_be_visible()
     b.get_by_role("button", name="Follow", exact=True).click()
@@ -97,6 +115,7 @@ def body(new_page):
     b.get_by_label("Comment", exact=True).fill("Nice moves!")
     b.get_by_role("button", name="Send").click()
     expect(comments).to_contain_text("Nice moves!")
+    expect_photo(comments.get_by_role("listitem").filter(has_text="Nice moves!").locator("img.avatar"))  # B's photo
     b.get_by_label("Comment", exact=True).fill("typo, sorry")
     b.get_by_role("button", name="Send").click()
     expect(comments).to_contain_text("typo, sorry")
@@ -145,6 +164,7 @@ def body(new_page):
 
     a.reload()
     expect(a.get_by_role("list", name="Comments")).to_contain_text("Nice moves!")
+    expect_photo(a.get_by_role("list", name="Comments").get_by_role("listitem").filter(has_text="Nice moves!").locator("img.avatar"))
     expect(a.get_by_text("1 like", exact=True)).to_be_visible()
 
 

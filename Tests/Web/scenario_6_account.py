@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Scenario 6, the account screens: the live inbox badge (and the badge on the tab of the app the
-notice belongs to, until it is opened), the inbox, settings, moderation and admin.
+notice belongs to, until it is opened or all is marked read, across reloads), the inbox, settings, moderation and admin.
 
 A and B sign up; A asks B to be friends (through the API, from A's page) and B's header badge
-turns 1 without a reload; B reads the request in the inbox (its kind in words, never doubled) and
-marks all read (badge gone), then renames themself in settings (genders and age groups in words,
+turns 1 without a reload, and so does the badge on B's Sports tab, which a reload keeps (from the
+unread notifications); B reads the request in the inbox (its kind in words, never doubled) and
+marks all read (both badges gone, after a reload too); B accepts through the API and A's Sports
+badge, cleared by opening that tab, stays clear after a reload; then B renames themself in settings (genders and age groups in words,
 never the API's values) and the home screen greets with the new name, then sets a profile
 photo (uploaded, shown from our own media under the page's CSP) and removes it. As `admin`: a clip is
 flagged until hidden (seeded through the API), the moderation queue lists it and "Restore" takes
@@ -27,6 +29,19 @@ UID = uuid.uuid4().hex[:8]
 def page_token(page):
     """The access token the web app keeps in localStorage."""
     return page.evaluate("() => JSON.parse(localStorage.getItem('tonight.tokens')).accessToken")
+
+
+def page_call(page, method, path):
+    """An API request with the page's own tokens; returns its status."""
+    return page.evaluate("""async ([method, path]) => {
+        const tokens = JSON.parse(localStorage.getItem("tonight.tokens"));
+        return (await fetch(path, { method, headers: { Authorization: `Bearer ${tokens.accessToken}` } })).status;
+    }""", [method, path])
+
+
+def page_user_id(page):
+    """The id of the member signed in on the page."""
+    return page.evaluate("() => import('/app/api.js').then((api) => api.session.user.id)")
 
 
 def wait_until(check, what, seconds=60):
@@ -65,6 +80,13 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     for other in ("Venues", "Clips", "Events", "People"):
         expect(apps.get_by_role("link", name=other).locator(".badge")).to_have_text("")
 
+    # A reload keeps the tab's badge: it comes back from the unread notifications.
+    page_b.reload()
+    expect(page_b.get_by_role("heading", name="Hi,")).to_be_visible()
+    expect(badge).to_have_text("1")
+    expect(sports.locator(".badge")).to_have_text("1")
+    expect(apps.get_by_role("link", name="Clips").locator(".badge")).to_have_text("")
+
     page_b.get_by_role("link", name="Inbox").click()
     expect(page_b.get_by_role("heading", name="Inbox")).to_be_visible()
     note = page_b.get_by_role("listitem").filter(has_text=f"{name_a} wants to be friends")
@@ -75,11 +97,29 @@ def friend_request_and_inbox(page_a, page_b, name_a, name_b):
     page_b.get_by_role("button", name="Mark all read").click()
     expect(badge).to_be_hidden()
     expect(note.get_by_role("img", name="Unread")).to_have_count(0)
-    # Opening that tab clears its badge.
-    expect(sports.locator(".badge")).to_have_text("1")
-    sports.click()
-    expect(page_b.get_by_role("heading", name="Sports sessions")).to_be_visible()
-    expect(apps.get_by_role("link", name="Sports").locator(".badge")).to_have_text("")
+    # "Mark all read" clears the tabs' badges of notifications too, and a reload does not bring them back.
+    expect(sports.locator(".badge")).to_have_text("")
+    page_b.reload()
+    expect(page_b.get_by_role("heading", name="Inbox")).to_be_visible()
+    expect(sports.locator(".badge")).to_have_text("")
+
+    # B accepts: A's Sports tab has a badge; opening that tab clears it, and a reload keeps it clear
+    # (the notice, still unread, came before A last opened the tab).
+    a_apps = page_a.get_by_role("navigation", name="Apps")
+    a_sports = a_apps.get_by_role("link", name="Sports")
+    page_a.wait_for_function("() => import('/app/live.js').then((live) => live.isOpen())")
+    assert page_call(page_b, "POST", f"/v1/me/friend-requests/{page_user_id(page_a)}/accept") == 200
+    expect(a_sports.locator(".badge")).to_have_text("1")
+    a_sports.click()
+    expect(page_a.get_by_role("heading", name="Sports sessions")).to_be_visible()
+    expect(a_sports.locator(".badge")).to_have_text("")
+    page_a.reload()
+    expect(page_a.get_by_role("heading", name="Sports sessions")).to_be_visible()
+    expect(page_a.get_by_role("navigation", name="Main").get_by_role("link", name="Inbox").locator(".badge")).to_have_text("1")
+    expect(a_sports.locator(".badge")).to_have_text("")
+    page_a.get_by_role("link", name="Tonight").click()
+    expect(page_a.get_by_role("heading", name="Hi,")).to_be_visible()
+    expect(a_sports.locator(".badge")).to_have_text("")
 
 
 def rename(page_b, display):

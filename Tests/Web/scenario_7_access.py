@@ -112,8 +112,12 @@ def check(page, width, fresh, screens):
         assert not missing, f"{screen} at {width} px has controls without a label: {missing}"
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, f"{screen} at {width} px is {overflow} px wider than the screen"
-        if screen in SPLIT:
+        if splits(screen, width):
             columns(page, screen, width)
+        elif any(screen.startswith(reel) for reel in WIDE_SPLIT):
+            # A reel fills the phone's screen alone.
+            expect(page.locator("main .reel-full")).to_be_visible()
+            expect(page.locator("main .split-side")).to_have_count(0)
         violations = axe_violations(page)
         assert not violations, f"{screen} at {width} px fails WCAG 2.1 AA (axe-core): {violations}"
         if width < 1024:
@@ -134,7 +138,15 @@ def figure(paints, screen):
     return f"{paints[screen]:.0f}" if screen in paints else "-"
 
 
-SPLIT = ["#/hub", "#/events", "#/sessions", "#/pala"]
+# Screens with a list and its side ("#/…/": a screen of one thing); the reels only from 1024 px, where
+# the clip on screen has its venue or its comments beside it (a phone shows the reel alone).
+SPLIT = ["#/hub", "#/events", "#/sessions", "#/pala", "#/event/", "#/session/", "#/clip/"]
+WIDE_SPLIT = ["#/pregame", "#/all", "#/clips", "#/venue/"]
+
+
+def splits(screen, width):
+    return any(screen == s or (s.endswith("/") and screen.startswith(s))
+               for s in SPLIT + (WIDE_SPLIT if width >= 1024 else []))
 
 
 def columns(page, screen, width):
@@ -146,6 +158,10 @@ def columns(page, screen, width):
     assert apart == wide, f"{screen} at {width} px: list {lst}, side {side}"
     if wide:
         assert abs(lst["y"] - side["y"]) < 2 and min(lst["width"], side["width"]) > 250, f"{screen}: {lst}, {side}"
+        if any(screen.startswith(reel) for reel in WIDE_SPLIT):
+            # Beside the reel: what the screen says about the clip on screen (a heading: its venue, "About this clip").
+            expect(page.locator("main .split-list .reel-full")).to_be_visible()
+            expect(page.locator("main .split-side h2").first).to_be_visible()
 
 
 def first_load(page):
