@@ -86,6 +86,7 @@ export function reasonPhrases(item, context = {}) {
       case "ageGroups": return preferences.preferredAgeGroups?.length
         ? `Aged ${either(preferences.preferredAgeGroups, AGE_GROUPS)}, as you like: ${reason.count} playing`
         : `${plural(reason.count, "player")} of the ages you like`;
+      case "time": return `Around ${String(reason.hour).padStart(2, "0")}:00, when you've played ${times(reason.count)}`;
       case "distance": return `${distance(reason.distanceMeters)} away`;
       default: return reason.text.replace(/\.$/, "");
     }

@@ -6130,7 +6130,7 @@ extension Components {
                 case why
             }
         }
-        /// One part of a recommendation's score. `sport`: the caller plays the sport (`fromQuiz`, and `count` sessions of it played before). `level`: `count` of those sessions were at the session's `skill`. `friends`: `count` friends are playing (`friends`: up to three of them). `genders` / `ageGroups`: `count` players are of the genders / age groups the caller prefers. `distance`: `distanceMeters` from where the caller searched. Dismissed times only lower a score, so there is no time reason.
+        /// One part of a recommendation's score. `sport`: the caller plays the sport (`fromQuiz`, and `count` sessions of it played before). `level`: `count` of those sessions were at the session's `skill`. `friends`: `count` friends are playing (`friends`: up to three of them). `genders` / `ageGroups`: `count` players are of the genders / age groups the caller prefers. `time`: `count` of the caller's sessions played started within an hour of this one's local start (`hour`, 0–23, on the session's clock). `distance`: `distanceMeters` from where the caller searched. Dismissed times lower a score instead, and give no reason.
         ///
         /// - Remark: Generated from `#/components/schemas/RecommendationReason`.
         public struct RecommendationReason: Codable, Hashable, Sendable {
@@ -6141,6 +6141,7 @@ extension Components {
                 case friends = "friends"
                 case genders = "genders"
                 case ageGroups = "ageGroups"
+                case time = "time"
                 case distance = "distance"
             }
             /// - Remark: Generated from `#/components/schemas/RecommendationReason/kind`.
@@ -6163,6 +6164,10 @@ extension Components {
             public var friends: [Components.Schemas.PublicProfile]?
             /// - Remark: Generated from `#/components/schemas/RecommendationReason/distanceMeters`.
             public var distanceMeters: Swift.Double?
+            /// The session's local start hour (`time`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RecommendationReason/hour`.
+            public var hour: Swift.Int?
             /// Creates a new `RecommendationReason`.
             ///
             /// - Parameters:
@@ -6174,6 +6179,7 @@ extension Components {
             ///   - fromQuiz:
             ///   - friends:
             ///   - distanceMeters:
+            ///   - hour: The session's local start hour (`time`).
             public init(
                 kind: Components.Schemas.RecommendationReason.KindPayload,
                 text: Swift.String,
@@ -6182,7 +6188,8 @@ extension Components {
                 count: Swift.Int? = nil,
                 fromQuiz: Swift.Bool? = nil,
                 friends: [Components.Schemas.PublicProfile]? = nil,
-                distanceMeters: Swift.Double? = nil
+                distanceMeters: Swift.Double? = nil,
+                hour: Swift.Int? = nil
             ) {
                 self.kind = kind
                 self.text = text
@@ -6192,6 +6199,7 @@ extension Components {
                 self.fromQuiz = fromQuiz
                 self.friends = friends
                 self.distanceMeters = distanceMeters
+                self.hour = hour
             }
             public enum CodingKeys: String, CodingKey {
                 case kind
@@ -6202,6 +6210,7 @@ extension Components {
                 case fromQuiz
                 case friends
                 case distanceMeters
+                case hour
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionRecommendationList`.

@@ -6,6 +6,9 @@ public struct SessionWeights: Sendable, Equatable {
     public var friends: Double = 2.3
     public var preferredGenders: Double = 1.2
     public var preferredAgeGroups: Double = 1.9
+    /// Times the share of the user's sessions played that started within an hour (local) of the
+    /// session's start: people keep their hours.
+    public var time: Double = 1.5
     /// Taken off per earlier dismissal for "time" near the session's local hour, for "distance" at
     /// a similar or greater distance, and (halved) per player from sessions dismissed for "people".
     public var dismissalPenalty: Double = 1.0
@@ -41,11 +44,13 @@ public struct SessionTaste: Sendable, Equatable {
     /// Sessions played so far, by sport and by sport + skill.
     public var playedBySport: [String: Int]
     public var playedBySportAndSkill: [String: Int]
+    /// Sessions played by local start hour (0–23).
+    public var playedByHour: [Int: Int]
     public var dismissals: [SessionDismissal]
 
     public init(
         quizSports: Set<String> = [], played: [(sport: String, skill: String, count: Int)] = [],
-        dismissals: [SessionDismissal] = []
+        hours: [(hour: Int, count: Int)] = [], dismissals: [SessionDismissal] = []
     ) {
         self.quizSports = quizSports
         var bySport: [String: Int] = [:]
@@ -56,6 +61,7 @@ public struct SessionTaste: Sendable, Equatable {
         }
         playedBySport = bySport
         playedBySportAndSkill = bySkill
+        playedByHour = Dictionary(hours.map { ($0.hour, $0.count) }, uniquingKeysWith: +)
         self.dismissals = dismissals
     }
 
@@ -112,13 +118,15 @@ public struct RankedSession: Sendable, Equatable {
     public var playedAtSkill: Int = 0
     /// The user's sessions played in all.
     public var totalPlayed: Int = 0
+    /// Of those, the sessions that started within an hour (local) of this one.
+    public var playedAtHour: Int = 0
     public var penalty: Double
 }
 
 /// One part of a ranked session's score and what matched, with its English sentence.
 public struct SessionReason: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        case sport, level, friends, genders, ageGroups, distance
+        case sport, level, friends, genders, ageGroups, time, distance
     }
 
     public var kind: Kind
@@ -128,9 +136,13 @@ public struct SessionReason: Sendable, Equatable {
     /// The quiz lists the sport (sport).
     public var fromQuiz: Bool?
     public var distanceMeters: Double?
+    /// The session's local start hour (time).
+    public var hour: Int?
 }
 
-/// Playmate's heuristic: `5.2·sportWeight + 2.3·friends + 1.2·preferredGenders + 1.9·preferredAgeGroups`.
+/// Playmate's heuristic: `5.2·sportWeight + 2.3·friends + 1.2·preferredGenders + 1.9·preferredAgeGroups`,
+/// plus `1.5·timeShare` (our addition, so that a reason can name the hour: the share of the user's
+/// played sessions that started within an hour of this one's local start, 0 without history).
 ///
 /// `sportWeight` (0…2) is `1` when the quiz lists the sport, plus the user's history: the share of
 /// their played sessions that were this sport, averaged with the share that were this sport at this
@@ -167,14 +179,16 @@ public enum SessionRanking {
             penalty += Double(hours.filter { hourGap($0, c.localHour) <= 2 }.count) * weights.dismissalPenalty
             penalty += Double(distances.filter { c.distance >= 0.8 * $0 }.count) * weights.dismissalPenalty
             penalty += Double(c.avoidedPlayers) * weights.dismissalPenalty / 2
+            let atHour = taste.playedByHour.reduce(0) { $0 + (hourGap($1.key, c.localHour) <= 1 ? $1.value : 0) }
+            let timeShare = total > 0 ? Double(atHour) / Double(total) : 0
             let score =
-                weights.sport * sportWeight + weights.friends * Double(c.friends)
+                weights.sport * sportWeight + weights.time * timeShare + weights.friends * Double(c.friends)
                 + weights.preferredGenders * Double(c.playersInPreferredGenders)
                 + weights.preferredAgeGroups * Double(c.playersInPreferredAgeGroups) - penalty
             return RankedSession(
                 candidate: c, score: score, sportWeight: sportWeight, fromQuiz: fromQuiz, playedBefore: played,
                 playedAtSkill: taste.playedBySportAndSkill[c.sport + "/" + c.skill] ?? 0, totalPlayed: total,
-                penalty: penalty)
+                playedAtHour: atHour, penalty: penalty)
         }
         return ranked.sorted {
             ($0.score, -$0.candidate.startAt, $1.candidate.id) > ($1.score, -$1.candidate.startAt, $0.candidate.id)
@@ -256,6 +270,18 @@ public enum SessionRanking {
                     SessionReason(
                         kind: .ageGroups,
                         text: "\(n) \(n == 1 ? "player is" : "players are") in the age groups you prefer.", count: n)
+                ))
+        }
+        if ranked.playedAtHour > 0, ranked.totalPlayed > 0 {
+            let n = ranked.playedAtHour
+            let hour = c.localHour < 10 ? "0\(c.localHour):00" : "\(c.localHour):00"
+            parts.append(
+                (
+                    weights.time * Double(n) / Double(ranked.totalPlayed),
+                    SessionReason(
+                        kind: .time,
+                        text: "You have played \(n == 1 ? "once" : "\(n) times") around \(hour).", count: n,
+                        hour: c.localHour)
                 ))
         }
         var result = parts.sorted { $0.weight > $1.weight }.map(\.reason)

@@ -440,6 +440,7 @@ public struct AppConfig: Sendable {
             forKey: "sessions.weight.genders", default: config.sessionWeights.preferredGenders)
         config.sessionWeights.preferredAgeGroups = reader.double(
             forKey: "sessions.weight.ages", default: config.sessionWeights.preferredAgeGroups)
+        config.sessionWeights.time = reader.double(forKey: "sessions.weight.time", default: config.sessionWeights.time)
         config.sessionWeights.dismissalPenalty = reader.double(
             forKey: "sessions.weight.dismissal", default: config.sessionWeights.dismissalPenalty)
         config.digestHour = reader.int(forKey: "digest.hour", default: config.digestHour)

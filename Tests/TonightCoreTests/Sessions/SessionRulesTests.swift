@@ -101,6 +101,30 @@ struct SessionRulesTests {
         #expect(SessionRanking.distanceText(420) == "400 m away.")
     }
 
+    @Test("time: sessions played within an hour of the start raise the score and name the hour")
+    func time() {
+        let taste = SessionTaste(
+            played: [("tennis", "any", 4)], hours: [(hour: 19, count: 2), (hour: 20, count: 1), (hour: 9, count: 1)])
+        let ranked = SessionRanking.rank(
+            [candidate("morning", hour: 7), candidate("evening", hour: 19)], taste: taste, center: center,
+            weights: SessionWeights())
+        // Both: sport = (4 + 4)/(2·4) = 1 → 5.2. Evening: 3 of the 4 within an hour of 19:00 → + 1.5·0.75;
+        // morning: none (09:00 is two hours from 07:00).
+        #expect(ranked.map(\.candidate.id) == ["evening", "morning"])
+        #expect(abs(ranked[0].score - 6.325) < 1e-9)
+        #expect(abs(ranked[1].score - 5.2) < 1e-9)
+        let reasons = SessionRanking.reasons(
+            ranked[0], sportName: "Tennis", skillName: "any", friendNames: [], weights: SessionWeights())
+        #expect(
+            reasons.contains {
+                $0.kind == .time && $0.text == "You have played 3 times around 19:00." && $0.count == 3 && $0.hour == 19
+            }, "\(reasons)")
+        #expect(reasons.last?.kind == .distance)
+        let none = SessionRanking.reasons(
+            ranked[1], sportName: "Tennis", skillName: "any", friendNames: [], weights: SessionWeights())
+        #expect(!none.contains { $0.kind == .time })
+    }
+
     @Test("affinity: best score per similar artist, favourites left out, events by best performer")
     func affinity() {
         let similar = ArtistAffinity.similarArtists(

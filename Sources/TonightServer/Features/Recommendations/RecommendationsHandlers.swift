@@ -73,7 +73,7 @@ struct RecommendationsHandlers: Sendable {
                         count: reason.count,
                         fromQuiz: reason.fromQuiz,
                         friends: reason.kind == .friends ? friends.prefix(3).map { .init($0) } : nil,
-                        distanceMeters: reason.distanceMeters.map { ($0 * 10).rounded() / 10 })
+                        distanceMeters: reason.distanceMeters.map { ($0 * 10).rounded() / 10 }, hour: reason.hour)
                 })
         }
         return .ok(.init(body: .json(.init(items: items))))

@@ -30,6 +30,7 @@ struct SessionRecommender: Sendable {
         let taste = SessionTaste(
             quizSports: Set(preferences.sportsPlayed ?? []),
             played: try await sessions.played(by: user.id, before: millis).map { ($0.sport, $0.skill, $0.sessions) },
+            hours: try await sessions.playedHours(by: user.id, before: millis),
             dismissals: try await sessions.dismissals(of: user.id).map(\.dismissal))
         return Array(SessionRanking.rank(candidates, taste: taste, center: center, weights: weights).prefix(limit))
     }

@@ -92,6 +92,22 @@ struct SessionRepository: Sendable {
         }
     }
 
+    /// How many sessions the user played by their local start hour (0–23).
+    func playedHours(by userID: String, before: Int64) async throws -> [(hour: Int, count: Int)] {
+        try await db.raw(
+            """
+            SELECT SUBSTR(e.local_time, 1, 2) AS hour, COUNT(*) AS sessions
+            FROM attendance a JOIN events e ON e.id = a.event_id
+            WHERE a.user_id = \(bind: userID) AND a.status = 'going' AND e.kind = 'session'
+                AND e.status <> 'cancelled' AND e.start_at < \(bind: before) AND e.local_time IS NOT NULL
+            GROUP BY SUBSTR(e.local_time, 1, 2)
+            """
+        ).all().compactMap { row in
+            guard let hour = Int(try row.decode(column: "hour", as: String.self)) else { return nil }
+            return (hour, try row.decode(column: "sessions", as: Int.self))
+        }
+    }
+
     /// Other players who were going to the same started sessions as the user.
     func distinctPlaymates(of userID: String, before: Int64) async throws -> Int {
         try await db.raw(

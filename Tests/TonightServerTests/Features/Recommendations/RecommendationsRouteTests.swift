@@ -91,8 +91,9 @@ struct RecommendationsRouteTests {
             try await join(women40[0], s2)
             try await join(women40[1], s2)
             let s7 =
-                try await client.createSession(cleo, sport: "football", skill: "any", spot: (47.3720, 8.5400, "S7"))[
-                    "id"] as! String
+                try await client.createSession(
+                    cleo, sport: "football", skill: "any", spot: (47.3720, 8.5400, "S7"), time: "09:00")["id"]
+                as! String
             _ = try await client.createSession(cleo, sport: "yoga", spot: (47.3700, 8.5400, "Yoga"))
             _ = try await client.createSession(cleo, sport: "tennis", spot: (47.5000, 8.5400, "Far"))
             let full =
@@ -108,23 +109,25 @@ struct RecommendationsRouteTests {
             #expect(response.status == .ok, "\(response.text)")
             let items = response.json["items"] as? [JSON] ?? []
             #expect(items.compactMap { ($0["event"] as? JSON)?["id"] as? String } == [s1, s2, s7])
-            // 5.2·(1 + (2+2)/(2·3)) + 2.3·1 + 1.2·1 + 1.9·1 = 14.07
-            #expect(items.first?["score"] as? Double == 14.07)
-            // 5.2·(1/6) + 1.2·2 = 3.27; and 5.2·(1/6) = 0.87
-            #expect(items.dropFirst().first?["score"] as? Double == 3.27)
+            // 5.2·(1 + (2+2)/(2·3)) + 2.3·1 + 1.2·1 + 1.9·1 + 1.5·(3/3: all played at 18:00) = 15.57
+            #expect(items.first?["score"] as? Double == 15.57)
+            // 5.2·(1/6) + 1.2·2 + 1.5 = 4.77; and 5.2·(1/6) = 0.87 (at 09:00, far from the hour played)
+            #expect(items.dropFirst().first?["score"] as? Double == 4.77)
             #expect(items.last?["score"] as? Double == 0.87)
             #expect(
                 items.first?["reasons"] as? [String] == [
                     "You have played tennis 2 times.", "ben is playing.", "1 player is in the age groups you prefer.",
-                    "You have played it at intermediate level 2 times.", "1 player is of the genders you prefer.",
-                    "0 m away.",
+                    "You have played it at intermediate level 2 times.", "You have played 3 times around 18:00.",
+                    "1 player is of the genders you prefer.", "0 m away.",
                 ])
+            #expect(!((items.last?["why"] as? [JSON]) ?? []).contains { $0["kind"] as? String == "time" })
             // The same reasons with what matched, for clients to word their way.
             let why = items.first?["why"] as? [JSON] ?? []
             #expect(
                 why.compactMap { $0["kind"] as? String } == [
-                    "sport", "friends", "ageGroups", "level", "genders", "distance",
+                    "sport", "friends", "ageGroups", "level", "time", "genders", "distance",
                 ])
+            #expect(why[4]["hour"] as? Int == 18 && why[4]["count"] as? Int == 3)
             #expect(why.first?["sport"] as? String == "tennis" && why.first?["count"] as? Int == 2)
             #expect(((why[1]["friends"] as? [JSON])?.first)?["username"] as? String == "ben")
             #expect(why[3]["skill"] as? String == "intermediate" && why.last?["distanceMeters"] as? Double == 0)
@@ -141,7 +144,7 @@ struct RecommendationsRouteTests {
             let changed = try await client.send(.patch, "/v1/me", json: ["gender": "male"], token: women30[0].token)
             #expect(changed.status == .ok, "\(changed.text)")
             let again = try await client.send(.get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
-            #expect((again.json["items"] as? [JSON])?.first?["score"] as? Double == 12.87)
+            #expect((again.json["items"] as? [JSON])?.first?["score"] as? Double == 14.37)
             let missing = try await client.send(
                 .post, "/v1/me/recommendations/dismissals", json: ["eventId": "nope"], token: ana.token)
             #expect(missing.status == .notFound)
