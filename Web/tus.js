@@ -10,7 +10,13 @@ const TRIES = 8;
 const store = window.localStorage;
 
 const base64 = (text) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-const keyOf = (file) => `tonight.upload.${session.user?.id}.${file.name}.${file.size}.${file.lastModified || 0}`;
+/** The stored upload of this file with these fields (other fields make another upload). */
+const keyOf = (file, fields) => {
+  const text = JSON.stringify([file.name, file.size, file.lastModified || 0, Object.entries(fields).sort()]);
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  return `tonight.upload.${session.user?.id}.${(hash >>> 0).toString(36)}`;
+};
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One tus request through XMLHttpRequest (for the chunks' progress); answers the XHR or throws
@@ -41,9 +47,11 @@ const transient = (error) => [0, 409, 423, 460].includes(error.status) || error.
 /** Uploads `file` as a post with `fields` (the post's form fields); `onProgress(share)` from 0 to
  * 1, `onState(text)` when the network fails and when it resumes. Answers the Post. */
 export async function uploadResumable(file, fields, { onProgress = () => {}, onState = () => {} } = {}) {
-  const key = keyOf(file);
+  const key = keyOf(file, fields);
   let location = store.getItem(key);
-  let offset = 0, failures = 0, postId = null, restarted = false;
+  let offset = 0, failures = 0, best = -1, postId = null, restarted = false, refreshed = false;
+  // Tries in a row that moved nothing count; any progress starts the count again.
+  const moved = () => { if (offset > best) { best = offset; refreshed = false; if (failures) { failures = 0; onState(""); } } };
   for (;;) {
     try {
       if (!location) {
@@ -56,6 +64,7 @@ export async function uploadResumable(file, fields, { onProgress = () => {}, onS
         const state = await request("HEAD", location, {});
         offset = Number(state.getResponseHeader("Upload-Offset"));
         postId = state.getResponseHeader("Tonight-Post-Id");
+        moved();
       }
       while (!postId) {
         onProgress(offset / file.size);
@@ -65,13 +74,14 @@ export async function uploadResumable(file, fields, { onProgress = () => {}, onS
           chunk, (loaded) => onProgress((offset + loaded) / file.size));
         offset = Number(sent.getResponseHeader("Upload-Offset"));
         postId = sent.getResponseHeader("Tonight-Post-Id");
-        if (failures) { failures = 0; onState(""); }
+        moved();
       }
       store.removeItem(key);
       onProgress(1);
       return await api("GET", `/v1/posts/${encodeURIComponent(postId)}`);
     } catch (error) {
-      if (error.status === 401) { await api("GET", "/v1/me"); continue; } // refreshes the session, or ends it (401)
+      // Refreshes the session once (or ends it: 401).
+      if (error.status === 401 && !refreshed) { refreshed = true; await api("GET", "/v1/me"); continue; }
       // Expired, or not on this server any more: once, start again from the first byte.
       if ([404, 410].includes(error.status) && location && !restarted) { store.removeItem(key); location = null; offset = 0; restarted = true; continue; }
       if (!transient(error) || ++failures >= TRIES) { if (!transient(error)) store.removeItem(key); throw error; }

@@ -74,16 +74,24 @@ extension TonightClient {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         var failures = 0
+        var best: Int64 = -1
         while true {
             do {
                 var (offset, postID) = try await uploadOffset(upload)
+                // Tries in a row that moved nothing count; any progress starts the count again.
+                if offset > best { (best, failures) = (offset, 0) }
                 while postID == nil {
                     progress?(offset, upload.length)
-                    try handle.seek(toOffset: UInt64(offset))
-                    let chunk = try handle.read(upToCount: max(1, chunkSize)) ?? Data()
-                    // A file shorter than the upload is not the file it was started with.
-                    guard !chunk.isEmpty else {
-                        throw CocoaError(.fileReadCorruptFile, userInfo: [NSURLErrorKey: file])
+                    // All bytes in but no post yet (still being stored, or storing it failed): an
+                    // empty PATCH at the end asks again.
+                    var chunk = Data()
+                    if offset < upload.length {
+                        try handle.seek(toOffset: UInt64(offset))
+                        chunk = try handle.read(upToCount: max(1, chunkSize)) ?? Data()
+                        // A file shorter than the upload is not the file it was started with.
+                        guard !chunk.isEmpty else {
+                            throw CocoaError(.fileReadCorruptFile, userInfo: [NSURLErrorKey: file])
+                        }
                     }
                     let sent = try await call {
                         try await api.appendUpload(
@@ -93,7 +101,7 @@ extension TonightClient {
                         ).noContent.headers
                     }
                     (offset, postID) = (sent.uploadOffset, sent.tonightPostId)
-                    failures = 0
+                    if offset > best { (best, failures) = (offset, 0) }
                 }
                 progress?(upload.length, upload.length)
                 return try await post(postID ?? "")

@@ -144,7 +144,7 @@ enum ProblemRenderer {
         if cause.contains("Content-Type") || cause.contains("content type") {
             return APIError(
                 status: .unsupportedMediaType, code: .unsupportedMediaType,
-                detail: "Send the body as application/json (\(cause)).")
+                detail: "Send the body in the content type the operation takes (\(cause)).")
         }
         if cause.contains("Accept") {
             return APIError(

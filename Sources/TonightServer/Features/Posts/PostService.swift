@@ -38,11 +38,11 @@ struct PostService: Sendable {
     /// abandoned: nothing is kept, so a client that gave up and retries without an
     /// `Idempotency-Key` does not find a post it never saw.
     func create(
-        _ post: NewPost, author: String, file: String, container: MediaContainer,
+        _ post: NewPost, author: String, file: String, container: MediaContainer, id: String = Identifier.make(),
         clientGone: @Sendable () -> Bool = { false }
     ) async throws -> PostRecord {
         try await store(
-            post, author: author, source: nil, file: file, container: container, now: Clock.millis(),
+            post, author: author, source: nil, file: file, container: container, now: Clock.millis(), id: id,
             clientGone: clientGone)
     }
 
@@ -50,12 +50,13 @@ struct PostService: Sendable {
     static let abandoned = APIError.badRequest(
         "The connection was closed before the upload was stored; nothing was posted.", code: .invalidUpload)
 
-    /// Stores a post (a member's or an import's) from a local file and queues its processing.
+    /// Stores a post (a member's or an import's) from a local file and queues its processing, under
+    /// `id` (a new one unless the caller has one: a resumable upload's own).
     func store(
         _ post: NewPost, author: String?, source: (name: String, kind: String, id: String)?, file: String,
-        container: MediaContainer, now: Int64, clientGone: @Sendable () -> Bool = { false }
+        container: MediaContainer, now: Int64, id: String = Identifier.make(),
+        clientGone: @Sendable () -> Bool = { false }
     ) async throws -> PostRecord {
-        let id = Identifier.make()
         let key = "posts/\(id)/original.\(container.fileExtension)"
         if clientGone() { throw Self.abandoned }
         try await blobs.put(key: key, from: file, contentType: container.contentType, storageClass: storageClass)

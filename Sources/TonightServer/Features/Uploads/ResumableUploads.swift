@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import OpenAPIRuntime
+import Synchronization
 import TonightCore
 
 /// Resumable uploads (tus 1.0) that end as posts, exactly as `POST /v1/posts` stores them.
@@ -36,6 +37,8 @@ struct ResumableUploads: Sendable {
     let expiry: Duration
     /// The most unfinished upload bytes held at once.
     let totalBytes: Int64
+    /// How long a `PATCH` may send nothing before it is ended (its bytes so far kept).
+    let bodyIdle: Duration
 
     /// Unfinished uploads one member may hold.
     static let perUser = 5
@@ -48,6 +51,11 @@ struct ResumableUploads: Sendable {
 
     /// Starts an upload of `length` bytes for `userID`, with the post's fields from `metadata`.
     func create(userID: String, length: Int64, metadata: String?) async throws -> UploadRecord {
+        guard length >= 1 else {
+            throw APIError.validation([
+                .init(field: "Upload-Length", code: "out_of_range", message: "Upload-Length is at least 1.")
+            ])
+        }
         guard length <= maxBytes else { throw UploadFile.Problem.tooLarge(limit: maxBytes).apiError() }
         guard let pairs = Tus.metadata(metadata) else {
             throw APIError.badRequest(
@@ -123,9 +131,14 @@ struct ResumableUploads: Sendable {
     func terminate(id: String, userID: String) async throws {
         let upload = try await find(id: id, userID: userID)
         guard await locks.take(id) else { throw Self.locked }
+        do {
+            try await repository.delete(id: upload.id)
+        } catch {
+            await locks.release(id)
+            throw error
+        }
         removeFile(upload.id)
         await locks.release(id)
-        try await repository.delete(id: upload.id)
     }
 
     private func appendLocked(
@@ -138,78 +151,134 @@ struct ResumableUploads: Sendable {
         }
         let held = try heldBytes(of: upload)
         guard offset == held else { throw Self.mismatch(held) }
+        // Extended now, so that the upload cannot expire (and be swept) while this request writes.
+        try await repository.extend(id: id, until: Clock.millis() + expiry.milliseconds)
         let file = try FileHandle(forUpdating: URL(fileURLWithPath: path(id)))
         var closed = false
         defer { if !closed { try? file.close() } }
+        let head = held < Self.sniffLength ? try readHead(file, count: Int(held)) : []
         try file.seek(toOffset: UInt64(held))
-        var head = held < Self.sniffLength ? try readHead(file, count: Int(held)) : []
-        var written: Int64 = 0
-        var hasher = checksum?.hasher()
-        var sniffed = held >= Self.sniffLength
-        func dropWritten() {
-            try? file.truncate(atOffset: UInt64(held))
-        }
+        let received: Received
         do {
-            for try await chunk in body {
-                guard held + written + Int64(chunk.count) <= upload.length else {
-                    dropWritten()
-                    throw APIError.badRequest("The bytes run past Upload-Length.", code: .invalidUpload)
-                }
-                hasher?.update(chunk)
-                let data = Data(chunk)
-                try await NIOThreadPool.singleton.runIfActive { try file.write(contentsOf: data) }
-                written += Int64(chunk.count)
-                if !sniffed {
-                    head.append(contentsOf: chunk.prefix(Self.sniffLength - head.count))
-                    if head.count >= Self.sniffLength {
-                        sniffed = true
-                        try await refuseUnless(acceptable: head, upload: upload)
-                    }
-                }
-            }
+            received = try await receive(body, into: file, upload: upload, held: held, head: head, checksum: checksum)
         } catch let error as APIError {
             throw error
+        } catch let failure as WriteFailure {
+            throw failure.error  // ours (a full disk, say): a 500, and the client may resume later
         } catch {
-            // The connection dropped (or the body could not be read): what arrived is kept for the
+            // The connection dropped, or sent nothing for `bodyIdle`: what arrived is kept for the
             // resume, unless a checksum was promised for the whole request.
-            if checksum != nil { dropWritten() }
-            let expires = Clock.millis() + expiry.milliseconds
-            try? await repository.extend(id: id, until: expires)
+            if checksum != nil { try? file.truncate(atOffset: UInt64(held)) }
+            try? await repository.extend(id: id, until: Clock.millis() + expiry.milliseconds)
             throw APIError.badRequest(
                 "The upload was interrupted; resume from the server's offset.", code: .invalidUpload)
         }
-        if let hasher, let checksum, !hasher.matches(checksum.expected) {
-            dropWritten()
+        if !received.checksumMatches {
+            try? file.truncate(atOffset: UInt64(held))
             throw APIError(
                 status: .init(code: 460), code: .checksumMismatch,
                 detail: "The bytes do not match Upload-Checksum; none of them were kept.")
         }
         closed = true
         try file.close()
-        let now = held + written
+        let now = held + received.written
         let expires = Clock.millis() + expiry.milliseconds
         guard now == upload.length else {
             try await repository.extend(id: id, until: expires)
             return (now, expires, nil)
         }
-        if !sniffed { try await refuseUnless(acceptable: head, upload: upload) }
+        if !received.sniffed { try await refuseUnless(acceptable: received.head, upload: upload) }
         let postID = try await finish(upload)
         return (now, upload.expiresAt, postID)
     }
 
+    /// What one request's body delivered.
+    private struct Received: Sendable {
+        var written: Int64
+        var head: [UInt8]
+        var sniffed: Bool
+        var checksumMatches: Bool
+    }
+
+    /// A failure to write the file (the server's, not the client's).
+    private struct WriteFailure: Error {
+        var error: any Error
+    }
+
+    /// Writes `body` to `file` (at `held`), giving up when no byte arrives for ``bodyIdle``: a
+    /// phone that lost its network without closing the connection must not hold the upload's lock
+    /// (and a task) until the connection times out, if it ever does.
+    private func receive(
+        _ body: HTTPBody, into file: FileHandle, upload: UploadRecord, held: Int64, head: [UInt8],
+        checksum: Tus.Checksum?
+    ) async throws -> Received {
+        let lastByte = LastByte()
+        let idle = bodyIdle
+        return try await withThrowingTaskGroup(of: Received?.self) { group in
+            group.addTask {
+                var received = Received(
+                    written: 0, head: head, sniffed: held >= Self.sniffLength, checksumMatches: true)
+                var hasher = checksum?.hasher()
+                for try await chunk in body {
+                    lastByte.time.withLock { $0 = .now }
+                    guard held + received.written + Int64(chunk.count) <= upload.length else {
+                        try? file.truncate(atOffset: UInt64(held))
+                        throw APIError.badRequest("The bytes run past Upload-Length.", code: .invalidUpload)
+                    }
+                    hasher?.update(chunk)
+                    let data = Data(chunk)
+                    do {
+                        try await NIOThreadPool.singleton.runIfActive { try file.write(contentsOf: data) }
+                    } catch { throw WriteFailure(error: error) }
+                    received.written += Int64(chunk.count)
+                    if !received.sniffed {
+                        received.head.append(contentsOf: chunk.prefix(Self.sniffLength - received.head.count))
+                        if received.head.count >= Self.sniffLength {
+                            received.sniffed = true
+                            try await refuseUnless(acceptable: received.head, upload: upload)
+                        }
+                    }
+                }
+                if let hasher, let checksum { received.checksumMatches = hasher.matches(checksum.expected) }
+                return received
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .milliseconds(500))
+                    if lastByte.time.withLock({ $0 }).duration(to: .now) > idle { throw BodyStalled() }
+                }
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let received = first else { throw BodyStalled() }
+            return received
+        }
+    }
+
+    /// No byte of a request body arrived for ``bodyIdle``.
+    private struct BodyStalled: Error {}
+
+    /// When the last byte of a request body arrived.
+    private final class LastByte: Sendable {
+        let time = Mutex(ContinuousClock.now)
+    }
+
     /// Stores the finished file as a post (the fields are checked again: a place may have gone) and
-    /// records it; a failure leaves the file whole, so the same `PATCH` at the end retries.
+    /// records it; a failure leaves the file whole, so the same `PATCH` at the end retries. The post
+    /// takes the upload's id, so a retry after the post was stored (but not recorded here) finds it
+    /// instead of making a second one.
     private func finish(_ upload: UploadRecord) async throws -> String {
-        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path(upload.id)))
-        let head = try file.read(upToCount: Self.sniffLength) ?? Data()
-        try file.close()
-        let container = try UploadFile.accepted(ContainerSniffer.sniff(Array(head)))
-        let post = try await form.validated(upload.fields)
-        let record = try await postService.create(
-            post, author: upload.userID, file: path(upload.id), container: container)
-        try await repository.finish(id: upload.id, postID: record.id)
+        if try await postService.posts.find(id: upload.id) == nil {
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path(upload.id)))
+            let head = try file.read(upToCount: Self.sniffLength) ?? Data()
+            try file.close()
+            let container = try UploadFile.accepted(ContainerSniffer.sniff(Array(head)))
+            let post = try await form.validated(upload.fields)
+            _ = try await postService.create(
+                post, author: upload.userID, file: path(upload.id), container: container, id: upload.id)
+        }
+        try await repository.finish(id: upload.id, postID: upload.id)
         removeFile(upload.id)
-        return record.id
+        return upload.id
     }
 
     /// Ends the upload when its first bytes are not a format posts take (415; nothing is kept).
@@ -270,12 +339,15 @@ struct ResumableUploads: Sendable {
 
 /// The uploads being written on this instance (one request each).
 actor UploadLocks {
-    private var held: Set<String> = []
+    private var taken: Set<String> = []
+
+    /// The uploads being written now.
+    var held: Set<String> { taken }
 
     /// Takes `id`'s lock unless a request already holds it.
-    func take(_ id: String) -> Bool { held.insert(id).inserted }
+    func take(_ id: String) -> Bool { taken.insert(id).inserted }
 
-    func release(_ id: String) { held.remove(id) }
+    func release(_ id: String) { taken.remove(id) }
 }
 
 extension Duration {

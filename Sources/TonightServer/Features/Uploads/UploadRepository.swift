@@ -93,12 +93,13 @@ struct UploadRepository: Sendable {
         }
     }
 
-    /// Deletes uploads expired before `now` (finished ones too: their post stays); returns their ids.
-    func deleteExpired(now: Int64, limit: Int) async throws -> [String] {
+    /// Deletes uploads expired before `now` (finished ones too: their post stays), but those in
+    /// `except` (being written); returns their ids.
+    func deleteExpired(now: Int64, limit: Int, except: Set<String> = []) async throws -> [String] {
         try await database.write { db in
             let ids = try await db.raw(
                 "SELECT id FROM uploads WHERE expires_at <= \(bind: now) ORDER BY expires_at LIMIT \(literal: limit)"
-            ).all().map { try $0.decode(column: "id", as: String.self) }
+            ).all().map { try $0.decode(column: "id", as: String.self) }.filter { !except.contains($0) }
             if !ids.isEmpty { try await db.raw("DELETE FROM uploads WHERE id IN (\(binds: ids))").run() }
             return ids
         }

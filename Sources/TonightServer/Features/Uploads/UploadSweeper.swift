@@ -30,7 +30,8 @@ struct UploadSweeper: Service {
     func sweep(now: Date = Date()) async throws -> Int {
         var removed = 0
         while true {
-            let expired = try await uploads.repository.deleteExpired(now: Clock.millis(now), limit: 500)
+            let expired = try await uploads.repository.deleteExpired(
+                now: Clock.millis(now), limit: 500, except: await uploads.locks.held)
             for id in expired { try? FileManager.default.removeItem(atPath: uploads.path(id)) }
             removed += expired.count
             if expired.count < 500 { break }

@@ -1,9 +1,11 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import NIOHTTP1
 import Testing
 
 @testable import TonightServer
@@ -128,6 +130,9 @@ struct ResumableUploadTests {
             #expect(unversioned.status == .preconditionFailed)
             #expect(unversioned.headers[.init("Tus-Version")!] == "1.0.0")
             #expect(unversioned.json["code"] as? String == "unsupported_version")
+            let negative = try await client.createUpload(length: -1_000_000_000_000, fields: city, token: alice.token)
+            #expect(
+                negative.status == .badRequest && negative.json.fieldErrors == ["Upload-Length"], "\(negative.text)")
             let tooLarge = try await client.createUpload(
                 length: services.config.mediaMaxBytes + 1, fields: city, token: alice.token)
             #expect(tooLarge.status == .contentTooLarge && tooLarge.json["code"] as? String == "media_too_large")
@@ -276,6 +281,56 @@ struct ResumableUploadTests {
             let record = try #require(try await services.postRepository.find(id: postID))
             #expect(try await services.posts.blobs.get(key: record.originalKey, range: nil).data == clip)
             #expect(try await rowCount("posts", in: services) == 1)
+        }
+    }
+}
+
+@Suite("Resumable uploads: stalled clients")
+struct StalledUploadTests {
+    @Test("a PATCH that stops sending is ended after the idle time, its bytes kept and the upload free")
+    func stalled() async throws {
+        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 2 }) { services, client in
+            let port = try #require(client.port)
+            let alice = try await client.member("alice")
+            let clip = try Clips.mp4()
+            let location = try #require(
+                try await client.createUpload(length: clip.count, fields: city, token: alice.token)
+                    .headers[.location])
+            // A phone that lost its network: 1,000 of the promised bytes, then nothing, connection open.
+            let phone = try await RawConnection(port: port)
+            try await phone.send(
+                "PATCH \(location) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(alice.token)\r\n"
+                    + "Tus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\n"
+                    + "Content-Length: \(clip.count)\r\n\r\n")
+            try await phone.send(bytes: ByteBuffer(bytes: clip[0..<1000]))
+            // Another connection resumes from the server's offset once the stalled one is ended (a
+            // pooled client: a refused PATCH's unread body ends its connection).
+            func send(_ method: NIOHTTP1.HTTPMethod, offset: Int? = nil, _ bytes: ArraySlice<UInt8> = []) async throws
+                -> HTTPClientResponse
+            {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(location)")
+                request.method = method
+                request.headers.add(name: "Authorization", value: "Bearer \(alice.token)")
+                request.headers.add(name: "Tus-Resumable", value: "1.0.0")
+                if let offset {
+                    request.headers.add(name: "Upload-Offset", value: "\(offset)")
+                    request.headers.add(name: "Content-Type", value: "application/offset+octet-stream")
+                    request.body = .bytes(ByteBuffer(bytes: bytes))
+                }
+                return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            }
+            var status: UInt = 423
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    guard try await send(.HEAD).headers.first(name: "Upload-Offset") == "1000" else { return false }
+                    status = try await send(.PATCH, offset: 1000, clip[1000...]).status.code
+                    return status != 423
+                })
+            #expect(status == 204)
+            await phone.close()
+            let postID = try #require(try await send(.HEAD).headers.first(name: "Tonight-Post-Id"))
+            let record = try #require(try await services.postRepository.find(id: postID))
+            #expect(try await services.posts.blobs.get(key: record.originalKey, range: nil).data == clip)
         }
     }
 }
