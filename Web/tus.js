@@ -3,7 +3,7 @@
 // from the server's offset instead of from the start. An upload's address is kept in localStorage
 // under the file's name, size and date and the member, so choosing the same file again after a
 // reload resumes it. The last chunk makes the post; its id comes back in Tonight-Post-Id.
-import { api, ApiError, session } from "./api.js";
+import { api, ApiError, session, requestKey } from "./api.js";
 
 const CHUNK = 2 * 1024 * 1024;
 const TRIES = 8;
@@ -48,6 +48,7 @@ const transient = (error) => [0, 409, 423, 460].includes(error.status) || error.
  * 1, `onState(text)` when the network fails and when it resumes. Answers the Post. */
 export async function uploadResumable(file, fields, { onProgress = () => {}, onState = () => {} } = {}) {
   const key = keyOf(file, fields);
+  const uploadKey = requestKey(); // a creation retried after a lost answer finds the upload it made
   let location = store.getItem(key);
   let offset = 0, failures = 0, best = -1, postId = null, restarted = false, refreshed = false;
   // Tries in a row that moved nothing count; any progress starts the count again.
@@ -55,7 +56,7 @@ export async function uploadResumable(file, fields, { onProgress = () => {}, onS
   for (;;) {
     try {
       if (!location) {
-        const metadata = Object.entries({ ...fields, filename: file.name })
+        const metadata = Object.entries({ ...fields, filename: file.name, uploadKey })
           .filter(([, value]) => value).map(([name, value]) => `${name} ${base64(value)}`).join(",");
         const created = await request("POST", "/v1/uploads", { "Upload-Length": String(file.size), "Upload-Metadata": metadata });
         location = created.getResponseHeader("Location");

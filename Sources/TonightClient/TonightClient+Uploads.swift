@@ -46,7 +46,7 @@ extension TonightClient {
         var fields: [(String, String?)] = [
             ("placeId", draft.placeID), ("city", draft.cityKey), ("eventId", draft.eventID),
             ("caption", draft.caption), ("songTitle", draft.songTitle), ("songArtist", draft.songArtist),
-            ("songUri", draft.songURI), ("filename", file.lastPathComponent),
+            ("songUri", draft.songURI), ("filename", file.lastPathComponent), ("uploadKey", UUID().uuidString),
         ]
         if !draft.tags.isEmpty { fields.append(("tags", draft.tags.joined(separator: ","))) }
         let metadata = fields.compactMap { key, value in

@@ -62,12 +62,26 @@ struct ResumableUploads: Sendable {
                 "Upload-Metadata is not comma-separated keys with base64 values.", code: .invalidRequest)
         }
         let fields = pairs.filter { Self.fields.contains($0.key) }
+        let key = pairs["uploadKey"]
+        if let key, !(1...100).contains(key.utf8.count) || !key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            throw APIError.validation([
+                .init(field: "uploadKey", code: "invalid", message: "Use 1–100 visible ASCII characters.")
+            ])
+        }
         _ = try await form.validated(fields)
-        try await limiter.check("upload:\(userID)", capacity: uploadsPerHour, period: 3600)
         let now = Clock.millis()
+        // A creation repeated with its key (its answer was lost) is the upload it made, when that
+        // upload is of the same length and its bytes are on this instance.
+        if let key {
+            for upload in try await repository.open(userID: userID, key: key, now: now)
+            where upload.length == length && FileManager.default.fileExists(atPath: path(upload.id)) {
+                return upload
+            }
+        }
+        try await limiter.check("upload:\(userID)", capacity: uploadsPerHour, period: 3600)
         let upload = UploadRecord(
-            id: Identifier.make(), userID: userID, length: length, fields: fields, postID: nil, createdAt: now,
-            expiresAt: now + expiry.milliseconds)
+            id: Identifier.make(), userID: userID, length: length, fields: fields, key: key, postID: nil,
+            createdAt: now, expiresAt: now + expiry.milliseconds)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: path(upload.id), contents: nil) else {
             throw ConfigurationError("cannot create \(path(upload.id))")

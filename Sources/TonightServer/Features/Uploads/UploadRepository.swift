@@ -10,6 +10,9 @@ struct UploadRecord: Sendable, Equatable {
     var length: Int64
     /// The post's fields as sent in `Upload-Metadata` (already checked once, at creation).
     var fields: [String: String]
+    /// The client's own key for this upload (`uploadKey` in `Upload-Metadata`): a creation repeated
+    /// with it finds this upload.
+    var key: String? = nil
     /// The post the finished upload made.
     var postID: String?
     var createdAt: Int64
@@ -23,7 +26,7 @@ struct UploadRecord: Sendable, Equatable {
 struct UploadRepository: Sendable {
     let database: Database
 
-    private static let columns = "id, user_id, length, fields, post_id, created_at, expires_at"
+    private static let columns = "id, user_id, length, fields, upload_key, post_id, created_at, expires_at"
 
     /// Creates `upload` unless its member already has `perUser` unfinished, unexpired uploads (then
     /// `.tooMany`) or all unfinished ones already add up to `totalBytes` (`.full`); checked and
@@ -54,7 +57,7 @@ struct UploadRepository: Sendable {
                 """
                 INSERT INTO uploads (\(unsafeRaw: Self.columns))
                 VALUES (\(bind: upload.id), \(bind: upload.userID), \(bind: upload.length), \(bind: fields),
-                    NULL, \(bind: upload.createdAt), \(bind: upload.expiresAt))
+                    \(bind: upload.key), NULL, \(bind: upload.createdAt), \(bind: upload.expiresAt))
                 """
             ).run()
             return .created
@@ -64,6 +67,18 @@ struct UploadRepository: Sendable {
     /// What ``create(_:perUser:totalBytes:now:)`` did.
     enum Creation: Sendable {
         case created, tooMany, full
+    }
+
+    /// The member's unfinished, unexpired uploads created with `key`, newest first.
+    func open(userID: String, key: String, now: Int64) async throws -> [UploadRecord] {
+        try await database.sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM uploads
+            WHERE user_id = \(bind: userID) AND upload_key = \(bind: key) AND post_id IS NULL
+                AND expires_at > \(bind: now)
+            ORDER BY created_at DESC
+            """
+        ).all().map(Self.decode)
     }
 
     func find(id: String) async throws -> UploadRecord? {
@@ -121,6 +136,7 @@ struct UploadRepository: Sendable {
             userID: try row.decode(column: "user_id", as: String.self),
             length: try row.decode(column: "length", as: Int64.self),
             fields: (try? JSONDecoder().decode([String: String].self, from: Data(fields.utf8))) ?? [:],
+            key: try row.decode(column: "upload_key", as: String?.self),
             postID: try row.decode(column: "post_id", as: String?.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             expiresAt: try row.decode(column: "expires_at", as: Int64.self))

@@ -11,12 +11,13 @@ struct CreateUploads: Migration {
                 user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
                 length BIGINT NOT NULL,
                 fields TEXT NOT NULL,
+                upload_key TEXT,
                 post_id TEXT,
                 created_at BIGINT NOT NULL,
                 expires_at BIGINT NOT NULL
             )
             """,
-            "CREATE INDEX uploads_user ON uploads(user_id)",
+            "CREATE INDEX uploads_user ON uploads(user_id, upload_key)",
             "CREATE INDEX uploads_expires ON uploads(expires_at)",
         ]
     }

@@ -148,6 +148,16 @@ struct ResumableUploadTests {
             let location = try #require(
                 try await client.createUpload(length: clip.count, fields: city, token: alice.token)
                     .headers[.location])
+            // A creation retried with its key (its answer lost) is the same upload; another length is not.
+            let keyed = city.merging(["uploadKey": "k-1"]) { $1 }
+            let first = try await client.createUpload(length: 1000, fields: keyed, token: alice.token)
+            let again = try await client.createUpload(length: 1000, fields: keyed, token: alice.token)
+            #expect(first.status == .created && again.headers[.location] == first.headers[.location])
+            let longer = try await client.createUpload(length: 2000, fields: keyed, token: alice.token)
+            #expect(longer.status == .created && longer.headers[.location] != first.headers[.location])
+            let badKey = try await client.createUpload(
+                length: 1000, fields: city.merging(["uploadKey": "a b"]) { $1 }, token: alice.token)
+            #expect(badKey.json.fieldErrors == ["uploadKey"])
             // Someone else's upload does not exist for them.
             #expect(try await client.headUpload(location, token: bob.token).status == .notFound)
             #expect(
@@ -289,46 +299,67 @@ struct ResumableUploadTests {
 struct StalledUploadTests {
     @Test("a PATCH that stops sending is ended after the idle time, its bytes kept and the upload free")
     func stalled() async throws {
+        // Connections idle for 2 s are closed, so every request goes through a pooled client that
+        // opens a new one when needed (the test client's one connection would be closed under it).
         try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 2 }) { services, client in
             let port = try #require(client.port)
-            let alice = try await client.member("alice")
+            func send(
+                _ method: NIOHTTP1.HTTPMethod, _ path: String, headers: [(String, String)] = [],
+                _ body: ArraySlice<UInt8>? = nil
+            ) async throws -> (status: UInt, headers: HTTPHeaders, text: String) {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+                request.method = method
+                for (name, value) in headers { request.headers.add(name: name, value: value) }
+                if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+                return (response.status.code, response.headers, text)
+            }
+            let signup = try await send(
+                .POST, "/v1/auth/signup", headers: [("Content-Type", "application/json")],
+                Array(#"{"username":"alice","email":"alice@example.com","password":"a long enough passphrase"}"#.utf8)[
+                    ...])
+            let token = try #require(
+                (try JSONSerialization.jsonObject(with: Data(signup.text.utf8)) as? JSON)?.accessToken)
+            let tus = [("Authorization", "Bearer \(token)"), ("Tus-Resumable", "1.0.0")]
             let clip = try Clips.mp4()
-            let location = try #require(
-                try await client.createUpload(length: clip.count, fields: city, token: alice.token)
-                    .headers[.location])
-            // A phone that lost its network: 1,000 of the promised bytes, then nothing, connection open.
+            let created = try await send(
+                .POST, "/v1/uploads",
+                headers: tus + [
+                    ("Upload-Length", "\(clip.count)"),
+                    ("Upload-Metadata", "city " + Data("Halifax$Nova Scotia$CA".utf8).base64EncodedString()),
+                ])
+            let location = try #require(created.headers.first(name: "Location"), "\(created.text)")
+            // A phone that lost its network: on a connection that already answered a request (so no
+            // first-request deadline applies), 1,000 of the promised bytes, then nothing, left open.
             let phone = try await RawConnection(port: port)
             try await phone.send(
-                "PATCH \(location) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(alice.token)\r\n"
+                "HEAD \(location) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Tus-Resumable: 1.0.0\r\n\r\n")
+            _ = try await phone.receive { $0.contains("\r\n\r\n") }
+            try await phone.send(
+                "PATCH \(location) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                     + "Tus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\n"
                     + "Content-Length: \(clip.count)\r\n\r\n")
             try await phone.send(bytes: ByteBuffer(bytes: clip[0..<1000]))
-            // Another connection resumes from the server's offset once the stalled one is ended (a
-            // pooled client: a refused PATCH's unread body ends its connection).
-            func send(_ method: NIOHTTP1.HTTPMethod, offset: Int? = nil, _ bytes: ArraySlice<UInt8> = []) async throws
-                -> HTTPClientResponse
-            {
-                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(location)")
-                request.method = method
-                request.headers.add(name: "Authorization", value: "Bearer \(alice.token)")
-                request.headers.add(name: "Tus-Resumable", value: "1.0.0")
-                if let offset {
-                    request.headers.add(name: "Upload-Offset", value: "\(offset)")
-                    request.headers.add(name: "Content-Type", value: "application/offset+octet-stream")
-                    request.body = .bytes(ByteBuffer(bytes: bytes))
-                }
-                return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            }
+            // Another connection resumes from the server's offset once the stalled one is ended.
             var status: UInt = 423
             #expect(
                 try await eventually(within: .seconds(30)) {
-                    guard try await send(.HEAD).headers.first(name: "Upload-Offset") == "1000" else { return false }
-                    status = try await send(.PATCH, offset: 1000, clip[1000...]).status.code
+                    let head = try await send(.HEAD, location, headers: tus)
+                    guard head.headers.first(name: "Upload-Offset") == "1000" else { return false }
+                    status = try await send(
+                        .PATCH, location,
+                        headers: tus + [
+                            ("Upload-Offset", "1000"), ("Content-Type", "application/offset+octet-stream"),
+                        ], clip[1000...]
+                    ).status
                     return status != 423
                 })
             #expect(status == 204)
             await phone.close()
-            let postID = try #require(try await send(.HEAD).headers.first(name: "Tonight-Post-Id"))
+            let postID = try #require(
+                try await send(.HEAD, location, headers: tus).headers.first(name: "Tonight-Post-Id"))
             let record = try #require(try await services.postRepository.find(id: postID))
             #expect(try await services.posts.blobs.get(key: record.originalKey, range: nil).data == clip)
         }
