@@ -83,6 +83,10 @@ let package = Package(
         // Builds Web/ into the server (EmbeddedWeb), so the binary serves the app from anywhere.
         .plugin(name: "EmbedWeb", capability: .buildTool(), dependencies: ["WebPacker"]),
         .executableTarget(name: "WebPacker", swiftSettings: swiftSettings),
+        // bench/run reach: Web Push encryption and VAPID signing per message, in µs.
+        .executableTarget(
+            name: "WebPushBench", dependencies: ["TonightServer"], path: "bench/WebPushBench",
+            swiftSettings: swiftSettings),
         .target(
             name: "TonightClient",
             dependencies: [

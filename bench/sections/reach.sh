@@ -36,4 +36,17 @@ print(f"push    python (http_ece + VAPID + POST) {f['push_python_per_message_ms'
 print()
 PY
   fi
+  section "reach: Web Push encryption and signing per message, without the network"
+  swift build -c release --product WebPushBench
+  "$(swift build -c release --show-bin-path)/WebPushBench" "$BENCH_REACH_COUNT" >"$out/webpush-swift.json"
+  "$py" "$root/bench/webpush_micro.py" "$BENCH_REACH_COUNT" >"$out/webpush-python.json"
+  "$py" - "$out/webpush-swift.json" "$out/webpush-python.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+swift, python = (json.load(open(path)) for path in sys.argv[1:3])
+print(f"## Web Push per message, µs (median of 5 rounds of {swift['count']})")
+for part in ("encrypt", "sign", "both"):
+    t, p = swift[f"{part}_us"], python[f"{part}_us"]
+    print(f"{part:8} tonight {t:8.1f}   python (http_ece, cryptography) {p:8.1f}   ratio python/tonight = {p / t:.2f}")
+print()
+PY
 fi

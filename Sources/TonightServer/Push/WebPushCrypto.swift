@@ -3,8 +3,9 @@ import Foundation
 
 /// Message encryption for Web Push (RFC 8291): ECDH on P-256 between a one-off key of ours and
 /// the browser's key, HKDF-SHA-256 keyed by the browser's auth secret, one AES-128-GCM record in
-/// the `aes128gcm` content coding (RFC 8188).
-enum WebPushCrypto {
+/// the `aes128gcm` content coding (RFC 8188). Package-visible for the micro-benchmark
+/// (`bench/WebPushBench`).
+package enum WebPushCrypto {
     /// Why a subscription's keys cannot be used.
     struct BadKeys: Error, CustomStringConvertible {
         var description: String { "the subscription's p256dh or auth key is not valid" }
@@ -15,7 +16,7 @@ enum WebPushCrypto {
 
     /// `plaintext` encrypted for the browser whose public key is `p256dh` (uncompressed point)
     /// and auth secret `auth` (16 bytes). `salt` and `serverKey` are fresh unless given (tests).
-    static func encrypt(
+    package static func encrypt(
         _ plaintext: Data, p256dh: Data, auth: Data, salt: Data? = nil,
         serverKey: P256.KeyAgreement.PrivateKey = P256.KeyAgreement.PrivateKey()
     ) throws -> Data {
@@ -47,16 +48,22 @@ enum WebPushCrypto {
 
 /// The server's identity towards push services (RFC 8292): a P-256 key whose public half is the
 /// browsers' `applicationServerKey`, and short-lived ES256 JWTs naming each push service's origin.
-struct VAPID: Sendable {
+package struct VAPID: Sendable {
     let key: P256.Signing.PrivateKey
     /// A contact for push services: `mailto:` or `https:`.
     let subject: String
+
+    /// The identity of `key`, with `subject` as the contact.
+    package init(key: P256.Signing.PrivateKey, subject: String) {
+        self.key = key
+        self.subject = subject
+    }
 
     /// The public key as browsers take it: uncompressed, base64url.
     var publicKey: String { Base64URL.encode(key.publicKey.x963Representation) }
 
     /// The `Authorization` header for a push to `endpoint`'s origin, valid 12 hours.
-    func authorization(for endpoint: URL, now: Date = Date()) throws -> String {
+    package func authorization(for endpoint: URL, now: Date = Date()) throws -> String {
         guard let scheme = endpoint.scheme?.lowercased(), let host = endpoint.host?.lowercased() else {
             throw WebPushCrypto.BadKeys()
         }
