@@ -587,10 +587,13 @@ struct PushOutboxTests {
                 let worker = JobWorker(
                     queue: services.jobs, handlers: [PushJob.kind: push.run], kinds: .only([PushJob.kind]),
                     logger: services.logger)
+                // The retry is due 3 s (Retry-After) after the claim, which is after `started`: a second
+                // after `started` is before it however long the first run takes on a loaded machine.
+                let started = Date()
                 #expect(try await worker.runOnce() == 1)
                 #expect(server.recorder.seen.count == 2)
                 // The retry waits for Retry-After (3 s), then goes to the throttled device only.
-                #expect(try await worker.runOnce(now: Date().addingTimeInterval(1)) == 0)
+                #expect(try await worker.runOnce(now: started.addingTimeInterval(1)) == 0)
                 #expect(try await worker.runOnce(now: Date().addingTimeInterval(4)) == 1)
                 let paths = server.recorder.seen.map(\.path)
                 #expect(paths.count == 3)

@@ -299,9 +299,9 @@ struct ResumableUploadTests {
 struct StalledUploadTests {
     @Test("a PATCH that stops sending is ended after the idle time, its bytes kept and the upload free")
     func stalled() async throws {
-        // Connections idle for 2 s are closed, so every request goes through a pooled client that
-        // opens a new one when needed (the test client's one connection would be closed under it).
-        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 2 }) { services, client in
+        // Connections idle for 5 s are closed, so every request goes on a connection of its own
+        // (the test client's one connection could be closed under it, and so could a pooled one).
+        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 5 }) { services, client in
             let port = try #require(client.port)
             func send(
                 _ method: NIOHTTP1.HTTPMethod, _ path: String, headers: [(String, String)] = [],
@@ -309,6 +309,7 @@ struct StalledUploadTests {
             ) async throws -> (status: UInt, headers: HTTPHeaders, text: String) {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
                 request.method = method
+                request.headers.add(name: "Connection", value: "close")
                 for (name, value) in headers { request.headers.add(name: name, value: value) }
                 if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
@@ -345,7 +346,7 @@ struct StalledUploadTests {
             // Another connection resumes from the server's offset once the stalled one is ended.
             var status: UInt = 423
             #expect(
-                try await eventually(within: .seconds(30)) {
+                try await eventually(within: .seconds(60)) {
                     let head = try await send(.HEAD, location, headers: tus)
                     guard head.headers.first(name: "Upload-Offset") == "1000" else { return false }
                     status = try await send(
