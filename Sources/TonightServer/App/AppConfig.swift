@@ -261,6 +261,10 @@ public struct AppConfig: Sendable {
     /// Megabytes of unfinished resumable uploads held at once, by the sum of their declared lengths
     /// (`uploads.held.mb`, default 10240); a creation beyond it answers 507.
     public var uploadsHeldMB: Int = 10240
+    /// Seconds a resumable upload's `PATCH` may send nothing before it is ended, its bytes kept
+    /// (`upload.idle.seconds`, default 60): a phone that lost its network without closing the
+    /// connection must not hold the upload.
+    public var uploadIdleSeconds: Int = 60
     /// Hours of clips a venue feed shows (`feed.place.window.hours`, default 24).
     public var placeFeedWindowHours: Int = 24
     /// Distinct users whose flags hide a post pending review (`moderation.flag.threshold`, default 3).
@@ -419,6 +423,7 @@ public struct AppConfig: Sendable {
         config.mediaSweepMinutes = reader.int(forKey: "media.sweep.minutes", default: config.mediaSweepMinutes)
         config.uploadExpiryHours = max(1, reader.int(forKey: "upload.expiry.hours", default: config.uploadExpiryHours))
         config.uploadsHeldMB = max(1, reader.int(forKey: "uploads.held.mb", default: config.uploadsHeldMB))
+        config.uploadIdleSeconds = max(1, reader.int(forKey: "upload.idle.seconds", default: config.uploadIdleSeconds))
         config.placeFeedWindowHours = reader.int(
             forKey: "feed.place.window.hours", default: config.placeFeedWindowHours)
         config.flagThreshold = reader.int(forKey: "moderation.flag.threshold", default: config.flagThreshold)

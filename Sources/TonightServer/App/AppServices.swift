@@ -186,7 +186,7 @@ public struct AppServices: Sendable {
             form: PostForm(places: places, events: events), limiter: accounts.limiter,
             directory: config.resumableUploadDirectory, maxBytes: config.mediaMaxBytes,
             uploadsPerHour: config.uploadsPerHour, expiry: .seconds(config.uploadExpiryHours * 3600),
-            totalBytes: Int64(config.uploadsHeldMB) << 20, bodyIdle: .seconds(max(1, config.idleTimeout)))
+            totalBytes: Int64(config.uploadsHeldMB) << 20, bodyIdle: .seconds(config.uploadIdleSeconds))
         return AppServices(
             config: config, logger: logger, database: database, tokens: tokens, live: live,
             jobs: jobs, hasher: hasher,

@@ -299,9 +299,8 @@ struct ResumableUploadTests {
 struct StalledUploadTests {
     @Test("a PATCH that stops sending is ended after the idle time, its bytes kept and the upload free")
     func stalled() async throws {
-        // Connections idle for 5 s are closed, so every request goes on a connection of its own
-        // (the test client's one connection could be closed under it, and so could a pooled one).
-        try await withLiveApp(.sqlite, configure: { $0.idleTimeout = 5 }) { services, client in
+        // Each request on a connection of its own: a refused PATCH's unread body ends its connection.
+        try await withLiveApp(.sqlite, configure: { $0.uploadIdleSeconds = 2 }) { services, client in
             let port = try #require(client.port)
             func send(
                 _ method: NIOHTTP1.HTTPMethod, _ path: String, headers: [(String, String)] = [],
