@@ -448,7 +448,7 @@ export async function chatScreen(id) {
   markRead();
   section.append(older, h("div", { role: "log", "aria-label": `Conversation with ${other}`, "aria-live": "polite" }, log),
     typing, composer);
-  return [h("h1", { class: "pala-chat-title" }, avatar(conversation.user), other),
+  return [h("h1", { class: "pala-chat-title" }, avatar(conversation.user), h("span", {}, other)),
     h("p", { class: "muted pala-head" }, conversation.presence?.online ? "Online" : "Offline", " · ",
       h("a", { href: "#/pala" }, "All chats"), " · ",
       confirmButton("Block", `Block ${other}? Neither of you will see the other again.`, async () => {

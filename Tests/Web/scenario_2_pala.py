@@ -129,6 +129,8 @@ def wall_grid(b, ben, suffix):
     call("POST", f"/v1/conversations/{chat['id']}/messages", {"text": "Hi from Eve", "clientId": uuid.uuid4().hex}, eve_token)
     b.get_by_role("link", name=f"Chat with {eve}").click()
     expect(b.get_by_role("heading", name=eve).locator("img.avatar")).to_have_attribute("src", re.compile(r"^/v1/media/"))
+    # A long username wraps in the chat's title: the phone's page never scrolls sideways.
+    assert b.evaluate("document.documentElement.scrollWidth") <= b.viewport_size["width"], "the chat is wider than the phone"
     hers = b.get_by_role("log").locator("li", has_text="Hi from Eve").locator("img.avatar")
     expect(hers).to_have_attribute("src", re.compile(r"^/v1/media/"))
     expect(hers).not_to_have_js_property("naturalWidth", 0)
