@@ -117,7 +117,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "TonightCoreTests", dependencies: ["TonightCore"], swiftSettings: swiftSettings),
+        // TonightServer only for ChildProcess, which runs ffmpeg to make sample files.
+        .testTarget(
+            name: "TonightCoreTests", dependencies: ["TonightCore", "TonightServer"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TonightServerTests",
             dependencies: [

@@ -189,6 +189,20 @@ pg_stop() {
   fi
 }
 
+# unfinished_tests LOG: the tests a swift test log shows started and not ended.
+unfinished_tests() {
+  python3 - "$1" <<'PY' || true
+import re, sys
+started, done = [], set()
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r'.*◇ Test (".*?"|\S+\(.*?\)) started\.', line)
+    if m: started.append(m.group(1))
+    m = re.match(r'.*[✔✘] Test (".*?"|\S+\(.*?\)) .*(passed|failed) after', line)
+    if m: done.add(m.group(1))
+print("unfinished tests:", *[t for t in started if t not in done], sep="\n  ")
+PY
+}
+
 # ---------------------------------------------------------------------------------------------
 # swift_test_watched ARGS…: `swift test ARGS…`, watched for a stall. The whole suite prints steadily
 # and ends in about four minutes; on 2026-11-26 runs stopped instead: no output, every thread of
@@ -196,7 +210,8 @@ pg_stop() {
 # A run silent for SWIFT_TEST_SILENCE seconds (default 420) is taken to have stalled: its threads'
 # stacks are kept in $tmp/stalled-stacks-N.txt (with gdb) and their top frames printed, its
 # unfinished tests are listed, it is killed, and the suite runs once more. A run that fails is
-# never repeated, and a second stall fails.
+# never repeated, and a second stall fails. A crash repeats the crashed thread's stack and the
+# unfinished tests at the end, where CI's excerpt of the log shows them.
 # ---------------------------------------------------------------------------------------------
 swift_test_watched() {
   local silence=${SWIFT_TEST_SILENCE:-420} log="$tmp/swift-test.log" attempt pid status xctest
@@ -220,16 +235,7 @@ swift_test_watched() {
           awk '/^Thread /{print; n=0; next} /^#/{if (n++ < 6) print "   " substr($0, 1, 150)}' \
             "$tmp/stalled-stacks-$attempt.txt" || true
         fi
-        python3 - "$log" <<'PY' || true
-import re, sys
-started, done = [], set()
-for line in open(sys.argv[1], errors="replace"):
-    m = re.match(r'.*◇ Test (".*?"|\S+\(.*?\)) started\.', line)
-    if m: started.append(m.group(1))
-    m = re.match(r'.*[✔✘] Test (".*?"|\S+\(.*?\)) .*(passed|failed) after', line)
-    if m: done.add(m.group(1))
-print("unfinished tests:", *[t for t in started if t not in done], sep="\n  ")
-PY
+        unfinished_tests "$log"
         [ -z "$xctest" ] || kill -9 "$xctest" 2>/dev/null || true
         kill "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
@@ -238,8 +244,17 @@ PY
       fi
     done
     if [ "$status" != stalled ]; then
-      wait "$pid"
-      return $?
+      wait "$pid" && return 0
+      status=$?
+      # A crash prints every thread's stack, and CI shows only the end of the log: repeat the
+      # crashed thread and the tests that were running below them.
+      if grep -q '^\*\*\* Program crashed' "$log"; then
+        note "the test process crashed:"
+        grep -m1 '^\*\*\* Program crashed' "$log"
+        awk '/^Thread .* crashed:/{p=1} p&&/^$/{if (++blank == 2) exit} p{print "   " substr($0, 1, 160)}' "$log" | head -n 40
+        unfinished_tests "$log"
+      fi
+      return $status
     fi
   done
   die "swift test stalled twice"

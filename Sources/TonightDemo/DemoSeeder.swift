@@ -224,14 +224,9 @@ public struct DemoSeeder: Sendable {
     }
 
     private static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw DemoError("\(arguments[0]) failed") }
+        guard try ChildProcess.run("/usr/bin/env", arguments: arguments).succeeded else {
+            throw DemoError("\(arguments[0]) failed")
+        }
     }
 }
 

@@ -9,14 +9,13 @@ struct UploadClientTests {
     /// A 3-second MP4 (about 100 KB) made by ffmpeg.
     private func clip() throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString).mp4")
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        ffmpeg.arguments = [
-            "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v",
-            "libx264", "-pix_fmt", "yuv420p", file.path,
-        ]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        try ChildProcess(
+            "/usr/bin/env",
+            arguments: [
+                "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v",
+                "libx264", "-pix_fmt", "yuv420p", file.path,
+            ], standardError: 2
+        ).waitUntilExit()
         return file
     }
 

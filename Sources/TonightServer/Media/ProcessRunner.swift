@@ -53,20 +53,14 @@ enum ProcessRunnerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs a command with Foundation's `Process`, capturing its output safely.
+/// Runs a command as a ``ChildProcess``, capturing its output safely.
 ///
 /// * Standard output and standard error are drained concurrently on dedicated threads, so a
 ///   child that fills one pipe while the caller waits on the other cannot deadlock.
 /// * Standard input is `/dev/null`.
-/// * A wall-clock timeout sends SIGTERM to the child's process group (Foundation starts every
-///   child in its own group), then SIGKILL after ``terminationGrace``, waits for the exit and
-///   throws ``ProcessRunnerError/timedOut(executable:pid:after:)``. SIGKILL matters: a child
-///   started from a Swift concurrency (libdispatch) thread inherits that thread's *blocked*
-///   signal mask — usually SIGTERM/SIGINT included — and Foundation's `Process` offers no way
-///   to reset it. Emptying the spawning thread's own mask around `run()` is not safe either:
-///   process-directed signals (SIGCHLD, SIGTERM) that libdispatch consumes through a signalfd
-///   could land on that thread meanwhile and be lost. So the child keeps the inherited mask,
-///   and SIGKILL, which cannot be blocked, guarantees termination.
+/// * A wall-clock timeout sends SIGTERM to the child's process group, then SIGKILL after
+///   ``terminationGrace``, waits for the exit and throws
+///   ``ProcessRunnerError/timedOut(executable:pid:after:)``.
 /// * Standard output beyond ``maxOutputBytes`` kills the child and throws
 ///   ``ProcessRunnerError/outputTooLarge(executable:limit:)``; standard error is truncated to
 ///   ``maxErrorBytes`` silently (the rest is still drained).
@@ -109,44 +103,26 @@ struct ProcessRunner: Sendable {
 
 // MARK: - Implementation
 
-/// The running child's pid and lifecycle flags, shared between the waiting thread, the readers
-/// and the cancellation handler.
+/// The running child and the cancellation flag, shared between the waiting thread and the
+/// cancellation handler.
 private final class ChildHandle: @unchecked Sendable {
     private let lock = NSLock()
-    private var pid: pid_t = 0
-    private var exited = false
+    private var child: ChildProcess?
     private(set) var cancelled = false
 
-    /// Records the pid; kills the child at once when cancellation came first.
-    func started(_ pid: pid_t) {
+    /// Records the child; kills it at once when cancellation came first.
+    func started(_ child: ChildProcess) {
         lock.withLock {
-            self.pid = pid
-            if cancelled { Self.signalGroup(pid, SIGKILL) }
+            self.child = child
+            if cancelled { child.signalGroup(SIGKILL) }
         }
     }
-
-    func markExited() { lock.withLock { exited = true } }
 
     func cancel() {
         lock.withLock {
             cancelled = true
-            if pid > 0, !exited { Self.signalGroup(pid, SIGKILL) }
+            child?.signalGroup(SIGKILL)
         }
-    }
-
-    /// Sends `signal` to the child's process group while the child has not been reaped.
-    func send(_ signal: Int32) {
-        lock.withLock { if pid > 0, !exited { Self.signalGroup(pid, signal) } }
-    }
-
-    /// After the child exited: kills what is left of its process group (grandchildren still
-    /// holding the pipes). The group id cannot be reused while any member is alive.
-    func killLeftovers() {
-        lock.withLock { if pid > 0 { _ = kill(-pid, SIGKILL) } }
-    }
-
-    private static func signalGroup(_ pid: pid_t, _ signal: Int32) {
-        if kill(-pid, signal) != 0 { _ = kill(pid, signal) }
     }
 }
 
@@ -186,79 +162,85 @@ private struct Job: Sendable {
 
     func execute() -> Result<ProcessOutput, any Error> {
         if child.cancelled { return .failure(CancellationError()) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let exited = DispatchSemaphore(value: 0)
-        let child = self.child
-        process.terminationHandler = { _ in
-            child.markExited()
-            exited.signal()
+        guard let out = OutputPipe(), let err = OutputPipe() else {
+            return .failure(ProcessRunnerError.launchFailed(executable: executable, reason: "no pipe"))
         }
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess(
+                executable, arguments: arguments, standardOutput: out.write, standardError: err.write)
         } catch {
+            [out.read, out.write, err.read, err.write].forEach { _ = close($0) }
             return .failure(ProcessRunnerError.launchFailed(executable: executable, reason: "\(error)"))
         }
-        child.started(process.processIdentifier)
-        // The readers only see end-of-file once no write end is open here. Foundation closes them
-        // in run() already; closing again is a no-op (the handles know they are closed).
-        try? outPipe.fileHandleForWriting.close()
-        try? errPipe.fileHandleForWriting.close()
+        // The readers only see end-of-file once no write end is open here.
+        _ = close(out.write)
+        _ = close(err.write)
+        child.started(process)
 
-        let out = Capture(limit: runner.maxOutputBytes)
-        let err = Capture(limit: runner.maxErrorBytes)
+        let stdout = Capture(limit: runner.maxOutputBytes)
+        let stderr = Capture(limit: runner.maxErrorBytes)
         let readers = DispatchGroup()
-        Self.drain(outPipe.fileHandleForReading, into: out, group: readers) { child.send(SIGKILL) }
-        Self.drain(errPipe.fileHandleForReading, into: err, group: readers) {}
+        Self.drain(out.read, into: stdout, group: readers) { process.signalGroup(SIGKILL) }
+        Self.drain(err.read, into: stderr, group: readers) {}
 
-        var timedOut = false
-        if exited.wait(timeout: .now() + runner.timeout.timeInterval) == .timedOut {
-            timedOut = true
-            child.send(SIGTERM)
-            if exited.wait(timeout: .now() + runner.terminationGrace.timeInterval) == .timedOut {
-                child.send(SIGKILL)
-                exited.wait()
+        var exit = process.wait(timeout: runner.timeout)
+        let timedOut = exit == nil
+        if timedOut {
+            process.signalGroup(SIGTERM)
+            exit = process.wait(timeout: runner.terminationGrace)
+            if exit == nil {
+                process.signalGroup(SIGKILL)
+                exit = process.waitUntilExit()
             }
         }
         if readers.wait(timeout: .now() + 2) == .timedOut {
-            child.killLeftovers()
+            // Grandchildren still hold the pipes.
+            process.signalGroup(SIGKILL)
             readers.wait()
         }
 
         if child.cancelled { return .failure(CancellationError()) }
         if timedOut {
             return .failure(
-                ProcessRunnerError.timedOut(
-                    executable: executable, pid: process.processIdentifier, after: runner.timeout))
+                ProcessRunnerError.timedOut(executable: executable, pid: process.pid, after: runner.timeout))
         }
-        if out.overflowed {
+        if stdout.overflowed {
             return .failure(ProcessRunnerError.outputTooLarge(executable: executable, limit: runner.maxOutputBytes))
         }
+        let ended = exit ?? process.waitUntilExit()
         return .success(
             ProcessOutput(
-                status: process.terminationStatus,
-                terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                stdout: out.bytes, stderr: err.bytes))
+                status: ended.status, terminatedBySignal: ended.bySignal, stdout: stdout.bytes, stderr: stderr.bytes))
     }
 
-    /// Reads `handle` to end-of-file on a new thread; calls `onOverflow` once if `capture` fills up.
+    /// A pipe whose two ends are close-on-exec (the child gets its end through `dup2`).
+    private struct OutputPipe {
+        let read: Int32
+        let write: Int32
+
+        init?() {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return nil }
+            (read, write) = (fds[0], fds[1])
+            // Not atomic with pipe(), which a spawn in between does not mind: the child closes
+            // every descriptor but its own three (``ChildProcess``).
+            _ = fcntl(read, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(write, F_SETFD, FD_CLOEXEC)
+        }
+    }
+
+    /// Reads `fd` to end-of-file on a new thread (and closes it); calls `onOverflow` once if `capture` fills up.
     private static func drain(
-        _ handle: FileHandle, into capture: Capture, group: DispatchGroup,
+        _ fd: Int32, into capture: Capture, group: DispatchGroup,
         onOverflow: @escaping @Sendable () -> Void
     ) {
         group.enter()
         Thread.detachNewThread {
             defer {
-                try? handle.close()
+                _ = close(fd)
                 group.leave()
             }
-            let fd = handle.fileDescriptor
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TonightServer
 
 @testable import TonightCore
 
@@ -173,15 +174,10 @@ enum FFmpegTool {
     static func run(_ arguments: [String], output: URL) -> Bool {
         guard let path else { return false }
         try? FileManager.default.removeItem(at: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments + [output.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
+        let exit = try? ChildProcess.run(
+            path, arguments: ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + arguments + [output.path])
         let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
-        return process.terminationStatus == 0 && size > 0
+        return exit?.succeeded == true && size > 0
     }
 }
 

@@ -20,7 +20,7 @@ import Testing
 /// `POST /moto-api/reset-auth 0`, which turns moto's signature and IAM checks on for every
 /// later request; then the bucket is created with a signed `PUT /bucket`.
 final class MotoServer: @unchecked Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
     let logPath: String
     let credentials: SigV4.Credentials
@@ -39,7 +39,7 @@ final class MotoServer: @unchecked Sendable {
         S3BlobStore(configuration: configuration(secret: secret))
     }
 
-    private init(process: Process, port: Int, logPath: String, credentials: SigV4.Credentials, bucket: String) {
+    private init(process: ChildProcess, port: Int, logPath: String, credentials: SigV4.Credentials, bucket: String) {
         self.process = process
         self.port = port
         self.logPath = logPath
@@ -53,7 +53,7 @@ final class MotoServer: @unchecked Sendable {
             process.terminate()
             let deadline = Date().addingTimeInterval(5)
             while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { process.signal(SIGKILL) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: logPath)
@@ -61,8 +61,8 @@ final class MotoServer: @unchecked Sendable {
 
     /// moto's server is started as `<python> -c <launcher> -H 127.0.0.1 -p <port>`, which is what the
     /// `moto_server` console script does (`moto.server.main(argv)`) plus a prologue, because
-    /// (1) a child spawned by Foundation's Process inherits the test thread's blocked signal mask,
-    /// so moto would ignore SIGTERM, and (2) if the test process dies (crash, kill -9), nothing
+    /// (1) moto must answer SIGTERM whatever signal mask it inherits (``ChildProcess`` empties it;
+    /// other launchers pass on the starting thread's), and (2) if the test process dies (crash, kill -9), nothing
     /// else would stop moto: a watchdog thread exits when the parent process is gone.
     static let launcher = """
         import os, signal, sys, threading, time
@@ -191,17 +191,15 @@ final class MotoServer: @unchecked Sendable {
     }
 
     private static func run(_ arguments: [String]) -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: arguments[0])
-        p.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        do {
+            let exit = try ChildProcess.start(arguments[0], arguments: Array(arguments.dropFirst()), outputTo: log)
+                .waitUntilExit()
+            return (exit.status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 
     // MARK: Starting
@@ -220,15 +218,9 @@ final class MotoServer: @unchecked Sendable {
                 "moto-\(port)-\(UUID().uuidString).log"
             ).path
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python[0])
-            process.arguments = python.dropFirst() + ["-c", launcher, "-H", "127.0.0.1", "-p", String(port)]
-            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            process.standardOutput = log
-            process.standardError = log
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            try? log.close()
+            let process = try ChildProcess.start(
+                python[0], arguments: python.dropFirst() + ["-c", launcher, "-H", "127.0.0.1", "-p", String(port)],
+                outputTo: logPath)
             do {
                 try await waitUntilAnswering(port: port, process: process, logPath: logPath)
                 let credentials = try await setUpAuth(port: port)
@@ -292,12 +284,13 @@ final class MotoServer: @unchecked Sendable {
 
     /// Polls `GET /moto-api/` (which needs no auth and does not count as an S3 action) every
     /// 100 ms until moto answers with any HTTP status; gives up after 30 s or if moto exits.
-    static func waitUntilAnswering(port: Int, process: Process, logPath: String) async throws {
+    static func waitUntilAnswering(port: Int, process: ChildProcess, logPath: String) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                throw StartError(description: "moto_server exited (\(process.terminationStatus)): \(log.suffix(2000))")
+                throw StartError(
+                    description: "moto_server exited (\(process.waitUntilExit().status)): \(log.suffix(2000))")
             }
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/moto-api/")
             request.method = .GET

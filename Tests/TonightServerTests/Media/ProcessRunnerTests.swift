@@ -70,6 +70,67 @@ import Testing
         }
     }
 
+    /// A server with ~1,400 connections open encodes a clip. Foundation's `Process.run()` copied 256
+    /// bytes out of each `/proc/self/fd` entry, past glibc's buffer once it fills (about 1,365
+    /// descriptors): before ``ChildProcess`` this crashed the test process with SIGSEGV in 4 of 5
+    /// runs (and crashed CI's whole test run at 1,354 descriptors).
+    @Test func childrenStartWhileThousandsOfDescriptorsAreOpen() async throws {
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let extra = max(0, 1_370 - open)
+        try #require(limit.rlim_cur > rlim_t(open + extra + 200), "RLIMIT_NOFILE \(limit.rlim_cur) is too low")
+        let held = (0..<extra).map { _ in Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        defer { held.forEach { _ = close($0) } }
+        let runner = ProcessRunner(timeout: .seconds(30))
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var succeeded = 0
+                    for _ in 0..<250 {
+                        if try await runner.run("/bin/true", arguments: []).succeeded { succeeded += 1 }
+                    }
+                    return succeeded
+                }
+            }
+            var succeeded = 0
+            for try await count in group { succeeded += count }
+            #expect(succeeded == 2_000)
+        }
+    }
+
+    /// The child gets standard input, output and error and nothing else of the server's.
+    @Test func childInheritsOnlyItsStandardDescriptors() async throws {
+        let leaked = Glibc.open("/dev/null", O_RDONLY)  // not close-on-exec
+        defer { _ = close(leaked) }
+        let result = try await ProcessRunner(timeout: .seconds(10)).run(
+            "/bin/sh", arguments: ["-c", "ls /proc/$$/fd"])
+        #expect(result.succeeded)
+        #expect(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").sorted() == ["0", "1", "2"])
+    }
+
+    /// A child starts with an empty signal mask and default handlers, so SIGTERM ends it even when
+    /// it was started from a thread that blocks SIGTERM, and it sees a closed pipe as the signal.
+    @Test func childStartsWithDefaultSignals() async throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let child = try ChildProcess("/bin/sleep", arguments: ["600"])
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        child.terminate()
+        #expect(await child.exited() == .init(status: SIGTERM, bySignal: true))
+        #expect(!child.isRunning)
+        let status = try await ProcessRunner(timeout: .seconds(10)).run(
+            "/bin/grep", arguments: ["-E", "^(SigBlk|SigIgn)", "/proc/self/status"])
+        // The standard signals (1–31; glibc keeps two real-time ones for itself).
+        let masks = String(decoding: status.stdout, as: UTF8.self).split(separator: "\n").map {
+            ($0.split(separator: "\t").last.flatMap { UInt64($0, radix: 16) } ?? .max) & 0x7fff_ffff
+        }
+        #expect(masks == [0, 0], "\(String(decoding: status.stdout, as: UTF8.self))")
+    }
+
     @Test func locateFindsToolsOnPathOnly() throws {
         let tools = try MediaFixture.tools()
         #expect(tools.ffmpeg.hasSuffix("/ffmpeg") && tools.ffprobe.hasSuffix("/ffprobe"))

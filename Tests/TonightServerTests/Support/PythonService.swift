@@ -14,9 +14,9 @@ final class PythonService: @unchecked Sendable {
     let port: Int
     /// A scratch folder that goes with the service.
     let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
-    private init(port: Int, directory: URL, process: Process) {
+    private init(port: Int, directory: URL, process: ChildProcess) {
         self.port = port
         self.directory = directory
         self.process = process
@@ -24,16 +24,8 @@ final class PythonService: @unchecked Sendable {
 
     /// Whether `.venv`'s Python imports `modules`; records an issue when `requiredBy` is set and it does not.
     static func available(_ modules: [String], requiredBy variable: String) -> Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import " + modules.joined(separator: ", ")]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        var found = false
-        if (try? probe.run()) != nil {
-            probe.waitUntilExit()
-            found = probe.terminationStatus == 0
-        }
+        let probe = try? ChildProcess.run(python, arguments: ["-c", "import " + modules.joined(separator: ", ")])
+        let found = probe?.succeeded == true
         if !found {
             if ProcessInfo.processInfo.environment[variable] != nil {
                 Issue.record("\(variable) is set but \(python) cannot import \(modules.joined(separator: ", "))")
@@ -52,13 +44,11 @@ final class PythonService: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let output = directory.appendingPathComponent("stdout")
         FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [MotoServer.packageRoot + "/Tests/" + script] + arguments + (try prepare(directory))
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let stdout = open(output.path, O_WRONLY | O_CLOEXEC)
+        defer { _ = close(stdout) }
+        let process = try ChildProcess(
+            python, arguments: [MotoServer.packageRoot + "/Tests/" + script] + arguments + (try prepare(directory)),
+            standardOutput: stdout)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -88,18 +78,12 @@ final class PythonService: @unchecked Sendable {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("py-\(UUID().uuidString).out")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [MotoServer.packageRoot + "/Tests/" + script] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let stdout = open(output.path, O_WRONLY | O_CLOEXEC)
+        defer { _ = close(stdout) }
+        let status = try await ChildProcess(
+            python, arguments: [MotoServer.packageRoot + "/Tests/" + script] + arguments, standardOutput: stdout,
+            standardError: 2
+        ).exited().status
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         return (status, text.split(separator: "\n").last.map(String.init) ?? "")
     }

@@ -23,12 +23,10 @@ enum Clips {
         if let data = FileManager.default.contents(atPath: path) { return [UInt8](data) }
         // Tests run in parallel: make it under a unique name, then rename it into place whole.
         let temporary = directory + "/" + UUID().uuidString + "-" + name
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-v", "error", "-y"] + arguments + [temporary]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ConfigurationError("ffmpeg could not make \(name)") }
+        let exit = try ChildProcess(
+            "/usr/bin/env", arguments: ["ffmpeg", "-v", "error", "-y"] + arguments + [temporary], standardError: 2
+        ).waitUntilExit()
+        guard exit.succeeded else { throw ConfigurationError("ffmpeg could not make \(name)") }
         _ = rename(temporary, path)
         unlink(temporary)
         guard let data = FileManager.default.contents(atPath: path) else { throw ConfigurationError("\(name) is gone") }
