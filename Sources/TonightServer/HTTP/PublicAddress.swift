@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The guard for requests the server makes to addresses its clients or imports chose (feed image
 /// links today): only hosts whose every DNS address is public — no loopback, private, shared,
@@ -17,10 +18,37 @@ enum PublicAddress {
         var unresolved = false
     }
 
+    /// How long a caller waits for DNS. `getaddrinfo` itself cannot be stopped: past this the
+    /// caller gets an unresolved refusal (retried later) while the lookup ends on its thread.
+    static let lookupDeadline: Duration = .seconds(5)
+    /// How many lookups may be running or waiting for a thread; more are refused at once, so a DNS
+    /// server that stopped answering cannot gather an unbounded queue of callers.
+    static let maxPendingLookups = 32
+    private static let pending = Mutex(0)
+
     /// The first address of `host`, when every address it resolves to is public (or `host` is in
-    /// `allowing`). Resolution runs on NIO's thread pool; it throws ``Refusal`` otherwise.
-    static func resolve(_ host: String, port: Int, allowing: Set<String>) async throws -> SocketAddress {
-        let addresses = try await resolver.runIfActive { try lookup(host, port: port) }
+    /// `allowing`). Resolution runs on threads of its own, within ``lookupDeadline``; it throws
+    /// ``Refusal`` otherwise.
+    static func resolve(
+        _ host: String, port: Int, allowing: Set<String>,
+        deadline: Duration = lookupDeadline,
+        lookup: @escaping @Sendable (String, Int) throws -> [SocketAddress] = lookup
+    ) async throws -> SocketAddress {
+        let admitted = pending.withLock { count in
+            guard count < maxPendingLookups else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw Refusal(description: "too many DNS lookups waiting", unresolved: true) }
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await withDeadline(deadline) {
+                defer { pending.withLock { $0 -= 1 } }
+                return try await resolver.runIfActive { try lookup(host, port) }
+            }
+        } catch is DeadlineExceeded {
+            throw Refusal(description: "no DNS answer within \(deadline)", unresolved: true)
+        }
         guard let first = addresses.first else { throw Refusal(description: "no address", unresolved: true) }
         if allowing.contains(host.lowercased()) { return first }
         guard addresses.allSatisfy(isPublic) else { throw Refusal(description: "not a public address") }

@@ -144,4 +144,28 @@ struct RemoteImagesTests {
         #expect(!PublicAddress.isPlainHost("[v1.x]") && !PublicAddress.isPlainHost("a b"))
         #expect(!PublicAddress.isPlainHost(""))
     }
+
+    /// A DNS server that never answers holds a lookup thread, never its caller (a push delivery or
+    /// an image fetch): the caller gets a retryable refusal at the deadline, and the lookups that
+    /// may wait at once are bounded.
+    @Test("a DNS lookup that never answers is given up at its deadline")
+    func dnsDeadline() async throws {
+        let release = DispatchSemaphore(value: 0)
+        // The lookup answers after 5 s: without a deadline the caller would get its address then.
+        Task {
+            try? await Task.sleep(for: .seconds(5))
+            release.signal()
+        }
+        do {
+            _ = try await PublicAddress.resolve("hangs.example", port: 443, allowing: [], deadline: .milliseconds(300))
+            {
+                _, _ in
+                release.wait()
+                return [try SocketAddress(ipAddress: "93.184.216.34", port: 443)]
+            }
+            Issue.record("a lookup that never answered resolved")
+        } catch let refusal as PublicAddress.Refusal {
+            #expect(refusal.unresolved, "\(refusal)")
+        }
+    }
 }
