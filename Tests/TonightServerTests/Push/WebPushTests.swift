@@ -98,6 +98,25 @@ struct WebPushTests {
         #expect(String(decoding: plainClaims, as: UTF8.self).contains(#""aud":"https://push.example.net""#))
     }
 
+    @Test("a VAPID token is signed once per push service and signed again when half its life is left")
+    func vapidReuse() throws {
+        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@tonight.example")
+        let endpoint = try #require(URL(string: "https://push.example.net/wpush/v2/abc"))
+        let other = try #require(URL(string: "https://push.example.net/wpush/v2/other-browser"))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let first = try vapid.authorization(for: endpoint, now: now)
+        // ECDSA signatures are randomized: an equal header is the cached one.
+        #expect(try vapid.authorization(for: other, now: now.addingTimeInterval(6 * 3600 - 1)) == first)
+        #expect(try vapid.signedAuthorization(for: endpoint, now: now) != first)
+        let renewed = try vapid.authorization(for: endpoint, now: now.addingTimeInterval(6 * 3600))
+        #expect(renewed != first)
+        let claims = try #require(
+            renewed.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode(String($0)) })
+        let exp = try #require(try JSONSerialization.jsonObject(with: claims) as? [String: Any])["exp"] as? Int
+        #expect(exp == 1_800_000_000 + 6 * 3600 + 12 * 3600)
+        #expect(try vapid.authorization(for: try #require(URL(string: "https://fcm.example.com/x")), now: now) != first)
+    }
+
     @Test("only https endpoints of plain hosts on port 443, unless the host is listed as insecure")
     func endpoints() {
         let sender = WebPushSender(
