@@ -97,10 +97,14 @@ struct ChatHandlers: Sendable {
             issues.append(.init(field: "clientId", code: "invalid", message: "Use 1–100 visible characters."))
         }
         if !issues.isEmpty { throw APIError.validation(issues) }
-        let conversation = try await membership(input.path.conversationId, caller)
-        guard try await canTalk(in: conversation) else { throw Self.friendsAndMatchesOnly }
+        guard let context = try await chat.sendingContext(input.path.conversationId, sender: caller.userID),
+            context.conversation.includes(caller.userID)
+        else { throw APIError.notFound("No such conversation.") }
+        let conversation = context.conversation
+        // As ``canTalk(in:)`` decides, from the same read.
+        guard conversation.matchID != nil || context.friends else { throw Self.friendsAndMatchesOnly }
         let recipient = conversation.other(than: caller.userID)
-        let offline = (try await chat.presence(of: [recipient])[recipient]?.onlineUntil ?? 0) <= Clock.millis()
+        let offline = context.recipientOnlineUntil <= Clock.millis()
         // The sender's name only matters for the notification of an offline recipient.
         let senderName = offline ? try await people.current(caller).shownName : ""
         let preview = String(text.prefix(80))

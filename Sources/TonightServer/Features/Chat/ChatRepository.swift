@@ -43,6 +43,14 @@ struct MessageRecord: Sendable, Equatable {
 struct ChatRepository: Sendable {
     let db: any SQLDatabase
     let database: Database
+    /// Stores messages in groups (see ``MessageBatcher``).
+    let batcher: MessageBatcher
+
+    init(db: any SQLDatabase, database: Database, batcher: MessageBatcher? = nil) {
+        self.db = db
+        self.database = database
+        self.batcher = batcher ?? MessageBatcher(database: database)
+    }
 
     static let columns = "id, kind, user_a, user_b, match_id, last_seq, read_a, read_b, created_at, updated_at"
     private static let messageColumns = "conversation_id, seq, id, sender_id, client_id, text, created_at"
@@ -50,6 +58,28 @@ struct ChatRepository: Sendable {
     func conversation(id: String) async throws -> ConversationRecord? {
         try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM conversations WHERE id = \(bind: id)").first()
             .map(Self.decode)
+    }
+
+    /// What sending a message in conversation `id` by `sender` needs, in one statement (a message
+    /// used to take three reads before its write): the conversation, whether its members are
+    /// friends, and until when the other member is online (0 when never).
+    func sendingContext(_ id: String, sender: String) async throws
+        -> (conversation: ConversationRecord, friends: Bool, recipientOnlineUntil: Int64)?
+    {
+        let sql: SQLQueryString = """
+            SELECT \(unsafeRaw: Self.columns),
+                EXISTS (SELECT 1 FROM friends WHERE friends.user_id = conversations.user_a
+                    AND friends.friend_id = conversations.user_b) AS friends,
+                COALESCE((SELECT online_until FROM users WHERE users.id = CASE WHEN conversations.user_a = \(bind: sender)
+                    THEN conversations.user_b ELSE conversations.user_a END), 0) AS recipient_online_until
+            FROM conversations WHERE id = \(bind: id)
+            """
+        return try await db.raw(sql).first().map {
+            (
+                try Self.decode($0), try $0.decode(column: "friends", as: Bool.self),
+                try $0.decode(column: "recipient_online_until", as: Int64.self)
+            )
+        }
     }
 
     /// The pair's conversation, made (of `kind`) if there is none.
@@ -157,33 +187,14 @@ struct ChatRepository: Sendable {
             return (earlier, false, [])
         }
         let id = Identifier.make()
-        let numbered: SQLQueryString =
-            database.kind == .postgres
-            ? """
-            WITH c AS (
-                UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: now),
-                    read_a = CASE WHEN user_a = \(bind: sender) THEN last_seq + 1 ELSE read_a END,
-                    read_b = CASE WHEN user_b = \(bind: sender) THEN last_seq + 1 ELSE read_b END
-                WHERE id = \(bind: conversationID) RETURNING id, last_seq)
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT c.id, c.last_seq, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now) FROM c
-            RETURNING seq
-            """
-            // SQLite: the trigger `messages_number` moves the conversation's counters.
-            : """
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT id, last_seq + 1, \(bind: id), \(bind: sender), \(bind: clientID), \(bind: text), \(bind: now)
-            FROM conversations WHERE id = \(bind: conversationID)
-            RETURNING seq
-            """
+        let pending = MessageBatcher.Pending(
+            conversationID: conversationID, id: id, sender: sender, clientID: clientID, text: text, now: now)
         do {
-            // One statement numbers and stores the message: the conversation row is the lock, so
-            // numbering is gap-free and in commit order.
-            guard let row = try await database.write({ db in try await db.raw(numbered).first() }) else {
+            guard let seq = try await batcher.store(pending) else {
                 throw APIError.notFound("No such conversation.")
             }
             let message = MessageRecord(
-                conversationID: conversationID, seq: try row.decode(column: "seq", as: Int64.self), id: id,
+                conversationID: conversationID, seq: seq, id: id,
                 senderID: sender, clientID: clientID, text: text, createdAt: now)
             let drafts = notice(message)
             let written =
@@ -199,6 +210,34 @@ struct ChatRepository: Sendable {
             else { throw error }
             return (earlier, false, [])
         }
+    }
+
+    /// Stores `m` as its conversation's next message and returns its number (nil when the
+    /// conversation does not exist). One statement numbers and stores it: the conversation row is the lock, so
+    /// numbering is gap-free and in commit order.
+    static func insert(_ m: MessageBatcher.Pending, on db: any SQLDatabase, kind: DatabaseKind) async throws -> Int64? {
+        let numbered: SQLQueryString =
+            kind == .postgres
+            ? """
+            WITH c AS (
+                UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: m.now),
+                    read_a = CASE WHEN user_a = \(bind: m.sender) THEN last_seq + 1 ELSE read_a END,
+                    read_b = CASE WHEN user_b = \(bind: m.sender) THEN last_seq + 1 ELSE read_b END
+                WHERE id = \(bind: m.conversationID) RETURNING id, last_seq)
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT c.id, c.last_seq, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
+                \(bind: m.now) FROM c
+            RETURNING seq
+            """
+            // SQLite: the trigger `messages_number` moves the conversation's counters.
+            : """
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
+                \(bind: m.now)
+            FROM conversations WHERE id = \(bind: m.conversationID)
+            RETURNING seq
+            """
+        return try await db.raw(numbered).first().map { try $0.decode(column: "seq", as: Int64.self) }
     }
 
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.

@@ -126,6 +126,39 @@ struct ChatRouteTests {
         }
     }
 
+    /// Messages are stored in groups (``MessageBatcher``): 400 senders at once across eight
+    /// conversations, every message stored once and each conversation numbered without a gap.
+    @Test(
+        "400 messages at once in eight conversations: grouped commits keep each numbering gap-free",
+        arguments: Backend.available)
+    func groupedCommits(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            var pairs: [(TestUser, TestUser, String)] = []
+            for index in 0..<8 {
+                let a = try await client.member("ana\(index)")
+                let b = try await client.member("ben\(index)")
+                try await client.befriend(a, b)
+                pairs.append((a, b, try await client.conversation(a, with: b)))
+            }
+            try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                for index in 0..<400 {
+                    let (a, b, id) = pairs[index % 8]
+                    group.addTask {
+                        let sent = try await client.say("m\(index)", in: id, as: index % 3 == 0 ? b : a)
+                        return (sent.status, "\(sent.json)")
+                    }
+                }
+                for try await (status, body) in group { #expect(status == .created, "\(body)") }
+            }
+            for (_, _, id) in pairs {
+                let rows = try await services.chat.messages(in: id, before: nil, since: 0, limit: 1000)
+                #expect(rows.map(\.seq) == Array(1...50).map(Int64.init))
+                #expect(Set(rows.map(\.text)).count == 50)
+            }
+            #expect(try await rowCount("messages", in: services) == 400)
+        }
+    }
+
     @Test(
         "a retried send with one client id stores one message, even when the retries race", arguments: Backend.available
     )
