@@ -73,12 +73,19 @@ struct LiveRoutes {
         if let token = request.uri.queryParameters["token"] {
             principal = try? await verify(String(token))
         }
+        // Only a socket that came without a token waits for its `auth` message (a task per socket
+        // that sleeps: 10,000 sockets would hold 10,000 of them).
         let authenticated = NIOLockedValueBox(principal != nil)
-        let timeout = Task { [authTimeout] in
-            try await Task.sleep(for: authTimeout)
-            if !authenticated.withLockedValue({ $0 }) { socket.enqueue(.close(.policyViolation, "authenticate first")) }
-        }
-        defer { timeout.cancel() }
+        let timeout =
+            principal != nil
+            ? nil
+            : Task { [authTimeout] in
+                try await Task.sleep(for: authTimeout)
+                if !authenticated.withLockedValue({ $0 }) {
+                    socket.enqueue(.close(.policyViolation, "authenticate first"))
+                }
+            }
+        defer { timeout?.cancel() }
         if let principal { await ready(principal, socket: socket) }
         defer {
             if let userID = principal?.userID {
