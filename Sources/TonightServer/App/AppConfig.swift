@@ -244,6 +244,10 @@ public struct AppConfig: Sendable {
     /// another process (a CLI import) takes to show on an anonymous feed page. SQLite only: on
     /// PostgreSQL changes arrive by notification (see ``ClusterFeedVersion``).
     public var feedCacheTrustMilliseconds: Int = 250
+    /// How long a member's session recommendations are answered from memory while nothing they
+    /// were made from has changed (`recs.cache.seconds`, default 60; 0: off). See
+    /// ``RecommendationCache``.
+    public var recommendationCacheSeconds: Int = 60
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).
     public var ffmpegPath: String = ""
@@ -413,6 +417,8 @@ public struct AppConfig: Sendable {
         config.mediaMemoryMB = reader.int(forKey: "media.memory.mb", default: config.mediaMemoryMB)
         config.feedCacheTrustMilliseconds = max(
             0, reader.int(forKey: "feed.cache.trust.ms", default: config.feedCacheTrustMilliseconds))
+        config.recommendationCacheSeconds = max(
+            0, reader.int(forKey: "recs.cache.seconds", default: config.recommendationCacheSeconds))
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)

@@ -59,6 +59,8 @@ public struct AppServices: Sendable {
     let bans: BanList
     /// Sessions beyond plain events: sports, players, recommendations, calendar feeds.
     let sessions: SessionRepository
+    /// Session recommendations kept in memory while nothing they read has changed.
+    let recommendationCache: RecommendationCache<Components.Schemas.SessionRecommendationList>
     /// Anonymous feed pages and artist suggestions kept in memory (suggestions on SQLite only).
     let pages: PageCache?
     /// Song search (Spotify when configured, else songs already used on posts).
@@ -127,11 +129,12 @@ public struct AppServices: Sendable {
         let catalog = CatalogRepository(db: database.sql, database: database)
         let suggester = ArtistSuggester(catalog: catalog, generation: suggestions)
         let feedVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
+        let recommendationVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
         let fanout: any LiveFanout =
             database.kind == .postgres
             ? try PostgresFanout(
-                database: database, hub: live, url: config.databaseURL, feed: feedVersion, suggester: suggester,
-                logger: logger)
+                database: database, hub: live, url: config.databaseURL, feed: feedVersion,
+                recommendations: recommendationVersion, suggester: suggester, logger: logger)
             : LocalFanout(hub: live)
         let devices = DeviceRepository(db: database.sql, database: database)
         let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
@@ -227,6 +230,12 @@ public struct AppServices: Sendable {
             uploadSweeper: UploadSweeper(
                 uploads: uploads, interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
+            recommendationCache: RecommendationCache(
+                lifetime: .seconds(config.recommendationCacheSeconds), countsWrites: database.kind == .postgres,
+                version: {
+                    if let recommendationVersion { return recommendationVersion.current }
+                    return try? await database.recommendationVersion()
+                }),
             pages: PageCache(
                 signsMedia: posts.urls.signs, suggestions: suggestions, cluster: feedVersion,
                 trust: .milliseconds(config.feedCacheTrustMilliseconds)),

@@ -35,6 +35,9 @@ public func buildApplication(
             streamingPatchPrefixes: [TusMiddleware.prefix + "/": config.mediaMaxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
+    if services.recommendationCache.countsWrites {
+        router.add(middleware: RecommendationCacheMiddleware(cache: services.recommendationCache))
+    }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
     // Inside the idempotency middleware: refusals are answers that a retry gets replayed.

@@ -181,7 +181,8 @@ final class SuggestionGeneration: Sendable {
 
 /// The feed version of an instance on PostgreSQL (see ``PageCache``): it moves on every write
 /// request of this instance (``PageCache/noteWrite()``) and on every `feed` notification the
-/// database sends (migration 0028's triggers, through ``PostgresFanout``).
+/// database sends (migration 0028's triggers, through ``PostgresFanout``). A second one counts
+/// the `recs` notifications of migration 0034 for the ``RecommendationCache``.
 ///
 /// Notifications are lost while the listener is not subscribed and late while its connection
 /// hangs, so the version is withheld (nothing is cached or answered from the cache) unless the

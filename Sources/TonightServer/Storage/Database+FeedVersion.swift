@@ -8,3 +8,12 @@ extension Database {
             .decode(column: "version", as: Int64.self)
     }
 }
+
+extension Database {
+    /// The recommendation version (`recs_version`, SQLite): every change a session recommendation
+    /// reads moves it (triggers of migration 0034).
+    func recommendationVersion() async throws -> Int64? {
+        try await sql.raw("SELECT version FROM recs_version WHERE id = 1").first()?
+            .decode(column: "version", as: Int64.self)
+    }
+}

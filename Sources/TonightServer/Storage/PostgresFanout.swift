@@ -14,15 +14,17 @@ import TonightCore
 /// missed chat messages with `since`).
 ///
 /// The same channel carries the database's change notifications (migration 0028): `feed` moves
-/// this instance's ``ClusterFeedVersion`` and `artists` has the ``ArtistSuggester`` check its index
-/// before its next answer. While the listener is not subscribed the feed version is withheld, and
-/// subscribing again drops every cached page (see ``ClusterFeedVersion``).
+/// this instance's ``ClusterFeedVersion``, `recs` (migration 0034) its recommendation version, and
+/// `artists` has the ``ArtistSuggester`` check its index before its next answer. While the listener
+/// is not subscribed both versions are withheld, and subscribing again drops every cached page and
+/// recommendation (see ``ClusterFeedVersion``).
 final class PostgresFanout: LiveFanout, Service {
     static let channel = "tonight_live"
     static let inlineLimit = 7000
     /// The payloads of migration 0028's triggers.
     static let feedChanged = "feed"
     static let artistsChanged = "artists"
+    static let recommendationsChanged = "recs"
 
     private let outbox: LiveOutbox
     private let hub: LiveHub
@@ -30,15 +32,19 @@ final class PostgresFanout: LiveFanout, Service {
     private let logger: Logger
     private let listening = NIOLockedValueBox(false)
     private let feed: ClusterFeedVersion?
+    private let recommendations: ClusterFeedVersion?
     private let suggester: ArtistSuggester?
+    /// The versions the notifications move, withheld together while the listener is away.
+    private var versions: [ClusterFeedVersion] { [feed, recommendations].compactMap { $0 } }
 
     init(
         database: Database, hub: LiveHub, url: String, feed: ClusterFeedVersion? = nil,
-        suggester: ArtistSuggester? = nil, logger: Logger
+        recommendations: ClusterFeedVersion? = nil, suggester: ArtistSuggester? = nil, logger: Logger
     ) throws {
         self.outbox = LiveOutbox(database: database)
         self.hub = hub
         self.feed = feed
+        self.recommendations = recommendations
         self.suggester = suggester
         self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
         self.logger = logger
@@ -72,7 +78,7 @@ final class PostgresFanout: LiveFanout, Service {
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
                     self.listening.withLockedValue { $0 = true }
-                    self.feed?.listening(true)
+                    for version in self.versions { version.listening(true) }
                     // Every subscription but the first may have missed notifications, however the
                     // last one ended.
                     if subscribedBefore { self.catchUp() }
@@ -90,7 +96,7 @@ final class PostgresFanout: LiveFanout, Service {
                 logger.warning("live listener lost its connection", metadata: LoggedError.metadata(error))
             }
             listening.withLockedValue { $0 = false }
-            feed?.listening(false)
+            for version in versions { version.listening(false) }
             try await Task.sleep(for: .milliseconds(min(5000, 100 * (1 << min(attempt, 6)))))
         }
     }
@@ -113,7 +119,7 @@ final class PostgresFanout: LiveFanout, Service {
                 Task { try? await connection.close() }
                 throw error
             }
-            feed?.heartbeat()
+            for version in versions { version.heartbeat() }
         }
     }
 
@@ -145,6 +151,7 @@ final class PostgresFanout: LiveFanout, Service {
     private func deliver(_ payload: String) async {
         switch payload {
         case Self.feedChanged: return feed?.advance() ?? ()
+        case Self.recommendationsChanged: return recommendations?.advance() ?? ()
         case Self.artistsChanged: return await suggester?.invalidate() ?? ()
         default: break
         }

@@ -14,6 +14,7 @@ struct RecommendationsHandlers: Sendable {
     let people: People
     let recommender: EventRecommender
     let sessionRecommender: SessionRecommender
+    let sessionCache: RecommendationCache<Components.Schemas.SessionRecommendationList>
 
     func putMyPreferences(_ input: Operations.PutMyPreferences.Input) async throws
         -> Operations.PutMyPreferences.Output
@@ -41,8 +42,22 @@ struct RecommendationsHandlers: Sendable {
     {
         let caller = try RequestInfo.requireMember()
         let limit = try Paging.limit(input.query.limit)
+        // Taken before the first read: a change after it makes a different stamp.
+        let stamp = await sessionCache.stamp()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
+        let key = RecommendationCache<Components.Schemas.SessionRecommendationList>.Key(
+            userID: user.id, latitude: center.latitude, longitude: center.longitude, limit: limit)
+        if let stamp, let kept = sessionCache.answer(key, at: stamp) { return .ok(.init(body: .json(kept))) }
+        let list = try await recommendSessions(user: user, center: center, limit: limit)
+        if let stamp { sessionCache.keep(list, for: key, madeAt: stamp) }
+        return .ok(.init(body: .json(list)))
+    }
+
+    /// The ranked sessions for `user` around `center`, with the events, friends and reasons shown.
+    private func recommendSessions(user: UserRecord, center: GeoPoint, limit: Int) async throws
+        -> Components.Schemas.SessionRecommendationList
+    {
         let ranked = try await sessionRecommender.recommend(
             user: user, preferences: PreferencesRules.decode(user.preferences), center: center, limit: limit,
             now: Date())
@@ -76,7 +91,7 @@ struct RecommendationsHandlers: Sendable {
                         distanceMeters: reason.distanceMeters.map { ($0 * 10).rounded() / 10 }, hour: reason.hour)
                 })
         }
-        return .ok(.init(body: .json(.init(items: items))))
+        return .init(items: items)
     }
 
     func dismissRecommendation(_ input: Operations.DismissRecommendation.Input) async throws

@@ -46,6 +46,7 @@ enum Migrations {
         CreateEmailTokens(),
         CreateWebPushSubscriptions(),
         CreateUploads(),
+        RecommendationVersion(),
     ]
 }
 

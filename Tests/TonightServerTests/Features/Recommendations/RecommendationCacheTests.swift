@@ -1,0 +1,107 @@
+import Foundation
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+@testable import TonightServer
+
+@Suite("Recommendations kept in memory")
+struct RecommendationCacheTests {
+    typealias Cache = RecommendationCache<String>
+    let key = Cache.Key(userID: "u", latitude: 47.37, longitude: 8.54, limit: 20)
+
+    @Test("an answer is given again only at the same stamp and within its lifetime")
+    func stampAndLifetime() async throws {
+        let cache = Cache(lifetime: .milliseconds(200), countsWrites: true, version: { 7 })
+        let stamp = try #require(await cache.stamp())
+        cache.keep("answer", for: key, madeAt: stamp)
+        #expect(cache.answer(key, at: stamp) == "answer")
+        #expect(cache.answer(key, at: .init(version: 8, writes: stamp.writes)) == nil)
+        // A write on this instance (PostgreSQL) starts afresh, and a dropped answer stays dropped.
+        cache.keep("answer", for: key, madeAt: stamp)
+        cache.noteWrite()
+        let later = try #require(await cache.stamp())
+        #expect(later != stamp && cache.answer(key, at: later) == nil && cache.count == 0)
+        cache.keep("again", for: key, madeAt: later)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(cache.answer(key, at: later) == nil)
+        #expect(cache.hits == 1)
+        // Off, or no version known (a PostgreSQL listener away): nothing is kept or answered.
+        #expect(await Cache(lifetime: .zero, countsWrites: false, version: { 1 }).stamp() == nil)
+        #expect(await Cache(lifetime: .seconds(60), countsWrites: false, version: { nil }).stamp() == nil)
+    }
+
+    @Test("a full cache drops stale answers first, then the oldest")
+    func capacity() async throws {
+        let version = Mutex<Int64>(1)
+        let cache = Cache(
+            lifetime: .seconds(60), capacity: 3, countsWrites: false, version: { version.withLock { $0 } })
+        let old = try #require(await cache.stamp())
+        cache.keep("stale", for: .init(userID: "a", latitude: 0, longitude: 0, limit: 1), madeAt: old)
+        version.withLock { $0 = 2 }
+        let now = try #require(await cache.stamp())
+        for user in ["b", "c", "d"] {
+            cache.keep(user, for: .init(userID: user, latitude: 0, longitude: 0, limit: 1), madeAt: now)
+        }
+        #expect(cache.count == 3)
+        cache.keep("e", for: .init(userID: "e", latitude: 0, longitude: 0, limit: 1), madeAt: now)
+        #expect(cache.count == 3)
+        #expect(cache.answer(.init(userID: "b", latitude: 0, longitude: 0, limit: 1), at: now) == nil)
+        #expect(cache.answer(.init(userID: "e", latitude: 0, longitude: 0, limit: 1), at: now) == "e")
+    }
+
+    @Test(
+        "session recommendations come from memory until something they read changes, by any writer",
+        arguments: Backend.available)
+    func sessions(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let cache = services.recommendationCache
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let cleo = try await client.member("cleo")
+            let s1 =
+                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "S1"))["id"] as! String
+            let s2 =
+                try await client.createSession(cleo, sport: "football", spot: (47.3710, 8.5400, "S2"))["id"] as! String
+            let path = "/v1/me/recommendations/sessions?near=47.37,8.54"
+            let ids = { @Sendable () async throws -> [String] in
+                let r = try await client.send(.get, path, token: ana.token)
+                #expect(r.status == .ok, "\(r.text)")
+                return (r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String }
+            }
+            #expect(try await Set(ids()) == [s1, s2])
+            #expect(try await Set(ids()) == [s1, s2])
+            #expect(cache.hits == 1 && cache.count == 1)
+
+            // Another member's write through the API: ben's friendship makes s1's players count.
+            try await client.befriend(ana, ben)
+            let join = try await client.send(
+                .put, "/v1/events/\(s1)/attendance", json: ["status": "going"], token: ben.token)
+            #expect(join.status == .ok, "\(join.text)")
+            let withFriend = try await client.send(.get, path, token: ana.token)
+            let first = (withFriend.json["items"] as? [JSON])?.first
+            #expect((first?["event"] as? JSON)?["id"] as? String == s1)
+            #expect((first?["reasons"] as? [String] ?? []).contains("ben is playing."), "\(withFriend.text)")
+            let hits = cache.hits
+            #expect(hits == 1)
+
+            // A change written straight into the database (another process, a job): on SQLite the
+            // version row moves in its transaction; on PostgreSQL its notification arrives shortly.
+            try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = \(bind: s2)").run()
+            #expect(try await eventually(within: .seconds(10)) { try await ids() == [s1] })
+            // A show inserted by an import moves nothing: the answer is still kept.
+            let before = try #require(await cache.stamp())
+            try await insertShow(
+                services, id: "show", place: s1PlaceID(services, s1), start: Date().addingTimeInterval(86_400),
+                performers: [])
+            #expect(await cache.stamp() == before)
+            #expect(try await ids() == [s1])
+            #expect(cache.hits > hits)
+        }
+    }
+
+    private func s1PlaceID(_ services: AppServices, _ session: String) async throws -> String {
+        try await services.database.sql.raw("SELECT place_id FROM events WHERE id = \(bind: session)").first()!
+            .decode(column: "place_id", as: String.self)
+    }
+}
