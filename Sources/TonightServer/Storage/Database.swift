@@ -335,23 +335,6 @@ struct PooledSQLiteDatabase: SQLiteDatabase, @unchecked Sendable {
     {
         pool.withConnection(logger: logger, closure)
     }
-
-    /// What SQLKit's `async` calls use: the statement runs on the borrowed connection's thread and
-    /// each row goes to `onRow` there. The protocol's default goes through the futures API above,
-    /// which submits every row to the pool's event loop as a task of its own: a wake-up per row
-    /// (2,000 for one session recommendation's candidates, a third of its CPU).
-    func query(_ query: String, _ binds: [SQLiteData], _ onRow: @escaping @Sendable (SQLiteRow) -> Void)
-        async throws
-    {
-        try await withConnection { try await $0.query(query, binds, onRow) }
-    }
-
-    /// Borrows a connection for `closure` (transactions, sessions) without a future in between.
-    func withConnection<T>(_ closure: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        let connection = try await pool.requestConnection(logger: logger).get()
-        defer { pool.releaseConnection(connection, logger: logger) }
-        return try await closure(connection)
-    }
 }
 
 /// Carries a value the compiler cannot prove Sendable but that is used safely.
