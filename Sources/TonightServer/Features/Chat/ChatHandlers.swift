@@ -101,8 +101,7 @@ struct ChatHandlers: Sendable {
             context.conversation.includes(caller.userID)
         else { throw APIError.notFound("No such conversation.") }
         let conversation = context.conversation
-        // As ``canTalk(in:)`` decides, from the same read.
-        guard conversation.matchID != nil || context.friends else { throw Self.friendsAndMatchesOnly }
+        guard conversation.allowsWriting(friends: context.friends) else { throw Self.friendsAndMatchesOnly }
         let recipient = conversation.other(than: caller.userID)
         let offline = context.recipientOnlineUntil <= Clock.millis()
         // The sender's name only matters for the notification of an offline recipient.
@@ -170,11 +169,11 @@ struct ChatHandlers: Sendable {
         return conversation
     }
 
-    /// Whether the two members may still write: a match conversation exists only with its match;
-    /// a direct one needs the friendship.
+    /// Whether the two members may still write (``ConversationRecord/allowsWriting(friends:)``),
+    /// asking about the friendship only when it matters.
     func canTalk(in conversation: ConversationRecord) async throws -> Bool {
-        if conversation.matchID != nil { return true }
-        return try await social.areFriends(conversation.userA, conversation.userB)
+        if conversation.allowsWriting(friends: false) { return true }
+        return conversation.allowsWriting(friends: try await social.areFriends(conversation.userA, conversation.userB))
     }
 
     private func assemble(_ conversations: [ConversationRecord], for user: String) async throws

@@ -20,6 +20,9 @@ struct ConversationRecord: Sendable, Equatable {
 
     func includes(_ user: String) -> Bool { user == userA || user == userB }
     func other(than user: String) -> String { user == userA ? userB : userA }
+    /// Whether its two members may still write, given whether they are `friends`: a match
+    /// conversation exists only with its match; a direct one needs the friendship.
+    func allowsWriting(friends: Bool) -> Bool { matchID != nil || friends }
     /// `user`'s read position.
     func read(of user: String) -> Int64 { user == userA ? readA : readB }
     /// How many messages `user` has not read.
