@@ -205,7 +205,11 @@ public struct AppServices: Sendable {
                 client: apns, devices: devices, webPush: webPush, subscriptions: WebPushRepository(database: database),
                 notifications: notifications, jobs: jobs, retry: RetryPolicy(), logger: logger),
             invitations: InvitationRepository(db: database.sql, database: database),
-            chat: ChatRepository(db: database.sql, database: database), fanout: fanout,
+            chat: ChatRepository(
+                db: database.sql, database: database,
+                batcher: MessageBatcher(
+                    database: database, deadline: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds)))),
+            fanout: fanout,
             presence: PresenceService(
                 database: database, hub: live, leaseSeconds: config.presenceLeaseSeconds, logger: logger), posts: posts,
             rateBuckets: rateBuckets,

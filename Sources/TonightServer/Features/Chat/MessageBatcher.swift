@@ -7,8 +7,8 @@
 /// A group that fails as a whole (PostgreSQL ends a transaction at its first error, such as a
 /// client id that raced with itself from another instance) is stored again one message at a time,
 /// so one message's error reaches only its sender. A group that gets no answer within
-/// ``deadline`` fails its senders (503 `database_unavailable`; a message with a client id is safe
-/// to send again).
+/// ``deadline`` (the database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
+/// `database_unavailable`; a message with a client id is safe to send again).
 actor MessageBatcher {
     /// One message to store.
     struct Pending: Sendable {
