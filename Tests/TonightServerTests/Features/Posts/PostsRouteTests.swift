@@ -318,9 +318,10 @@ struct PostsRouteTests {
             let link = try await mediaURL(nil)
             #expect(try await client.send(.get, link).text == "the photo")
             _ = try await client.send(.put, "/v1/posts/\(id)/flag", token: bob.token)
-            // Hidden: the link everyone had is gone within a second.
+            // Hidden: the link everyone had is gone within a second (the waits below allow 30 s:
+            // under the whole suite on two cores, 10 s was once not enough).
             #expect(
-                try await eventually(within: .seconds(10)) { try await client.send(.get, link).status == .notFound })
+                try await eventually(within: .seconds(30)) { try await client.send(.get, link).status == .notFound })
             #expect(try await client.send(.head, link).status == .notFound)
             // Its author and moderators still see it, through review links.
             for token in [alice.token, moderator] {
@@ -336,11 +337,11 @@ struct PostsRouteTests {
             // Restored: public again.
             _ = try await client.send(.post, "/v1/moderation/posts/\(id)/restore", token: moderator)
             #expect(
-                try await eventually(within: .seconds(10)) { try await client.send(.get, link).text == "the photo" })
+                try await eventually(within: .seconds(30)) { try await client.send(.get, link).text == "the photo" })
             // A banned author's media is hidden the same way.
             services.bans.set(alice.id, banned: true)
             #expect(
-                try await eventually(within: .seconds(10)) { try await client.send(.get, link).status == .notFound })
+                try await eventually(within: .seconds(30)) { try await client.send(.get, link).status == .notFound })
         }
     }
 
