@@ -235,11 +235,8 @@ public struct AppServices: Sendable {
                 uploads: uploads, interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
             recommendationCache: RecommendationCache(
-                lifetime: .seconds(config.recommendationCacheSeconds), countsWrites: database.kind == .postgres,
-                version: {
-                    if let recommendationVersion { return recommendationVersion.current }
-                    return try? await database.recommendationVersion()
-                }),
+                lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
+                stored: { try? await database.recommendationVersion() }),
             pages: PageCache(
                 signsMedia: posts.urls.signs, suggestions: suggestions, cluster: feedVersion,
                 trust: .milliseconds(config.feedCacheTrustMilliseconds)),

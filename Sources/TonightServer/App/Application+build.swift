@@ -35,7 +35,7 @@ public func buildApplication(
             streamingPatchPrefixes: [TusMiddleware.prefix + "/": config.mediaMaxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
-    if services.recommendationCache.countsWrites {
+    if services.recommendationCache.cluster != nil {
         router.add(middleware: RecommendationCacheMiddleware(cache: services.recommendationCache))
     }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))

@@ -42,15 +42,15 @@ struct RecommendationsHandlers: Sendable {
     {
         let caller = try RequestInfo.requireMember()
         let limit = try Paging.limit(input.query.limit)
-        // Taken before the first read: a change after it makes a different stamp.
-        let stamp = await sessionCache.stamp()
+        // Read before the first read of data: a change after it makes a different version.
+        let version = await sessionCache.version()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
         let key = RecommendationCache<Components.Schemas.SessionRecommendationList>.Key(
             userID: user.id, latitude: center.latitude, longitude: center.longitude, limit: limit)
-        if let stamp, let kept = sessionCache.answer(key, at: stamp) { return .ok(.init(body: .json(kept))) }
+        if let version, let kept = sessionCache.answer(key, at: version) { return .ok(.init(body: .json(kept))) }
         let list = try await recommendSessions(user: user, center: center, limit: limit)
-        if let stamp { sessionCache.keep(list, for: key, madeAt: stamp) }
+        if let version { sessionCache.keep(list, for: key, madeAt: version) }
         return .ok(.init(body: .json(list)))
     }
 

@@ -10,36 +10,39 @@ struct RecommendationCacheTests {
     typealias Cache = RecommendationCache<String>
     let key = Cache.Key(userID: "u", latitude: 47.37, longitude: 8.54, limit: 20)
 
-    @Test("an answer is given again only at the same stamp and within its lifetime")
-    func stampAndLifetime() async throws {
-        let cache = Cache(lifetime: .milliseconds(200), countsWrites: true, version: { 7 })
-        let stamp = try #require(await cache.stamp())
-        cache.keep("answer", for: key, madeAt: stamp)
-        #expect(cache.answer(key, at: stamp) == "answer")
-        #expect(cache.answer(key, at: .init(version: 8, writes: stamp.writes)) == nil)
-        // A write on this instance (PostgreSQL) starts afresh, and a dropped answer stays dropped.
-        cache.keep("answer", for: key, madeAt: stamp)
+    @Test("an answer is given again only at the same version and within its lifetime")
+    func versionAndLifetime() async throws {
+        // PostgreSQL's shape: a cluster version that notifications and this instance's writes move.
+        let cluster = ClusterFeedVersion()
+        cluster.listening(true)
+        let cache = Cache(lifetime: .milliseconds(200), cluster: cluster)
+        let version = try #require(await cache.version())
+        cache.keep("answer", for: key, madeAt: version)
+        #expect(cache.answer(key, at: version) == "answer")
+        #expect(cache.answer(key, at: version + 1) == nil)
+        // A write on this instance starts afresh, and a dropped answer stays dropped.
+        cache.keep("answer", for: key, madeAt: version)
         cache.noteWrite()
-        let later = try #require(await cache.stamp())
-        #expect(later != stamp && cache.answer(key, at: later) == nil && cache.count == 0)
+        let later = try #require(await cache.version())
+        #expect(later != version && cache.answer(key, at: later) == nil && cache.count == 0)
         cache.keep("again", for: key, madeAt: later)
         try await Task.sleep(for: .milliseconds(250))
         #expect(cache.answer(key, at: later) == nil)
         #expect(cache.hits == 1)
-        // Off, or no version known (a PostgreSQL listener away): nothing is kept or answered.
-        #expect(await Cache(lifetime: .zero, countsWrites: false, version: { 1 }).stamp() == nil)
-        #expect(await Cache(lifetime: .seconds(60), countsWrites: false, version: { nil }).stamp() == nil)
+        // Off, or no version known (the PostgreSQL listener away): nothing is kept or answered.
+        #expect(await Cache(lifetime: .zero, cluster: nil, stored: { 1 }).version() == nil)
+        #expect(await Cache(lifetime: .seconds(60), cluster: ClusterFeedVersion(), stored: { 1 }).version() == nil)
+        #expect(await Cache(lifetime: .seconds(60), cluster: nil, stored: { nil }).version() == nil)
     }
 
     @Test("a full cache drops stale answers first, then the oldest")
     func capacity() async throws {
         let version = Mutex<Int64>(1)
-        let cache = Cache(
-            lifetime: .seconds(60), capacity: 3, countsWrites: false, version: { version.withLock { $0 } })
-        let old = try #require(await cache.stamp())
+        let cache = Cache(lifetime: .seconds(60), capacity: 3, cluster: nil, stored: { version.withLock { $0 } })
+        let old = try #require(await cache.version())
         cache.keep("stale", for: .init(userID: "a", latitude: 0, longitude: 0, limit: 1), madeAt: old)
         version.withLock { $0 = 2 }
-        let now = try #require(await cache.stamp())
+        let now = try #require(await cache.version())
         for user in ["b", "c", "d"] {
             cache.keep(user, for: .init(userID: user, latitude: 0, longitude: 0, limit: 1), madeAt: now)
         }
@@ -90,11 +93,11 @@ struct RecommendationCacheTests {
             try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = \(bind: s2)").run()
             #expect(try await eventually(within: .seconds(10)) { try await ids() == [s1] })
             // A show inserted by an import moves nothing: the answer is still kept.
-            let before = try #require(await cache.stamp())
+            let before = try #require(await cache.version())
             try await insertShow(
                 services, id: "show", place: s1PlaceID(services, s1), start: Date().addingTimeInterval(86_400),
                 performers: [])
-            #expect(await cache.stamp() == before)
+            #expect(await cache.version() == before)
             #expect(try await ids() == [s1])
             #expect(cache.hits > hits)
         }
