@@ -72,7 +72,7 @@ final class APIHandlers: Sendable {
         recommendations = RecommendationsHandlers(
             users: s.users, geo: s.geo, places: s.places, events: s.events, sessions: s.sessions,
             config: s.config, eventService: s.eventService, people: s.people, recommender: s.eventRecommender,
-            sessionRecommender: s.sessionRecommender, sessionCache: s.recommendationCache)
+            sessionRecommender: s.sessionRecommender, sessionCache: s.recommendationCache, cardCache: s.cardCache)
         calendar = CalendarHandlers(
             users: s.users, geo: s.geo, events: s.events, sessions: s.sessions, eventService: s.eventService,
             people: s.people)

@@ -244,9 +244,9 @@ public struct AppConfig: Sendable {
     /// another process (a CLI import) takes to show on an anonymous feed page. SQLite only: on
     /// PostgreSQL changes arrive by notification (see ``ClusterFeedVersion``).
     public var feedCacheTrustMilliseconds: Int = 250
-    /// How long a member's session recommendations are answered from memory while nothing they
-    /// were made from has changed (`recs.cache.seconds`, default 60; 0: off). See
-    /// ``RecommendationCache``.
+    /// How long a member's session recommendations and explore cards are answered from memory
+    /// while nothing they were made from has changed (`recs.cache.seconds`, default 60; 0: off).
+    /// See ``RecommendationCache``.
     public var recommendationCacheSeconds: Int = 60
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).

@@ -61,6 +61,8 @@ public struct AppServices: Sendable {
     let sessions: SessionRepository
     /// Session recommendations kept in memory while nothing they read has changed.
     let recommendationCache: RecommendationCache<Components.Schemas.SessionRecommendationList>
+    /// Explore cards kept the same way, under the same version.
+    let cardCache: RecommendationCache<Components.Schemas.EventRecommendationList>
     /// Anonymous feed pages and artist suggestions kept in memory (suggestions on SQLite only).
     let pages: PageCache?
     /// Song search (Spotify when configured, else songs already used on posts).
@@ -235,6 +237,9 @@ public struct AppServices: Sendable {
                 uploads: uploads, interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
             recommendationCache: RecommendationCache(
+                lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
+                stored: { try? await database.recommendationVersion() }),
+            cardCache: RecommendationCache(
                 lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
                 stored: { try? await database.recommendationVersion() }),
             pages: PageCache(

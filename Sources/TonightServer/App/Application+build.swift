@@ -35,8 +35,9 @@ public func buildApplication(
             streamingPatchPrefixes: [TusMiddleware.prefix + "/": config.mediaMaxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
-    if services.recommendationCache.cluster != nil {
-        router.add(middleware: RecommendationCacheMiddleware(cache: services.recommendationCache))
+    if let version = services.recommendationCache.cluster {
+        // Both recommendation caches stand on this version.
+        router.add(middleware: RecommendationCacheMiddleware(version: version))
     }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))

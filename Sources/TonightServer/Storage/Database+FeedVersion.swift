@@ -11,9 +11,19 @@ extension Database {
 
 extension Database {
     /// The recommendation version (`recs_version`, SQLite): every change a session recommendation
-    /// reads moves it (triggers of migration 0034).
+    /// or explore card reads moves it (triggers of migrations 0034 and 0035, and bulk writes).
     func recommendationVersion() async throws -> Int64? {
         try await sql.raw("SELECT version FROM recs_version WHERE id = 1").first()?
             .decode(column: "version", as: Int64.self)
+    }
+
+    /// Moves the recommendation version in the transaction of `db`, for writes that come in bulk
+    /// and so have no row trigger (migration 0035): on SQLite the counter row, on PostgreSQL a
+    /// `recs` notification, delivered when the transaction commits.
+    func moveRecommendationVersion(on db: any SQLDatabase) async throws {
+        switch kind {
+        case .sqlite: try await db.raw("UPDATE recs_version SET version = version + 1 WHERE id = 1").run()
+        case .postgres: try await db.raw("SELECT pg_notify('tonight_live', 'recs')").run()
+        }
     }
 }

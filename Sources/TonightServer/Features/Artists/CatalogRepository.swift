@@ -313,6 +313,7 @@ extension CatalogRepository {
             try await BulkWrite.upsert(
                 "affinity", columns: ["artist_id", "similar_id", "score"], rows: rows,
                 key: ["artist_id", "similar_id"], on: db)
+            try await database.moveRecommendationVersion(on: db)
         }
     }
 }

@@ -67,6 +67,8 @@ struct EventQuery: Sendable {
     var text: String?
     var maxPrice: Double?
     var status: EventStatus?
+    /// Leaves out cancelled and removed events.
+    var notCalledOff = false
     /// Only these kinds (nil: every kind).
     var kinds: Set<EventKind>?
     /// Session filters: sport slugs, skill level, a free spot, a friend of this user playing.
@@ -113,6 +115,8 @@ struct EventRepository: Sendable {
         try await database.transaction { db in
             try await Self.insert(event, on: db)
             try await Self.replacePerformers(event.id, performers, on: db)
+            // (Migration 0035: no insert trigger, so that imports pay once per batch.)
+            try await database.moveRecommendationVersion(on: db)
         }
     }
 
@@ -184,6 +188,29 @@ struct EventRepository: Sendable {
 
     /// Events matching `query`, ordered by `(start_at, id)`.
     func search(_ query: EventQuery) async throws -> [EventRecord] {
+        let sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
+            + Self.conditions(query).joined(separator: " AND ")
+            + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
+        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    /// The ids of the events matching `query`, most attended first (going and interested), those in
+    /// `favored` categories before all others, then by `(start_at, id)`: ranked by the database
+    /// on a narrow projection, so a page of the most popular costs no more than reading its rows.
+    func popular(_ query: EventQuery, favoring favored: Set<String>) async throws -> [String] {
+        // (Not `ORDER BY 0` for no favourites: a number there names a column.)
+        let liked: SQLQueryString =
+            favored.isEmpty ? "" : "CASE WHEN e.category_id IN (\(binds: favored.sorted())) THEN 1 ELSE 0 END DESC, "
+        let sql: SQLQueryString =
+            "SELECT e.id FROM events e JOIN places p ON p.id = e.place_id WHERE "
+            + Self.conditions(query).joined(separator: " AND ") + " ORDER BY " + liked
+            + "e.going_count + e.interested_count DESC, e.start_at, e.id LIMIT \(literal: query.limit)"
+        return try await db.raw(sql).all().map { try $0.decode(column: "id", as: String.self) }
+    }
+
+    /// The SQL conditions of `query` on `e` (events) and `p` (its place).
+    private static func conditions(_ query: EventQuery) -> [SQLQueryString] {
         var conditions: [SQLQueryString] = [
             "(e.start_at >= \(bind: query.from) OR (e.end_at IS NOT NULL AND e.start_at < \(bind: query.from) AND e.end_at > \(bind: query.from)))"
         ]
@@ -207,13 +234,13 @@ struct EventRepository: Sendable {
         }
         if let budget = query.maxPrice { conditions.append("(e.min_price IS NULL OR e.min_price <= \(bind: budget))") }
         if let status = query.status { conditions.append("e.status = \(bind: status)") }
+        if query.notCalledOff {
+            conditions.append("e.status NOT IN (\(binds: EventStatus.allCases.filter(\.isCalledOff).map(\.rawValue)))")
+        }
         if let kinds = query.kinds { conditions.append("e.kind IN (\(binds: kinds.map(\.rawValue).sorted()))") }
         conditions += Self.filterConditions(query)
         if let after = query.after { conditions.append(Keyset.after((after.startAt, after.id), "e.start_at", "e.id")) }
-        let sql: SQLQueryString =
-            "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
-            + conditions.joined(separator: " AND ") + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
-        return try await db.raw(sql).all().map(Self.decode)
+        return conditions
     }
 
     /// The session, personal and map filters of `query` as SQL conditions on `e` (events) and `p` (places).

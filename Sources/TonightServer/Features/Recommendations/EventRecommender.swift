@@ -71,16 +71,25 @@ struct EventRecommender: Sendable {
                 }, false
             )
         }
-        // Cold start: the most attended events nearby tonight.
+        // Cold start: the most attended events nearby tonight, ranked by the database. Its window
+        // and circle are broad (every time zone, the circle's cells), so the exact checks may
+        // leave fewer than a page: then a longer ranking is read, until it runs out.
         query.within(.tonight, now: now)
-        let tonight = try await filtered(query) { record, place in
-            keep(record, place) && EventWindows.contains(record, when: .tonight, now: now)
+        query.kinds = Set(EventKind.allCases).subtracting([.session])
+        query.notCalledOff = true
+        query.limit = max(2 * limit, 40)
+        while true {
+            let ids = try await events.popular(query, favoring: liked)
+            let rows = try await events.find(ids: ids)
+            let placesByID = try await places.find(ids: rows.values.map(\.placeID))
+            let tonight = ids.compactMap { rows[$0] }.filter { record in
+                keep(record, placesByID[record.placeID]) && EventWindows.contains(record, when: .tonight, now: now)
+            }
+            if tonight.count >= limit || ids.count < query.limit {
+                return (tonight.prefix(limit).map { Card(event: $0, score: 0, similarTo: nil) }, true)
+            }
+            query.limit *= 4
         }
-        let rank = { (e: EventRecord) in (inLiked(e) ? 1 : 0, e.goingCount + e.interestedCount) }
-        let popular = tonight.sorted {
-            (rank($1).0, rank($1).1, $0.startAt, $0.id) < (rank($0).0, rank($0).1, $1.startAt, $1.id)
-        }
-        return (popular.prefix(limit).map { Card(event: $0, score: 0, similarTo: nil) }, true)
     }
 
     private func filtered(_ query: EventQuery, keep: (EventRecord, PlaceRecord?) -> Bool) async throws

@@ -2,14 +2,16 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// Session recommendations kept per member, place and page size, and answered again while
-/// nothing they were made from has changed: ranking 2,000 sessions with their players costs about
-/// 30 ms of CPU, so sixteen members asking at once queued for a quarter of a second.
+/// Session recommendations and explore cards kept per member, place and page size, and answered
+/// again while nothing they were made from has changed: ranking 2,000 sessions with their players
+/// costs about 30 ms of CPU, so sixteen members asking at once queued for a quarter of a second;
+/// the cards' cold start ranks every show in the circle tonight.
 ///
 /// An answer is kept under the version read before it was made, and given again only while the
 /// version now is the same and the answer is younger than ``lifetime`` (a minute: sessions start
 /// and the ranking's "now" moves on). The version is the database's recommendation version
-/// (migration 0034: sessions, attendance, friendships, blocks, dismissals, preferences, places): on
+/// (migrations 0034 and 0035: events, performers, artists, categories and affinity, attendance,
+/// friendships, blocks, dismissals, favourites, preferences, places): on
 /// SQLite the counter row, exact for every process that writes; on PostgreSQL the instance's
 /// ``ClusterFeedVersion`` for `recs` notifications, withheld while they may be missed. A
 /// notification arrives a moment after its commit, so there this instance's writes move that
@@ -88,28 +90,24 @@ final class RecommendationCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// A write through this instance is starting or has ended (PostgreSQL; SQLite's counter row
-    /// moves in the write's own transaction).
-    func noteWrite() { cluster?.advance() }
-
     /// How many answers are kept (for tests).
     var count: Int { entries.withLock { $0.count } }
     /// How many requests were answered from memory (for tests).
     var hits: Int { answered.load(ordering: .relaxed) }
 }
 
-/// Moves the ``RecommendationCache``'s cluster version before and after each request that is not
+/// Moves the ``RecommendationCache``s' cluster version before and after each request that is not
 /// a `GET` or `HEAD`, so an answer made while a write was under way is not kept.
-struct RecommendationCacheMiddleware<Value: Sendable>: RouterMiddleware {
+struct RecommendationCacheMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let cache: RecommendationCache<Value>
+    let version: ClusterFeedVersion
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         guard request.method != .get && request.method != .head else { return try await next(request, context) }
-        cache.noteWrite()
-        defer { cache.noteWrite() }
+        version.advance()
+        defer { version.advance() }
         return try await next(request, context)
     }
 }

@@ -15,6 +15,7 @@ struct RecommendationsHandlers: Sendable {
     let recommender: EventRecommender
     let sessionRecommender: SessionRecommender
     let sessionCache: RecommendationCache<Components.Schemas.SessionRecommendationList>
+    let cardCache: RecommendationCache<Components.Schemas.EventRecommendationList>
 
     func putMyPreferences(_ input: Operations.PutMyPreferences.Input) async throws
         -> Operations.PutMyPreferences.Output
@@ -114,8 +115,23 @@ extension RecommendationsHandlers {
     func recommendEvents(_ input: Operations.RecommendEvents.Input) async throws -> Operations.RecommendEvents.Output {
         let caller = try RequestInfo.requireMember()
         let limit = try Paging.limit(input.query.limit)
+        // Read before the first read of data (see recommendSessions); a refresh is always made.
+        let version = input.query.refresh == true ? nil : await cardCache.version()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
+        let key = RecommendationCache<Components.Schemas.EventRecommendationList>.Key(
+            userID: user.id, latitude: center.latitude, longitude: center.longitude, limit: limit)
+        if let version, let kept = cardCache.answer(key, at: version) { return .ok(.init(body: .json(kept))) }
+        let list = try await recommendEvents(user: user, center: center, limit: limit, refresh: input.query.refresh)
+        if let version { cardCache.keep(list, for: key, madeAt: version) }
+        return .ok(.init(body: .json(list)))
+    }
+
+    /// The explore cards for `user` around `center`; with `refresh`, dismissed events come back
+    /// when nothing else is left.
+    private func recommendEvents(user: UserRecord, center: GeoPoint, limit: Int, refresh: Bool?) async throws
+        -> Components.Schemas.EventRecommendationList
+    {
         let preferences = PreferencesRules.decode(user.preferences)
         let now = Date()
         let ask = {
@@ -126,7 +142,7 @@ extension RecommendationsHandlers {
         }
         var (cards, coldStart) = try await ask()
         var refreshed = false
-        if cards.isEmpty && input.query.refresh == true {
+        if cards.isEmpty && refresh == true {
             // Nothing left: dismissed events (not sessions) come back.
             let dismissed = try await sessions.dismissals(of: user.id).map(\.eventID)
             let kinds = try await events.find(ids: dismissed)
@@ -149,7 +165,7 @@ extension RecommendationsHandlers {
                 },
                 reason: card.similarTo.map { "Similar to \($0.name)" } ?? "Popular tonight nearby")
         }
-        return .ok(.init(body: .json(.init(items: items, coldStart: coldStart, refreshed: refreshed))))
+        return .init(items: items, coldStart: coldStart, refreshed: refreshed)
     }
 
     /// `near` if given, else the centre of the user's home city; a field error without either.

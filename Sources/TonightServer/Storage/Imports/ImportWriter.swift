@@ -340,6 +340,8 @@ public actor ImportWriter {
         try await writeArtists(artists, now: now, on: db)
         try await writePlaces(venues, now: now, on: db)
         try await writeEvents(events, now: now, final: final, on: db)
+        // Inserted rows have no trigger that moves it (migration 0035): once per batch instead.
+        if !dryRun { try await database.moveRecommendationVersion(on: db) }
     }
 
     /// The last record with each id wins (a later record replaces an earlier one).

@@ -29,21 +29,28 @@ struct RecommendationVersion: Migration {
 
     func statements(for kind: DatabaseKind) -> [String] {
         let triggers = Self.changes.enumerated().map { index, change in
-            let when = change.when.map { "WHEN (\($0)) " } ?? ""
-            return kind == .sqlite
-                ? """
-                CREATE TRIGGER recs_version_\(index) AFTER \(change.event) ON \(change.table) FOR EACH ROW \(when)\
-                BEGIN UPDATE recs_version SET version = version + 1 WHERE id = 1; END
-                """
-                : """
-                CREATE TRIGGER recs_version_\(index) AFTER \(change.event) ON \(change.table) FOR EACH ROW \(when)\
-                EXECUTE FUNCTION tonight_notify_change('recs')
-                """
+            Self.trigger("recs_version_\(index)", after: change.event, on: change.table, when: change.when, for: kind)
         }
         guard kind == .sqlite else { return triggers }
         return [
             "CREATE TABLE recs_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
             "INSERT INTO recs_version (id, version) VALUES (1, 0)",
         ] + triggers
+    }
+
+    /// A row trigger named `name` that moves the version after `event` on `table` (when `when`).
+    static func trigger(_ name: String, after event: String, on table: String, when: String?, for kind: DatabaseKind)
+        -> String
+    {
+        let when = when.map { "WHEN (\($0)) " } ?? ""
+        return kind == .sqlite
+            ? """
+            CREATE TRIGGER \(name) AFTER \(event) ON \(table) FOR EACH ROW \(when)\
+            BEGIN UPDATE recs_version SET version = version + 1 WHERE id = 1; END
+            """
+            : """
+            CREATE TRIGGER \(name) AFTER \(event) ON \(table) FOR EACH ROW \(when)\
+            EXECUTE FUNCTION tonight_notify_change('recs')
+            """
     }
 }

@@ -47,6 +47,7 @@ enum Migrations {
         CreateWebPushSubscriptions(),
         CreateUploads(),
         RecommendationVersion(),
+        RecommendationVersionEvents(),
     ]
 }
 

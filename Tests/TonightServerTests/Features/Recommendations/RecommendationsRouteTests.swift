@@ -225,6 +225,19 @@ struct RecommendationsRouteTests {
                     "t2", "t1",
                 ])
             #expect((cold.json["items"] as? [JSON])?.first?["reason"] as? String == "Popular tonight nearby")
+
+            // The database ranks a broad square; when the first ranked rows fail the exact circle,
+            // a longer ranking is read. These 41 started earlier, so they rank before t1 (both
+            // unattended), at 26 km: inside the square of cells, outside the 25 km circle.
+            let corner = try await createPlace(client, token: mod, name: "Corner", lat: 47.5499, lon: 8.7657)
+            for index in 0..<41 {
+                try await insertShow(
+                    services, id: "c\(index)", place: corner["id"] as! String, start: began.addingTimeInterval(-60),
+                    performers: [], end: ends)
+            }
+            let two = try await client.send(.get, path + "&limit=2", token: bob.token)
+            #expect(
+                (two.json["items"] as? [JSON])?.compactMap { ($0["event"] as? JSON)?["id"] as? String } == ["t2", "t1"])
         }
     }
 
