@@ -202,8 +202,11 @@ struct EventRepository: Sendable {
         // (Not `ORDER BY 0` for no favourites: a number there names a column.)
         let liked: SQLQueryString =
             favored.isEmpty ? "" : "CASE WHEN e.category_id IN (\(binds: favored.sorted())) THEN 1 ELSE 0 END DESC, "
+        // From the places in the circle to their events: SQLite otherwise walks `events_start` over
+        // the window in every time zone (13,289 rows for 2,531 in the circle, measured: 96 ms
+        // against 16 ms). `CROSS JOIN` keeps that order in SQLite; PostgreSQL plans it freely.
         let sql: SQLQueryString =
-            "SELECT e.id FROM events e JOIN places p ON p.id = e.place_id WHERE "
+            "SELECT e.id FROM places p CROSS JOIN events e WHERE e.place_id = p.id AND "
             + Self.conditions(query).joined(separator: " AND ") + " ORDER BY " + liked
             + "e.going_count + e.interested_count DESC, e.start_at, e.id LIMIT \(literal: query.limit)"
         return try await db.raw(sql).all().map { try $0.decode(column: "id", as: String.self) }
