@@ -186,37 +186,98 @@ struct EventRepository: Sendable {
         return Dictionary(uniqueKeysWithValues: try rows.map(Self.decode).map { ($0.id, $0) })
     }
 
+    /// Events lasting longer than this are found through `events_long` (migration 0036) when they
+    /// started before the window; a shorter one still running at its start began at most this long
+    /// before it.
+    static let longEvent = LongEventIndex.longer
+
+    /// The two disjoint parts of a window `[from, to)` with the events running at `from`: `recent`
+    /// starts at most ``longEvent`` before `from` (an index range, however long the history behind
+    /// it), `long` are the events running at `from` that started earlier (few, from `events_long`).
+    enum WindowPart: CaseIterable {
+        case long, recent
+    }
+
     /// Events matching `query`, ordered by `(start_at, id)`.
     func search(_ query: EventQuery) async throws -> [EventRecord] {
-        let sql: SQLQueryString =
-            "SELECT \(unsafeRaw: Self.selectList) FROM events e JOIN places p ON p.id = e.place_id WHERE "
-            + Self.conditions(query).joined(separator: " AND ")
+        // Every `long` event starts before every `recent` one: its rows come first, and a page
+        // that continues after a `recent` one has none.
+        var found: [EventRecord] = []
+        if (query.after?.startAt ?? .min) < query.from - Self.longEvent {
+            found = try await db.raw(Self.searchSQL(query, .long, on: database.kind)).all().map(Self.decode)
+            guard found.count < query.limit else { return found }
+        }
+        var rest = query
+        rest.limit -= found.count
+        found += try await db.raw(Self.searchSQL(rest, .recent, on: database.kind)).all().map(Self.decode)
+        return found
+    }
+
+    /// The statement of ``search(_:)`` for one part of its window.
+    static func searchSQL(_ query: EventQuery, _ part: WindowPart, on kind: DatabaseKind) -> SQLQueryString {
+        "SELECT \(unsafeRaw: Self.selectList) FROM " + eventsTable(part, on: kind)
+            + " JOIN places p ON p.id = e.place_id WHERE " + Self.conditions(query, part).joined(separator: " AND ")
             + " ORDER BY e.start_at, e.id LIMIT \(literal: query.limit)"
-        return try await db.raw(sql).all().map(Self.decode)
+    }
+
+    /// `events e`, read through `events_long` for the `long` part on SQLite: its planner, without
+    /// statistics, would rather walk `events_start` (or a place's or category's events) through
+    /// the whole history than sort the few long events.
+    private static func eventsTable(_ part: WindowPart, on kind: DatabaseKind) -> SQLQueryString {
+        part == .long && kind == .sqlite ? "events e INDEXED BY events_long" : "events e"
     }
 
     /// The ids of the events matching `query`, most attended first (going and interested), those in
     /// `favored` categories before all others, then by `(start_at, id)`: ranked by the database
     /// on a narrow projection, so a page of the most popular costs no more than reading its rows.
     func popular(_ query: EventQuery, favoring favored: Set<String>) async throws -> [String] {
-        // (Not `ORDER BY 0` for no favourites: a number there names a column.)
         let liked: SQLQueryString =
-            favored.isEmpty ? "" : "CASE WHEN e.category_id IN (\(binds: favored.sorted())) THEN 1 ELSE 0 END DESC, "
-        // From the places in the circle to their events: SQLite otherwise walks `events_start` over
-        // the window in every time zone (13,289 rows for 2,531 in the circle, measured: 96 ms
-        // against 16 ms). `CROSS JOIN` keeps that order in SQLite; PostgreSQL plans it freely.
-        let sql: SQLQueryString =
-            "SELECT e.id FROM places p CROSS JOIN events e WHERE e.place_id = p.id AND "
-            + Self.conditions(query).joined(separator: " AND ") + " ORDER BY " + liked
-            + "e.going_count + e.interested_count DESC, e.start_at, e.id LIMIT \(literal: query.limit)"
-        return try await db.raw(sql).all().map { try $0.decode(column: "id", as: String.self) }
+            favored.isEmpty ? "0" : "CASE WHEN e.category_id IN (\(binds: favored.sorted())) THEN 1 ELSE 0 END"
+        typealias Ranked = (liked: Int, popularity: Int64, startAt: Int64, id: String)
+        var ranked: [Ranked] = []
+        for part in WindowPart.allCases {
+            // `recent` goes from the places in the circle to their events: SQLite otherwise walks
+            // `events_start` over the window in every time zone (13,289 rows for 2,531 in the
+            // circle, measured: 96 ms against 16 ms). `CROSS JOIN` keeps that order in SQLite;
+            // PostgreSQL plans it freely. `long` starts from `events_long`.
+            let from: SQLQueryString =
+                part == .recent
+                ? "places p CROSS JOIN events e WHERE e.place_id = p.id AND "
+                : Self.eventsTable(part, on: database.kind) + " JOIN places p ON p.id = e.place_id WHERE "
+            let sql: SQLQueryString =
+                "SELECT e.id, " + liked
+                + " AS liked, e.going_count + e.interested_count AS popularity, e.start_at FROM "
+                + from + Self.conditions(query, part).joined(separator: " AND ")
+                + " ORDER BY liked DESC, popularity DESC, e.start_at, e.id LIMIT \(literal: query.limit)"
+            ranked += try await db.raw(sql).all().map { row in
+                (
+                    try row.decode(column: "liked", as: Int.self), try row.decode(column: "popularity", as: Int64.self),
+                    try row.decode(column: "start_at", as: Int64.self), try row.decode(column: "id", as: String.self)
+                )
+            }
+        }
+        ranked.sort { ($1.liked, $1.popularity, $0.startAt, $0.id) < ($0.liked, $0.popularity, $1.startAt, $1.id) }
+        return ranked.prefix(query.limit).map(\.id)
     }
 
-    /// The SQL conditions of `query` on `e` (events) and `p` (its place).
-    private static func conditions(_ query: EventQuery) -> [SQLQueryString] {
-        var conditions: [SQLQueryString] = [
-            "(e.start_at >= \(bind: query.from) OR (e.end_at IS NOT NULL AND e.start_at < \(bind: query.from) AND e.end_at > \(bind: query.from)))"
-        ]
+    /// The SQL conditions of `query` on `e` (events) and `p` (its place), for one part of its window.
+    private static func conditions(_ query: EventQuery, _ part: WindowPart) -> [SQLQueryString] {
+        let from = query.from
+        let earliest = from - longEvent
+        var conditions: [SQLQueryString] =
+            switch part {
+            case .recent:
+                [
+                    "e.start_at >= \(bind: earliest)",
+                    "(e.start_at >= \(bind: from) OR (e.end_at IS NOT NULL AND e.end_at > \(bind: from)))",
+                ]
+            case .long:
+                // The literal term of the partial index's condition, so that the index serves it.
+                [
+                    "e.end_at - e.start_at > \(unsafeRaw: String(longEvent))", "e.end_at > \(bind: from)",
+                    "e.start_at < \(bind: earliest)",
+                ]
+            }
         if let to = query.to { conditions.append("e.start_at < \(bind: to)") }
         if let near = query.near {
             conditions.append(PlaceRepository.nearCondition(near, radius: query.radius, table: "p"))

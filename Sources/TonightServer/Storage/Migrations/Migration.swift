@@ -48,6 +48,7 @@ enum Migrations {
         CreateUploads(),
         RecommendationVersion(),
         RecommendationVersionEvents(),
+        LongEventIndex(),
     ]
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import SQLKit
 import Testing
 
 @testable import TonightServer
@@ -247,6 +248,60 @@ struct EventsRouteTests {
                 "cursor=bad",
             ] {
                 #expect(try await client.send(.get, "/v1/events?\(bad)").status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
+    @Test(
+        "a search finds what runs at its start however long ago it began, and reads no history",
+        arguments: Backend.available)
+    func runningEvents(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let mod = try await moderatorToken(services, client)
+            let club = try await createPlace(client, token: mod, name: "Club", lat: 47.37, lon: 8.54)["id"] as! String
+            let now = Date()
+            let hour = 3600.0
+            let shows: [(String, Double, Double?)] = [
+                ("old", -400 * 24 * hour, nil), ("ended", -5 * 24 * hour, -4 * 24 * hour),
+                ("festival", -3 * 24 * hour, 24 * hour), ("endedTonight", -3 * hour, -hour), ("night", -2 * hour, hour),
+                ("noEnd", -2 * hour, nil), ("later", 24 * hour, nil),
+            ]
+            for (id, start, end) in shows {
+                try await insertShow(
+                    services, id: id, place: club, start: now.addingTimeInterval(start), performers: [],
+                    end: end.map { now.addingTimeInterval($0) })
+            }
+            var query = EventQuery(from: Clock.millis(now))
+            #expect(try await services.events.search(query).map(\.id) == ["festival", "night", "later"])
+            // Pages: the long-running event first (it began first), then the rest.
+            query.limit = 1
+            #expect(try await services.events.search(query).map(\.id) == ["festival"])
+            query.limit = 2
+            #expect(try await services.events.search(query).map(\.id) == ["festival", "night"])
+            let festival = try #require(try await services.events.find(id: "festival"))
+            query.after = (festival.startAt, festival.id)
+            #expect(try await services.events.search(query).map(\.id) == ["night", "later"])
+            #expect(
+                try await services.events.popular(EventQuery(from: Clock.millis(now)), favoring: [])
+                    == ["festival", "night", "later"])
+
+            // SQLite's plan: each part is an index range, never the history before it.
+            guard services.database.kind == .sqlite else { return }
+            query.after = nil
+            var bounded = query
+            bounded.to = Clock.millis(now) + 30 * 86_400_000
+            for (query, part, index) in [
+                (bounded, EventRepository.WindowPart.recent, "events_start"), (query, .long, "events_long"),
+                (bounded, .long, "events_long"),
+            ] {
+                let plan = try await services.database.sql.raw(
+                    ("EXPLAIN QUERY PLAN " as SQLQueryString) + EventRepository.searchSQL(query, part, on: .sqlite)
+                ).all().map { try $0.decode(column: "detail", as: String.self) }
+                let events = plan.filter { $0.contains("SEARCH e ") || $0.contains("SCAN e") }
+                #expect(events.count == 1 && events.allSatisfy { $0.contains("INDEX \(index) (") }, "\(plan)")
+                if part == .recent {
+                    #expect(events.allSatisfy { $0.contains("start_at>? AND start_at<?") }, "\(plan)")
+                }
             }
         }
     }
