@@ -149,6 +149,8 @@ extension RecommendationsHandlers {
             let eventIDs = dismissed.filter { kinds[$0].map { $0.kind != .session } ?? true }
             if !eventIDs.isEmpty {
                 try await sessions.forgetDismissals(of: user.id, eventIDs: eventIDs)
+                // A write in a GET, which the PostgreSQL middleware does not count.
+                cardCache.cluster?.advance()
                 (cards, coldStart) = try await ask()
                 refreshed = true
             }

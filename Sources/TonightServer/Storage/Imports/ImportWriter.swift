@@ -27,6 +27,9 @@ public struct ImportSummary: Sendable {
     mutating func count(_ kind: String, _ change: (inout ImportTally) -> Void) {
         change(&tallies[kind, default: ImportTally()])
     }
+
+    /// Records inserted or updated so far, of every kind.
+    var written: Int { tallies.values.reduce(0) { $0 + $1.inserted + $1.updated } }
 }
 
 /// Writes imported records in batches: each batch reads the rows it may replace, compares, and
@@ -336,12 +339,14 @@ public actor ImportWriter {
         _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ venues: [ImportedVenue],
         _ events: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase
     ) async throws {
+        let written = summary.written
         try await writeCategories(categories, now: now, on: db)
         try await writeArtists(artists, now: now, on: db)
         try await writePlaces(venues, now: now, on: db)
         try await writeEvents(events, now: now, final: final, on: db)
-        // Inserted rows have no trigger that moves it (migration 0035): once per batch instead.
-        if !dryRun { try await database.moveRecommendationVersion(on: db) }
+        // Inserted rows have no trigger that moves it (migration 0035): once per batch that wrote
+        // something instead (a feed imported again unchanged keeps what is kept).
+        if !dryRun && summary.written != written { try await database.moveRecommendationVersion(on: db) }
     }
 
     /// The last record with each id wins (a later record replaces an earlier one).

@@ -72,9 +72,16 @@ struct RecommendationCacheTests {
                 #expect(r.status == .ok, "\(r.text)")
                 return (r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String }
             }
-            #expect(try await Set(ids()) == [s1, s2])
-            #expect(try await Set(ids()) == [s1, s2])
-            #expect(cache.hits == 1 && cache.count == 1)
+            // Answered from memory the second time (on PostgreSQL while the listener's heartbeat
+            // is fresh: a loaded machine can make it stale for a moment, when nothing is kept).
+            let fromMemory = { @Sendable (expected: Set<String>) async throws -> Bool in
+                try await eventually(within: .seconds(30)) {
+                    let hits = cache.hits
+                    return try await Set(ids()) == expected && cache.hits > hits
+                }
+            }
+            #expect(try await fromMemory([s1, s2]))
+            #expect(cache.count == 1)
 
             // Another member's write through the API: ben's friendship makes s1's players count.
             try await client.befriend(ana, ben)
@@ -85,15 +92,12 @@ struct RecommendationCacheTests {
             let first = (withFriend.json["items"] as? [JSON])?.first
             #expect((first?["event"] as? JSON)?["id"] as? String == s1)
             #expect((first?["reasons"] as? [String] ?? []).contains("ben is playing."), "\(withFriend.text)")
-            let hits = cache.hits
-            #expect(hits == 1)
 
             // A change written straight into the database (another process, a job): on SQLite the
             // version row moves in its transaction; on PostgreSQL its notification arrives shortly.
             try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = \(bind: s2)").run()
             #expect(try await eventually(within: .seconds(10)) { try await ids() == [s1] })
-            #expect(try await ids() == [s1])
-            #expect(cache.hits > hits)
+            #expect(try await fromMemory([s1]))
         }
     }
 
@@ -118,12 +122,17 @@ struct RecommendationCacheTests {
             }
             // (On PostgreSQL a write outside a request is seen when its notification arrives.)
             #expect(try await eventually(within: .seconds(10)) { try await ids("") == ["t1"] })
-            let hits = cache.hits
-            #expect(try await ids("") == ["t1"])
-            #expect(cache.hits == hits + 1)
+            // Answered from memory (on PostgreSQL while the listener's heartbeat is fresh: a
+            // loaded machine can make it stale for a moment, when nothing is kept).
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    let hits = cache.hits
+                    return try await ids("") == ["t1"] && cache.hits > hits
+                })
             // A refresh is made afresh, and not kept.
+            let hits = cache.hits
             #expect(try await ids("&refresh=true") == ["t1"])
-            #expect(cache.hits == hits + 1)
+            #expect(cache.hits == hits)
 
             // A show inserted (an organiser's new event, an import's batch) moves the version.
             try await insertShow(
@@ -132,6 +141,14 @@ struct RecommendationCacheTests {
             // A change written straight into the database, by trigger.
             try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = 't1'").run()
             #expect(try await eventually(within: .seconds(10)) { try await ids("") == ["t2"] })
+            // A refresh that brings a dismissed card back is a write in a GET: the next answer
+            // has the card, at once (on PostgreSQL before the notification comes back).
+            let dismissed = try await client.send(
+                .post, "/v1/me/recommendations/dismissals", json: ["eventId": "t2"], token: ana.token)
+            #expect(dismissed.status == .noContent)
+            #expect(try await ids("") == [])
+            #expect(try await ids("&refresh=true") == ["t2"])
+            #expect(try await ids("") == ["t2"])
             // A favourite through the API, an affinity import and a feed import.
             try await insertArtist(services, id: "a", name: "Artist A")
             try await insertArtist(services, id: "b", name: "Artist B")
@@ -144,11 +161,16 @@ struct RecommendationCacheTests {
             #expect(try await services.catalog.favorites(userID: ana.id, offset: 0, limit: 10).map(\.id) == ["a"])
             #expect(
                 try await moved { try await services.catalog.upsertAffinity([[.init("a"), .init("b"), .init(0.5)]]) })
+            let feed = try temporaryFile(sampleFeed(), suffix: ".xml")
             #expect(
-                try await moved {
-                    _ = try await Importer.run(
-                        .feed, path: temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
-                })
+                try await moved { _ = try await Importer.run(.feed, path: feed, dryRun: false, services: services) })
+            // The same feed again writes nothing, and keeps what is kept.
+            try await Task.sleep(for: .milliseconds(300))
+            let settled = try #require(await cache.version())
+            _ = try await Importer.run(.feed, path: feed, dryRun: false, services: services)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await cache.version() == settled)
+
         }
     }
 }
