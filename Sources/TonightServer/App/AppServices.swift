@@ -277,7 +277,10 @@ public struct AppServices: Sendable {
 
 extension AppServices {
     /// Event recommendations (the routes and the digest use this one recipe).
-    var eventRecommender: EventRecommender { EventRecommender(events: events, places: places, catalog: catalog) }
+    /// (Categories read afresh: its cards are kept under the recommendation version.)
+    var eventRecommender: EventRecommender {
+        EventRecommender(events: events, places: places, catalog: catalog.uncached)
+    }
 
     /// Session recommendations, weighted as configured.
     var sessionRecommender: SessionRecommender {

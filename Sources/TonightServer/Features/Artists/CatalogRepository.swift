@@ -95,6 +95,10 @@ struct CatalogRepository: Sendable {
         return (ids, names)
     }
 
+    /// This catalogue reading categories afresh every time: for answers kept under a version
+    /// (``RecommendationCache``), which must not be made from categories older than it.
+    var uncached: CatalogRepository { CatalogRepository(db: db, database: database, cache: CategoryCache(lifetime: 0)) }
+
     /// Every category (kept in memory for a few seconds: nearly every event and artist answer names some).
     func categories() async throws -> [CategoryRecord] {
         if let cached = cache.current() { return cached }

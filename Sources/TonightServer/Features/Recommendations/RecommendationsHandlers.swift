@@ -155,8 +155,10 @@ extension RecommendationsHandlers {
                 refreshed = true
             }
         }
-        let assembled = try await eventService.assembler.assemble(
-            cards.map(\.event), callerID: user.id, distanceFrom: center)
+        // With the recommender's catalogue, which reads categories afresh (the answer is kept).
+        let assembler = EventAssembler(
+            events: events, places: places, catalog: recommender.catalog, sessions: sessions)
+        let assembled = try await assembler.assemble(cards.map(\.event), callerID: user.id, distanceFrom: center)
         let byID = Dictionary(assembled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let items: [Components.Schemas.EventRecommendation] = cards.compactMap { card in
             guard let event = byID[card.event.id] else { return nil }

@@ -141,6 +141,25 @@ struct RecommendationCacheTests {
             // A change written straight into the database, by trigger.
             try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = 't1'").run()
             #expect(try await eventually(within: .seconds(10)) { try await ids("") == ["t2"] })
+            // A category renamed by an import: the next card names it so, although the catalogue
+            // keeps categories for two seconds (kept cards read them afresh).
+            try await services.database.sql.raw(
+                "INSERT INTO categories (id, name, updated_at) VALUES ('c1', 'Rock', 0)"
+            ).run()
+            try await services.database.sql.raw("UPDATE events SET category_id = 'c1' WHERE id = 't2'").run()
+            let category = { @Sendable () async throws -> String? in
+                let r = try await client.send(.get, path, token: ana.token)
+                return (((r.json["items"] as? [JSON])?.first?["event"] as? JSON)?["category"] as? JSON)?["name"]
+                    as? String
+            }
+            #expect(try await eventually(within: .seconds(10)) { try await category() == "Rock" })
+            _ = try await services.catalog.categories()
+            try await services.database.transaction { db in
+                try await db.raw("UPDATE categories SET name = 'Pop' WHERE id = 'c1'").run()
+                try await services.database.moveRecommendationVersion(on: db)
+            }
+            #expect(try await eventually(within: .seconds(10)) { try await category() == "Pop" })
+
             // A refresh that brings a dismissed card back is a write in a GET: the next answer
             // has the card, at once (on PostgreSQL before the notification comes back).
             let dismissed = try await client.send(
