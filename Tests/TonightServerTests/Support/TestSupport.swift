@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PostgresNIO
 import Testing
 
 @testable import TonightServer
@@ -74,7 +75,18 @@ func withApp(
     defer { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
     let services = try await AppServices.make(config: config, logger: logger)
     let app = try await buildApplication(config, services: services)
-    try await app.test(framework) { client in try await body(services, client) }
+    try await explained { try await app.test(framework) { client in try await body(services, client) } }
+}
+
+/// Runs `body`; a PostgreSQL error that escapes it is recorded with its details first (its
+/// description alone is a generic sentence, which left a failed CI run unexplained).
+func explained(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as PSQLError {
+        Issue.record("PostgreSQL error: \(String(reflecting: error))")
+        throw error
+    }
 }
 
 /// ``withApp(_:framework:configure:_:)`` on a real port.

@@ -32,14 +32,17 @@ func withTwoInstances(
     }
     let appA = try await buildApplication(first, services: a)
     let appB = try await buildApplication(second, services: b)
-    try await appA.test(.live) { clientA in
-        try await appB.test(.live) { clientB in
-            for services in [a, b] {
-                if let listener = services.fanout as? PostgresFanout {
-                    #expect(await listener.waitUntilListening(timeout: .seconds(60)), "the live listener did not start")
+    try await explained {
+        try await appA.test(.live) { clientA in
+            try await appB.test(.live) { clientB in
+                for services in [a, b] {
+                    if let listener = services.fanout as? PostgresFanout {
+                        #expect(
+                            await listener.waitUntilListening(timeout: .seconds(60)), "the live listener did not start")
+                    }
                 }
+                try await body(a, clientA, b, clientB)
             }
-            try await body(a, clientA, b, clientB)
         }
     }
 }
