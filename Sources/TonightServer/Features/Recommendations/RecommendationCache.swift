@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import TonightCore
 
 /// Session recommendations and explore cards kept per member, place and page size, and answered
 /// again while nothing they were made from has changed: ranking 2,000 sessions with their players
@@ -88,6 +89,21 @@ final class RecommendationCache<Value: Sendable>: Sendable {
             }
             entries[key] = Entry(value: value, version: version, madeAt: now)
         }
+    }
+
+    /// The answer for `userID` around `center` in pages of `limit`: the one kept at `version`, or
+    /// the one `make` makes now, then kept under `version`. With no `version` (a refresh, or
+    /// nothing may be kept now) it is always made and never kept. Read `version` before the first
+    /// read of the data `make` uses: a change after it makes a different version.
+    func answer(
+        for userID: String, around center: GeoPoint, limit: Int, at version: Int64?,
+        make: () async throws -> Value
+    ) async throws -> Value {
+        let key = Key(userID: userID, latitude: center.latitude, longitude: center.longitude, limit: limit)
+        if let version, let kept = answer(key, at: version) { return kept }
+        let value = try await make()
+        if let version { keep(value, for: key, madeAt: version) }
+        return value
     }
 
     /// How many answers are kept (for tests).

@@ -47,11 +47,9 @@ struct RecommendationsHandlers: Sendable {
         let version = await sessionCache.version()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
-        let key = RecommendationCache<Components.Schemas.SessionRecommendationList>.Key(
-            userID: user.id, latitude: center.latitude, longitude: center.longitude, limit: limit)
-        if let version, let kept = sessionCache.answer(key, at: version) { return .ok(.init(body: .json(kept))) }
-        let list = try await recommendSessions(user: user, center: center, limit: limit)
-        if let version { sessionCache.keep(list, for: key, madeAt: version) }
+        let list = try await sessionCache.answer(for: user.id, around: center, limit: limit, at: version) {
+            try await recommendSessions(user: user, center: center, limit: limit)
+        }
         return .ok(.init(body: .json(list)))
     }
 
@@ -119,11 +117,9 @@ extension RecommendationsHandlers {
         let version = input.query.refresh == true ? nil : await cardCache.version()
         guard let user = try await users.find(id: caller.userID) else { throw APIError.accountGone }
         let center = try recommendationCenter(input.query.near, user: user)
-        let key = RecommendationCache<Components.Schemas.EventRecommendationList>.Key(
-            userID: user.id, latitude: center.latitude, longitude: center.longitude, limit: limit)
-        if let version, let kept = cardCache.answer(key, at: version) { return .ok(.init(body: .json(kept))) }
-        let list = try await recommendEvents(user: user, center: center, limit: limit, refresh: input.query.refresh)
-        if let version { cardCache.keep(list, for: key, madeAt: version) }
+        let list = try await cardCache.answer(for: user.id, around: center, limit: limit, at: version) {
+            try await recommendEvents(user: user, center: center, limit: limit, refresh: input.query.refresh)
+        }
         return .ok(.init(body: .json(list)))
     }
 
