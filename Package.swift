@@ -87,6 +87,15 @@ let package = Package(
         .executableTarget(
             name: "WebPushBench", dependencies: ["TonightServer"], path: "bench/WebPushBench",
             swiftSettings: swiftSettings),
+        // bench/run chat: the same relay as bench/relay_server.py on Hummingbird's WebSocket, the
+        // floor under Tonight's live sockets.
+        .executableTarget(
+            name: "LiveFloor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            path: "bench/LiveFloor", swiftSettings: swiftSettings),
         .target(
             name: "TonightClient",
             dependencies: [

@@ -36,11 +36,30 @@ if want chat; then
   chat_load relay --url "ws://127.0.0.1:$relay_port" --pid "$relay_pid" --rate "$BENCH_CHAT_RATE" | tee "$out/relay-paced.json"
   chat_load relay --url "ws://127.0.0.1:$relay_port" --pid "$relay_pid" | tee "$out/relay.json"
   kill "$relay_pid" 2>/dev/null || true
-  section "chat: server memory with $BENCH_CHAT_MEMORY_SOCKETS sockets"
+  section "chat: the same relay on Hummingbird's WebSocket (bench/LiveFloor), $BENCH_CHAT_SOCKETS sockets"
+  swift build -c release --product LiveFloor
+  floor_bin="$(swift build -c release --show-bin-path)/LiveFloor"
+  start_floor() {
+    relay_port=$(free_port)
+    "$floor_bin" "$relay_port" >>"$out/floor.log" 2>&1 &
+    relay_pid=$!
+    started_pids+=("$relay_pid")
+    sleep 1
+  }
+  start_floor
+  chat_load relay --url "ws://127.0.0.1:$relay_port" --pid "$relay_pid" | tee "$out/floor.json"
+  kill "$relay_pid" 2>/dev/null || true
+  section "chat: memory with $BENCH_CHAT_MEMORY_SOCKETS sockets, Tonight and the Hummingbird relay"
   BENCH_BCRYPT_COST=4 start_server "$tmp/chat-memory-data"
+  idle_rss=$(awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$server_pid/status")
   "$py" bench/chat_load.py tonight --url "$url" --sockets "$BENCH_CHAT_MEMORY_SOCKETS" --pairs 500 --seconds 3 \
     --rate "$BENCH_CHAT_RATE" --pid "$server_pid" | tee "$out/chat-memory.json"
   stop_server
+  start_floor
+  floor_idle_rss=$(awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$relay_pid/status")
+  "$py" bench/chat_load.py relay --url "ws://127.0.0.1:$relay_port" --sockets "$BENCH_CHAT_MEMORY_SOCKETS" \
+    --pairs 500 --seconds 3 --rate "$BENCH_CHAT_RATE" --pid "$relay_pid" | tee "$out/floor-memory.json"
+  kill "$relay_pid" 2>/dev/null || true
   section "chat: results"
   {
     echo "## live chat (${BENCH_CHAT_SECONDS}s runs; steady = $BENCH_CHAT_RATE messages/s, most = $BENCH_CHAT_SENDERS closed-loop senders)"
@@ -49,13 +68,23 @@ if want chat; then
     chat_row "python relay steady" "$out/relay-paced.json"
     chat_row "tonight most" "$out/chat.json"
     chat_row "python relay most" "$out/relay.json"
+    chat_row "hummingbird relay most" "$out/floor.json"
     chat_row "tonight $BENCH_CHAT_MEMORY_SOCKETS sockets steady" "$out/chat-memory.json"
+    chat_row "hb relay $BENCH_CHAT_MEMORY_SOCKETS sockets steady" "$out/floor-memory.json"
     printf 'ratio tonight/relay most msgs/s = %s\n' "$(ratio "$(json_field "$out/chat.json" per_second)" "$(json_field "$out/relay.json" per_second)")"
     printf 'ratio tonight/relay steady p99 = %s\n' "$(ratio "$(json_field "$out/chat-paced.json" p99_ms)" "$(json_field "$out/relay-paced.json" p99_ms)")"
     printf 'tonight steady p99 = %s ms (goal < 5 ms: %s)\n' "$(json_field "$out/chat-paced.json" p99_ms)" \
       "$(verdict "$(json_field "$out/chat-paced.json" p99_ms)" "<" 5)"
-    printf 'server RSS with %s sockets = %s MB (goal < 500 MB: %s)\n\n' "$BENCH_CHAT_MEMORY_SOCKETS" \
-      "$(json_field "$out/chat-memory.json" server_rss_mb)" "$(verdict "$(json_field "$out/chat-memory.json" server_rss_mb)" "<" 500)"
+    tonight_rss=$(json_field "$out/chat-memory.json" server_rss_mb)
+    floor_rss=$(json_field "$out/floor-memory.json" server_rss_mb)
+    printf 'server RSS with %s sockets = %s MB (goal < 300 MB: %s); idle before them %s MB\n' \
+      "$BENCH_CHAT_MEMORY_SOCKETS" "$tonight_rss" "$(verdict "$tonight_rss" "<" 300)" "$idle_rss"
+    # The floor: what Hummingbird's WebSocket alone holds per socket, on top of Tonight's own idle size.
+    printf 'floor: the Hummingbird relay %s MB with them, %s MB idle; Tonight idle + that = %s MB\n' \
+      "$floor_rss" "$floor_idle_rss" "$((idle_rss + floor_rss - floor_idle_rss))"
+    printf "KB per socket: tonight %s, of which Hummingbird's WebSocket %s\n\n" \
+      "$(((tonight_rss - idle_rss) * 1024 / BENCH_CHAT_MEMORY_SOCKETS))" \
+      "$(((floor_rss - floor_idle_rss) * 1024 / BENCH_CHAT_MEMORY_SOCKETS))"
   } | tee -a "$out/summary.txt"
-  for run in chat-paced chat chat-memory; do [ "$(json_field "$out/$run.json" lost)" = 0 ] || failed=1; done
+  for run in chat-paced chat chat-memory floor floor-memory; do [ "$(json_field "$out/$run.json" lost)" = 0 ] || failed=1; done
 fi
