@@ -243,6 +243,47 @@ struct ChatRepository: Sendable {
         return try await db.raw(numbered).first().map { try $0.decode(column: "seq", as: Int64.self) }
     }
 
+    /// PostgreSQL: stores `messages` with one statement, numbered as ``insert(_:on:kind:)``
+    /// numbers them one after another (in the order given within each conversation, the sender's
+    /// read position moved to their own last one), and returns the number of each by message id
+    /// (none for a conversation that does not exist). One statement is one round trip for the
+    /// whole group, where a statement per message took one each. It fails as a whole, a client id
+    /// stored twice included.
+    static func insertAll(_ messages: [MessageBatcher.Pending], on db: any SQLDatabase) async throws -> [String: Int64]
+    {
+        let rows = try await db.raw(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(bind: messages.map(\.conversationID))::text[], \(bind: messages.map(\.id))::text[],
+                    \(bind: messages.map(\.sender))::text[], \(bind: messages.map { $0.clientID ?? "" })::text[],
+                    \(bind: messages.map(\.text))::text[], \(bind: messages.map(\.now))::int8[])
+                    WITH ORDINALITY AS t(conversation_id, id, sender_id, client_id, body, created_at, ord)),
+            ranked AS (
+                SELECT input.*, row_number() OVER (PARTITION BY conversation_id ORDER BY ord) AS k FROM input),
+            totals AS (
+                SELECT conversation_id, count(*) AS n, max(created_at) AS now FROM ranked GROUP BY conversation_id),
+            c AS (
+                UPDATE conversations SET last_seq = last_seq + totals.n, updated_at = totals.now,
+                    read_a = COALESCE(last_seq + (SELECT max(k) FROM ranked
+                        WHERE ranked.conversation_id = conversations.id AND ranked.sender_id = conversations.user_a), read_a),
+                    read_b = COALESCE(last_seq + (SELECT max(k) FROM ranked
+                        WHERE ranked.conversation_id = conversations.id AND ranked.sender_id = conversations.user_b), read_b)
+                FROM totals WHERE conversations.id = totals.conversation_id
+                RETURNING conversations.id, conversations.last_seq - totals.n AS base)
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT c.id, c.base + ranked.k, ranked.id, ranked.sender_id, NULLIF(ranked.client_id, ''), ranked.body,
+                ranked.created_at
+            FROM ranked JOIN c ON c.id = ranked.conversation_id
+            RETURNING id, seq
+            """
+        ).all()
+        var numbers: [String: Int64] = [:]
+        for row in rows {
+            numbers[try row.decode(column: "id", as: String.self)] = try row.decode(column: "seq", as: Int64.self)
+        }
+        return numbers
+    }
+
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.
     func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws
         -> [MessageRecord]

@@ -1,8 +1,9 @@
 /// Stores concurrent chat messages in groups, as ``VoteBatcher`` commits votes: while one group's
 /// transaction runs, new messages queue, and the next transaction stores all of them (up to
-/// ``maxBatch``), each numbered in its conversation by the same statement as alone. One message
-/// alone still commits at once. Every sender gets its own message's number, after its group
-/// committed.
+/// ``maxBatch``), each numbered in its conversation as alone: on PostgreSQL by one statement for
+/// the whole group (one round trip), on SQLite by a statement each in one transaction. One
+/// message alone still commits at once. Every sender gets its own message's number, after its
+/// group committed.
 ///
 /// A group that fails as a whole (PostgreSQL ends a transaction at its first error, such as a
 /// client id that raced with itself from another instance) is stored again one message at a time,
@@ -57,6 +58,10 @@ actor MessageBatcher {
                     // Alone, a message is one statement, with no transaction around it.
                     if messages.count == 1 {
                         return [try await Self.store(messages[0], in: database)]
+                    }
+                    if database.kind == .postgres {
+                        let numbers = try await ChatRepository.insertAll(messages, on: database.sql)
+                        return messages.map { numbers[$0.id] }
                     }
                     return try await database.transaction { db in
                         var numbers: [Int64?] = []

@@ -7,6 +7,7 @@ import Logging
 import NIOWebSocket
 import Testing
 import TonightAPI
+import TonightCore
 
 @testable import TonightServer
 
@@ -167,6 +168,54 @@ struct ChatRouteTests {
                 #expect(Set(rows.map(\.text)).count == 50)
             }
             #expect(try await rowCount("messages", in: services) == 400)
+        }
+    }
+
+    @Test("PostgreSQL: one statement numbers a group of messages as storing them one at a time would")
+    func groupStatement() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres) { services, client in
+            let (ana, ben, eve) = (
+                try await client.member("ana"), try await client.member("ben"), try await client.member("eve")
+            )
+            try await client.befriend(ana, ben)
+            try await client.befriend(ana, eve)
+            let first = try await client.conversation(ana, with: ben)
+            let second = try await client.conversation(ana, with: eve)
+            #expect(try await client.say("before", in: first, as: ben).status == .created)
+            func pending(
+                _ conversation: String, _ sender: TestUser, _ text: String, clientID: String? = nil, now: Int64
+            )
+                -> MessageBatcher.Pending
+            {
+                .init(
+                    conversationID: conversation, id: Identifier.make(), sender: sender.id, clientID: clientID,
+                    text: text, now: now)
+            }
+            let group = [
+                pending(first, ana, "one", clientID: "c-1", now: 10), pending(second, eve, "two", now: 11),
+                pending(first, ben, "three", now: 12), pending("no-such-conversation", ana, "lost", now: 13),
+                pending(first, ana, "four", now: 14),
+            ]
+            let numbers = try await ChatRepository.insertAll(group, on: services.database.sql)
+            #expect(group.map { numbers[$0.id] } == [2, 1, 3, nil, 4])
+            let stored = try await services.chat.messages(in: first, before: nil, since: 0, limit: 10)
+            #expect(stored.map(\.text) == ["before", "one", "three", "four"])
+            #expect(stored.map(\.clientID) == [nil, "c-1", nil, nil])
+            let conversation = try #require(try await services.chat.conversation(id: first))
+            let (anaRead, benRead) =
+                conversation.userA == ana.id
+                ? (conversation.readA, conversation.readB) : (conversation.readB, conversation.readA)
+            #expect(conversation.lastSeq == 4 && anaRead == 4 && benRead == 3 && conversation.updatedAt == 14)
+            let other = try #require(try await services.chat.conversation(id: second))
+            #expect(other.lastSeq == 1 && (other.userA == eve.id ? other.readA : other.readB) == 1)
+            // A client id stored twice fails the whole group (the batcher then stores one at a time).
+            await #expect(throws: (any Error).self) {
+                try await ChatRepository.insertAll(
+                    [pending(first, ben, "five", now: 15), pending(first, ana, "again", clientID: "c-1", now: 16)],
+                    on: services.database.sql)
+            }
+            #expect(try await services.chat.conversation(id: first)?.lastSeq == 4)
         }
     }
 
