@@ -1,7 +1,7 @@
 /// Commits concurrent votes in groups (a ``GroupQueue``): while one group's transaction runs, new
-/// votes queue, and the next transaction takes all of them (up to 500). One vote alone still commits at
-/// once; a thousand at the same moment cost a handful of transactions instead of a thousand.
-/// Every caller gets the outcome of its own change, after its group committed.
+/// votes queue, and the next transaction takes all of them (up to 500). One vote alone still
+/// commits at once; a thousand at the same moment cost a handful of transactions instead of a
+/// thousand. Every caller gets the outcome of its own change, after its group committed.
 ///
 /// A group that gets no answer from the database within ``deadline`` fails its callers (503
 /// `database_unavailable`: a vote is a PUT, safe to repeat) and the batcher goes on with the next
@@ -22,7 +22,8 @@ struct VoteBatcher: Sendable {
                 let (outcomes, notifications) = try await withDeadline(deadline) {
                     try await repository.apply(changes, flagThreshold: flagThreshold, now: Clock.millis())
                 }
-                // After the group's answers, and without holding up the next group.
+                // Beside the group's answers (the voters do not wait for it) and without holding
+                // up the next group; a milestone is rare, so such tasks are few.
                 if !notifications.isEmpty, let notifier {
                     Task { _ = try? await withDeadline(deadline) { await notifier.publish(notifications) } }
                 }
