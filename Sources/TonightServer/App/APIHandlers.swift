@@ -59,7 +59,7 @@ final class APIHandlers: Sendable {
             devices: s.devices, webPush: s.push.webPush, subscriptions: s.push.subscriptions)
         notifications = NotificationsHandlers(notifications: s.notifications, users: s.users, people: s.people)
         geo = GeoHandlers(geo: s.geo)
-        places = PlacesHandlers(geo: s.geo, places: s.places, events: s.events)
+        places = PlacesHandlers(geo: s.geo, places: s.places, events: s.events, nearby: s.nearby)
         posts = PostsHandlers(
             places: s.places, events: s.events, social: s.social, notifier: s.notifier, postService: s.posts,
             posts: s.postRepository,

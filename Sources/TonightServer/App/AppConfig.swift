@@ -248,6 +248,10 @@ public struct AppConfig: Sendable {
     /// while nothing they were made from has changed (`recs.cache.seconds`, default 60; 0: off).
     /// See ``RecommendationCache``.
     public var recommendationCacheSeconds: Int = 60
+    /// How many places nearby searches keep in memory, positions and rows (`nearby.cache.places`,
+    /// default 500,000, about 100 MB when full; 0: every search reads the database). See
+    /// ``NearbyIndex``.
+    public var nearbyCachePlaces: Int = 500_000
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.
     /// Without them posts are served as uploaded, without posters (said at start-up).
     public var ffmpegPath: String = ""
@@ -419,6 +423,8 @@ public struct AppConfig: Sendable {
             0, reader.int(forKey: "feed.cache.trust.ms", default: config.feedCacheTrustMilliseconds))
         config.recommendationCacheSeconds = max(
             0, reader.int(forKey: "recs.cache.seconds", default: config.recommendationCacheSeconds))
+        config.nearbyCachePlaces = max(
+            0, reader.int(forKey: "nearby.cache.places", default: config.nearbyCachePlaces))
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")
         config.ffprobePath = reader.string(forKey: "media.ffprobe", default: "")
         config.mediaRetentionDays = reader.int(forKey: "media.retention.days", default: config.mediaRetentionDays)

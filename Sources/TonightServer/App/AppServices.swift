@@ -63,6 +63,8 @@ public struct AppServices: Sendable {
     let recommendationCache: RecommendationCache<Components.Schemas.SessionRecommendationList>
     /// Explore cards kept the same way, under the same version.
     let cardCache: RecommendationCache<Components.Schemas.EventRecommendationList>
+    /// Places kept in memory for nearby searches (`nil`: `NEARBY_CACHE_PLACES=0`).
+    let nearby: NearbyIndex?
     /// Anonymous feed pages and artist suggestions kept in memory (suggestions on SQLite only).
     let pages: PageCache?
     /// Song search (Spotify when configured, else songs already used on posts).
@@ -132,11 +134,13 @@ public struct AppServices: Sendable {
         let suggester = ArtistSuggester(catalog: catalog, generation: suggestions)
         let feedVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
         let recommendationVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
+        let placesVersion = database.kind == .postgres ? ClusterFeedVersion() : nil
         let fanout: any LiveFanout =
             database.kind == .postgres
             ? try PostgresFanout(
                 database: database, hub: live, url: config.databaseURL, feed: feedVersion,
-                recommendations: recommendationVersion, suggester: suggester, logger: logger)
+                recommendations: recommendationVersion, places: placesVersion, suggester: suggester,
+                logger: logger)
             : LocalFanout(hub: live)
         let devices = DeviceRepository(db: database.sql, database: database)
         let jobs = JobQueue(repository: JobRepository(db: database.sql, kind: database.kind))
@@ -168,7 +172,7 @@ public struct AppServices: Sendable {
                 limits: MediaLimits(maxDuration: config.mediaMaxSeconds, maxBytes: Int64(config.mediaMaxBytes))),
             workRoot: config.dataDirectory + "/tmp/media-work", logger: logger)
         let social = SocialRepository(db: database.sql, database: database)
-        let places = PlaceRepository(db: database.sql)
+        let places = PlaceRepository(db: database.sql, database: database)
         let events = EventRepository(db: database.sql, database: database)
         let sessions = SessionRepository(db: database.sql, database: database)
         let promotions = PromotionRepository(db: database.sql, database: database)
@@ -242,6 +246,11 @@ public struct AppServices: Sendable {
             cardCache: RecommendationCache(
                 lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
                 stored: { try? await database.recommendationVersion() }),
+            nearby: config.nearbyCachePlaces > 0
+                ? NearbyIndex(
+                    capacity: config.nearbyCachePlaces, cluster: placesVersion,
+                    stored: { try? await database.placesVersion() })
+                : nil,
             pages: PageCache(
                 signsMedia: posts.urls.signs, suggestions: suggestions, cluster: feedVersion,
                 trust: .milliseconds(config.feedCacheTrustMilliseconds)),

@@ -35,10 +35,10 @@ public func buildApplication(
             streamingPatchPrefixes: [TusMiddleware.prefix + "/": config.mediaMaxBytes]))
     let pages = services.pages
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
-    if let version = services.recommendationCache.cluster {
-        // Both recommendation caches stand on this version.
-        router.add(middleware: RecommendationCacheMiddleware(version: version))
-    }
+    // PostgreSQL: this instance's writes move the versions its caches stand on (both
+    // recommendation caches share one) before their notifications arrive.
+    let localVersions = [services.recommendationCache.cluster, services.nearby?.cluster].compactMap { $0 }
+    if !localVersions.isEmpty { router.add(middleware: LocalWritesMiddleware(versions: localVersions)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
     // Inside the idempotency middleware: refusals are answers that a retry gets replayed.

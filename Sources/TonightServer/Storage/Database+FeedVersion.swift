@@ -27,3 +27,19 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// The places version (`places_version`, SQLite): every place added, changed or removed moves
+    /// it (migration 0037).
+    func placesVersion() async throws -> Int64? {
+        try await sql.raw("SELECT version FROM places_version WHERE id = 1").first()?
+            .decode(column: "version", as: Int64.self)
+    }
+
+    /// Moves the places version in the transaction of `db`, for inserts (which have no trigger on
+    /// SQLite, migration 0037). PostgreSQL's statement trigger covers them: nothing to do there.
+    func movePlacesVersion(on db: any SQLDatabase) async throws {
+        guard kind == .sqlite else { return }
+        try await db.raw("UPDATE places_version SET version = version + 1 WHERE id = 1").run()
+    }
+}

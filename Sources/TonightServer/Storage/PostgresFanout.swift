@@ -14,9 +14,10 @@ import TonightCore
 /// missed chat messages with `since`).
 ///
 /// The same channel carries the database's change notifications (migration 0028): `feed` moves
-/// this instance's ``ClusterFeedVersion``, `recs` (migration 0034) its recommendation version, and
+/// this instance's ``ClusterFeedVersion``, `recs` (migration 0034) its recommendation version,
+/// `places` (migration 0037) the version of its ``NearbyIndex``, and
 /// `artists` has the ``ArtistSuggester`` check its index before its next answer. While the listener
-/// is not subscribed both versions are withheld, and subscribing again drops every cached page and
+/// is not subscribed every version is withheld, and subscribing again drops every cached page and
 /// recommendation (see ``ClusterFeedVersion``).
 final class PostgresFanout: LiveFanout, Service {
     static let channel = "tonight_live"
@@ -25,6 +26,7 @@ final class PostgresFanout: LiveFanout, Service {
     static let feedChanged = "feed"
     static let artistsChanged = "artists"
     static let recommendationsChanged = "recs"
+    static let placesChanged = "places"
 
     private let outbox: LiveOutbox
     private let hub: LiveHub
@@ -33,18 +35,21 @@ final class PostgresFanout: LiveFanout, Service {
     private let listening = NIOLockedValueBox(false)
     private let feed: ClusterFeedVersion?
     private let recommendations: ClusterFeedVersion?
+    private let places: ClusterFeedVersion?
     private let suggester: ArtistSuggester?
     /// The versions the notifications move, withheld together while the listener is away.
-    private var versions: [ClusterFeedVersion] { [feed, recommendations].compactMap { $0 } }
+    private var versions: [ClusterFeedVersion] { [feed, recommendations, places].compactMap { $0 } }
 
     init(
         database: Database, hub: LiveHub, url: String, feed: ClusterFeedVersion? = nil,
-        recommendations: ClusterFeedVersion? = nil, suggester: ArtistSuggester? = nil, logger: Logger
+        recommendations: ClusterFeedVersion? = nil, places: ClusterFeedVersion? = nil,
+        suggester: ArtistSuggester? = nil, logger: Logger
     ) throws {
         self.outbox = LiveOutbox(database: database)
         self.hub = hub
         self.feed = feed
         self.recommendations = recommendations
+        self.places = places
         self.suggester = suggester
         self.configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
         self.logger = logger
@@ -152,6 +157,7 @@ final class PostgresFanout: LiveFanout, Service {
         switch payload {
         case Self.feedChanged: return feed?.advance() ?? ()
         case Self.recommendationsChanged: return recommendations?.advance() ?? ()
+        case Self.placesChanged: return places?.advance() ?? ()
         case Self.artistsChanged: return await suggester?.invalidate() ?? ()
         default: break
         }

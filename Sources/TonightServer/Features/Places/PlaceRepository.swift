@@ -56,11 +56,22 @@ struct PlaceQuery: Sendable {
 /// Over SQLKit, the same SQL on SQLite and PostgreSQL.
 struct PlaceRepository: Sendable {
     let db: any SQLDatabase
+    /// For writes: inserts move the places version in their transaction (migration 0037).
+    var database: Database?
 
     static let columns =
         "id, name, category, latitude, longitude, street, postal_code, city, region, country, city_key, region_key, time_zone, opening_hours, image_url, website, source, source_id, created_by, created_at, updated_at"
 
+    /// Adds `place` and moves the places version with it.
     func insert(_ place: PlaceRecord) async throws {
+        guard let database else { return try await Self.insert(place, on: db) }
+        try await database.transaction { db in
+            try await Self.insert(place, on: db)
+            try await database.movePlacesVersion(on: db)
+        }
+    }
+
+    static func insert(_ place: PlaceRecord, on db: any SQLDatabase) async throws {
         try await db.raw(
             """
             INSERT INTO places (\(unsafeRaw: Self.columns), name_folded, cell) VALUES (
@@ -118,6 +129,28 @@ struct PlaceRepository: Sendable {
         guard let sql = Self.nearbySQL(query) else { return [] }
         return try await db.raw(sql).all().compactMap { row in
             Self.hit(try row.decode(column: "hit", as: String.self))
+        }
+    }
+
+    /// Every place in the grid cells of `range`, with what nearby searches filter on (for
+    /// ``NearbyIndex``).
+    func spots(inCells range: ClosedRange<Int64>) async throws -> [(cell: Int64, spot: NearbyIndex.Spot)] {
+        try await db.raw(
+            """
+            SELECT id, latitude, longitude, cell, category, city_key, source FROM places
+            WHERE cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)
+            """
+        ).all().map { row in
+            let spot = NearbyIndex.Spot(
+                hit: PlaceHit(
+                    id: try row.decode(column: "id", as: String.self),
+                    location: GeoPoint(
+                        latitude: try row.decode(column: "latitude", as: Double.self),
+                        longitude: try row.decode(column: "longitude", as: Double.self))),
+                category: try row.decode(column: "category", as: String.self),
+                cityKey: try row.decode(column: "city_key", as: String?.self),
+                isSessionSpot: try row.decode(column: "source", as: String?.self) == "spot")
+            return (try row.decode(column: "cell", as: Int64.self), spot)
         }
     }
 

@@ -8,6 +8,8 @@ struct PlacesHandlers: Sendable {
     let geo: GeoService
     let places: PlaceRepository
     let events: EventRepository
+    /// Positions and rows for nearby searches, kept in memory (`nil`: off).
+    let nearby: NearbyIndex?
 
     func listPlaces(_ input: Operations.ListPlaces.Input) async throws -> Operations.ListPlaces.Output {
         let q = input.query
@@ -55,13 +57,23 @@ struct PlacesHandlers: Sendable {
     /// circle's edge is in it, so in a dense city a page reads a few dozen rows, not thousands. The
     /// next circle is sized from the places the last one held (their number grows with the area),
     /// so most pages take one or two searches.
+    ///
+    /// Positions and rows come from the ``NearbyIndex`` when it is on and covers the query (read
+    /// at the version read first), otherwise from the database.
     func nearbyPage(
         _ query: PlaceQuery, center: GeoPoint, offset: Int, limit: Int, keep: (PlaceRecord) -> Bool
     ) async throws -> (items: [(PlaceRecord, Double?)], next: String?) {
+        let places = self.places
+        var hits: (PlaceQuery) async throws -> [PlaceHit] = { try await places.nearby($0) }
+        var rows: ([String]) async throws -> [String: PlaceRecord] = { try await places.find(ids: $0) }
+        if let nearby, NearbyIndex.covers(query), let version = await nearby.version() {
+            hits = { try await nearby.hits($0, at: version, load: places.spots(inCells:)) }
+            rows = { try await nearby.rows($0, at: version, read: places.find(ids:)) }
+        }
         var circle = query
         circle.radius = min(query.radius, 300)
         while true {
-            let ranked = try await places.nearby(circle)
+            let ranked = try await hits(circle)
                 .map { ($0.id, $0.location.distance(to: center)) }
                 .filter { $0.1 <= circle.radius }
                 .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
@@ -69,9 +81,9 @@ struct PlacesHandlers: Sendable {
             var start = 0
             while start < ranked.count, kept.count <= offset + limit {
                 let slice = ranked[start..<min(ranked.count, start + (start == 0 ? offset + limit + 1 : 100))]
-                let rows = try await places.find(ids: slice.map(\.0))
+                let found = try await rows(slice.map(\.0))
                 for (id, distance) in slice {
-                    if let place = rows[id], keep(place) { kept.append((place, distance)) }
+                    if let place = found[id], keep(place) { kept.append((place, distance)) }
                 }
                 start += slice.count
             }

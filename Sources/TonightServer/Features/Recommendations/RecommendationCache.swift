@@ -16,7 +16,7 @@ import TonightCore
 /// SQLite the counter row, exact for every process that writes; on PostgreSQL the instance's
 /// ``ClusterFeedVersion`` for `recs` notifications, withheld while they may be missed. A
 /// notification arrives a moment after its commit, so there this instance's writes move that
-/// version too (``RecommendationCacheMiddleware``, as the page cache's writes move the feed's): a
+/// version too (``LocalWritesMiddleware``, as the page cache's writes move the feed's): a
 /// member who has just joined a session here never gets the answer from before. Another instance
 /// learns of it when the notification arrives.
 ///
@@ -110,20 +110,4 @@ final class RecommendationCache<Value: Sendable>: Sendable {
     var count: Int { entries.withLock { $0.count } }
     /// How many requests were answered from memory (for tests).
     var hits: Int { answered.load(ordering: .relaxed) }
-}
-
-/// Moves the ``RecommendationCache``s' cluster version before and after each request that is not
-/// a `GET` or `HEAD`, so an answer made while a write was under way is not kept.
-struct RecommendationCacheMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-    let version: ClusterFeedVersion
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        guard request.method != .get && request.method != .head else { return try await next(request, context) }
-        version.advance()
-        defer { version.advance() }
-        return try await next(request, context)
-    }
 }

@@ -494,6 +494,8 @@ public actor ImportWriter {
                 "city", "region", "country", "city_key", "region_key", "time_zone", "opening_hours", "image_url",
                 "website", "source", "source_id", "created_at", "updated_at", "import_hash",
             ], rows: rows, key: ["id"], on: db)
+        // Inserted places have no trigger on SQLite (migration 0037): once per batch instead.
+        if !rows.isEmpty { try await database.movePlacesVersion(on: db) }
     }
 
     /// The fingerprint of an event as the file has it, with what its row also depends on: its

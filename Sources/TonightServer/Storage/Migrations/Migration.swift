@@ -49,6 +49,7 @@ enum Migrations {
         RecommendationVersion(),
         RecommendationVersionEvents(),
         LongEventIndex(),
+        PlacesVersion(),
     ]
 }
 

@@ -1,0 +1,188 @@
+import Synchronization
+import TonightCore
+
+/// Places kept in memory for nearby searches: the positions of every place in a grid cell once
+/// one search has needed that cell, and the rows of the places pages have shown. A nearby page
+/// then reads nothing from the database but the version: over a million places its two statements
+/// (positions from the index, then the page's rows) and the thread hops they take were most of a
+/// page's cost.
+///
+/// Everything is kept under the places version read before it was loaded (migration 0037: every
+/// place added, changed or removed moves it; on SQLite the counter row, on PostgreSQL this
+/// instance's ``ClusterFeedVersion`` for `places` notifications and its own writes), and dropped
+/// the moment a search reads another version: a search never answers from data older than the
+/// version it read.
+///
+/// The positions are filtered exactly as ``PlaceRepository/nearbySQL(_:)`` filters them (the cell
+/// ranges, the latitude band and longitude spans, category, group, city, session spots), so a page
+/// is the one the database would give. Searches with text or a bounding box, and circles wider
+/// than ``maxCells`` cells, read the database.
+///
+/// Memory is bounded: at ``capacity`` positions the cells used least recently go (a position is
+/// about 100 bytes); rows, about 1 kB each, are dropped all at once at a fifth of that.
+final class NearbyIndex: Sendable {
+    /// What a nearby search filters on, for one place.
+    struct Spot: Sendable {
+        var hit: PlaceHit
+        var category: String
+        var cityKey: String?
+        var isSessionSpot: Bool
+    }
+
+    private struct Cell {
+        /// By latitude.
+        var spots: [Spot]
+        var usedAt: UInt64
+    }
+
+    private struct State {
+        var version: Int64 = .min
+        var cells: [Int64: Cell] = [:]
+        var positions = 0
+        var rows: [String: PlaceRecord] = [:]
+        var tick: UInt64 = 0
+
+        mutating func reset(to version: Int64) {
+            self = State()
+            self.version = version
+        }
+    }
+
+    /// The most positions kept.
+    let capacity: Int
+    /// The most cells one search may cover from memory.
+    static let maxCells = 256
+    /// PostgreSQL: the version the `places` notifications and this instance's writes move.
+    let cluster: ClusterFeedVersion?
+    private let stored: @Sendable () async -> Int64?
+    private let state = Mutex(State())
+
+    /// An index over `cluster`'s version when given, else over `stored` (the database's counter;
+    /// `nil`: keep nothing now).
+    init(capacity: Int, cluster: ClusterFeedVersion?, stored: @escaping @Sendable () async -> Int64? = { nil }) {
+        self.capacity = capacity
+        self.cluster = cluster
+        self.stored = stored
+    }
+
+    /// The version now, or `nil` when the search must read the database.
+    func version() async -> Int64? {
+        if let cluster { return cluster.current }
+        return await stored()
+    }
+
+    /// Whether `query` can be answered from memory.
+    static func covers(_ query: PlaceQuery) -> Bool {
+        guard query.near != nil, query.text == nil, query.bbox == nil, let center = query.near,
+            let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius)
+        else { return false }
+        return ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound + 1) } <= maxCells
+    }
+
+    /// Every place ``PlaceRepository/nearby(_:)`` finds for `query` (which ``covers(_:)``), from
+    /// the cells kept at `version`; cells not kept yet are read with `load` (positions of every
+    /// place in a cell range) and kept if the version has not moved meanwhile.
+    func hits(
+        _ query: PlaceQuery, at version: Int64, load: (ClosedRange<Int64>) async throws -> [(cell: Int64, spot: Spot)]
+    ) async throws -> [PlaceHit] {
+        guard let center = query.near, let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius) else {
+            return []
+        }
+        let missing = state.withLock { state in
+            if state.version != version { state.reset(to: version) }
+            return ranges.filter { range in range.contains { state.cells[$0] == nil } }
+        }
+        var loaded: [Int64: [Spot]] = [:]
+        for range in missing {
+            for cell in range { loaded[cell] = [] }
+            for (cell, spot) in try await load(range) { loaded[cell, default: []].append(spot) }
+        }
+        let band = PlaceGrid.latitudeBand(around: center, radius: query.radius)
+        let spans = PlaceGrid.longitudeSpans(around: center, radius: query.radius, band: band)
+        let categories = query.category.map { [$0] } ?? query.group.map { $0.categories.map(\.rawValue) }
+        func wanted(_ spot: Spot) -> Bool {
+            spans.contains { $0.contains(spot.hit.location.longitude) }
+                && (query.includeSpots || !spot.isSessionSpot)
+                && (categories?.contains(spot.category) ?? true)
+                && (query.cityKey == nil || spot.cityKey == query.cityKey)
+        }
+        return state.withLock { state in
+            state.tick += 1
+            if state.version == version {
+                for (cell, spots) in loaded where state.cells[cell] == nil {
+                    state.cells[cell] = Cell(
+                        spots: spots.sorted { $0.hit.location.latitude < $1.hit.location.latitude }, usedAt: state.tick)
+                    state.positions += spots.count
+                }
+            }
+            var found: [PlaceHit] = []
+            for range in ranges {
+                for cell in range {
+                    let spots: [Spot]
+                    if var kept = state.cells[cell] {
+                        kept.usedAt = state.tick
+                        state.cells[cell] = kept
+                        spots = kept.spots
+                    } else {
+                        spots = loaded[cell] ?? []
+                    }
+                    var index = Self.firstIndex(in: spots, atLeast: band.lowerBound)
+                    while index < spots.count, spots[index].hit.location.latitude <= band.upperBound {
+                        if wanted(spots[index]) { found.append(spots[index].hit) }
+                        index += 1
+                    }
+                }
+            }
+            if state.positions > capacity { evict(&state) }
+            return found
+        }
+    }
+
+    /// The rows of `ids` kept at `version`; the others are read with `read` and kept.
+    func rows(
+        _ ids: [String], at version: Int64, read: ([String]) async throws -> [String: PlaceRecord]
+    ) async throws -> [String: PlaceRecord] {
+        var (found, missing) = state.withLock { state -> ([String: PlaceRecord], [String]) in
+            if state.version != version { state.reset(to: version) }
+            var found: [String: PlaceRecord] = [:]
+            var missing: [String] = []
+            for id in ids {
+                if let row = state.rows[id] { found[id] = row } else { missing.append(id) }
+            }
+            return (found, missing)
+        }
+        guard !missing.isEmpty else { return found }
+        let read = try await read(missing)
+        state.withLock { state in
+            guard state.version == version else { return }
+            if state.rows.count + read.count > max(1, capacity / 5) { state.rows.removeAll(keepingCapacity: true) }
+            state.rows.merge(read) { $1 }
+        }
+        found.merge(read) { $1 }
+        return found
+    }
+
+    /// Positions and rows kept (for tests).
+    var counts: (positions: Int, rows: Int) { state.withLock { ($0.positions, $0.rows.count) } }
+
+    /// Drops the cells used least recently until a tenth of the capacity is free.
+    private func evict(_ state: inout State) {
+        let target = capacity - capacity / 10
+        for (cell, kept) in state.cells.sorted(by: { $0.value.usedAt < $1.value.usedAt }) {
+            guard state.positions > target else { break }
+            state.cells[cell] = nil
+            state.positions -= kept.spots.count
+        }
+    }
+
+    /// The first spot at or north of `latitude` (spots are sorted by latitude).
+    private static func firstIndex(in spots: [Spot], atLeast latitude: Double) -> Int {
+        var low = 0
+        var high = spots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if spots[middle].hit.location.latitude < latitude { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

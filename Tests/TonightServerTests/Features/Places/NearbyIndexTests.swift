@@ -1,0 +1,151 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SQLKit
+import Testing
+import TonightCore
+
+@testable import TonightServer
+
+@Suite("Nearby places from memory")
+struct NearbyIndexTests {
+    static let center = GeoPoint(latitude: 59.9139, longitude: 10.7522)
+
+    /// `count` places 0–6 km around ``center`` (a fixed draw), in three categories and two cities,
+    /// every tenth a session spot, every third with opening hours; stored through the repository.
+    static func seed(_ services: AppServices, count: Int) async throws {
+        var state: UInt64 = 2015
+        func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        for index in 0..<count {
+            let distance = pow(next(), 2) * 6000
+            let bearing = next() * 2 * .pi
+            let point = GeoPoint(
+                latitude: center.latitude + distance * cos(bearing) / PlaceGrid.metresPerDegree,
+                longitude: center.longitude + distance * sin(bearing)
+                    / (PlaceGrid.metresPerDegree * cos(center.latitude * .pi / 180)))
+            try await services.places.insert(
+                PlaceRecord(
+                    id: "p\(index)", name: "Place \(index)", category: ["bar", "pub", "football"][index % 3],
+                    latitude: point.latitude, longitude: point.longitude,
+                    cityKey: index % 2 == 0 ? "Oslo$Oslo$NO" : "Bærum$Akershus$NO", timeZone: "Europe/Oslo",
+                    openingHours: index % 3 == 0 ? "Mo-Su 10:00-02:00" : nil, source: index % 10 == 0 ? "spot" : nil,
+                    createdAt: 0, updatedAt: 0))
+        }
+    }
+
+    @Test("pages from memory are the database's, for every filter, radius and page", arguments: Backend.available)
+    func sameAsDatabase(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            try await Self.seed(services, count: 400)
+            let index = try #require(services.nearby)
+            let memory = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: index)
+            let database = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let openish: (PlaceRecord) -> Bool = { $0.openingHours != nil }
+            var compared = 0
+            for radius in [150.0, 1200, 4000, 9000] {
+                for filter in 0..<5 {
+                    var query = PlaceQuery()
+                    query.near = Self.center
+                    query.radius = radius
+                    switch filter {
+                    case 1: query.category = "pub"
+                    case 2: query.group = .sports
+                    case 3: query.cityKey = "Bærum$Akershus$NO"
+                    case 4: query.includeSpots = true
+                    default: break
+                    }
+                    for (offset, keep) in [(0, { _ in true }), (7, { _ in true }), (0, openish), (14, openish)]
+                        as [(Int, (PlaceRecord) -> Bool)]
+                    {
+                        let fast = try await memory.nearbyPage(
+                            query, center: Self.center, offset: offset, limit: 7, keep: keep)
+                        let slow = try await database.nearbyPage(
+                            query, center: Self.center, offset: offset, limit: 7, keep: keep)
+                        #expect(fast.items.map(\.0) == slow.items.map(\.0), "radius \(radius), filter \(filter)")
+                        #expect(fast.items.map(\.1) == slow.items.map(\.1))
+                        #expect(fast.next == slow.next)
+                        compared += slow.items.count
+                    }
+                }
+            }
+            #expect(compared > 200)
+            #expect(index.counts.positions == 400 && index.counts.rows > 0)
+        }
+    }
+
+    @Test(
+        "a place added, moved, renamed or removed — here, by import or by another process — shows in the next page",
+        arguments: Backend.available)
+    func freshAfterChanges(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let mod = try await moderatorToken(services, client)
+            let near = "/v1/places?near=59.9139,10.7522&radius=2000"
+            func names() async throws -> [String] {
+                try await client.send(.get, near).json["items"].flatMap { $0 as? [JSON] }?
+                    .compactMap { $0["name"] as? String } ?? []
+            }
+            let first = try await createPlace(client, token: mod, name: "First", lat: 59.9139, lon: 10.7522)
+            #expect(try await names() == ["First"])
+            let index = try #require(services.nearby)
+            #expect(index.counts.positions == 1)
+
+            let second = try await createPlace(client, token: mod, name: "Second", lat: 59.9150, lon: 10.7522)
+            #expect(try await names() == ["First", "Second"])
+            let secondID = second["id"] as? String ?? ""
+            let moved = try await client.send(
+                .patch, "/v1/places/\(secondID)", json: ["location": ["lat": 59.95, "lon": 10.7522]], token: mod)
+            #expect(moved.status == .ok)
+            #expect(try await names() == ["First"])
+
+            let osm = try temporaryFile(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <osm version="0.6">
+                 <node id="7" lat="59.9140" lon="10.7522"><tag k="amenity" v="bar"/><tag k="name" v="Imported"/></node>
+                </osm>
+                """, suffix: ".osm")
+            _ = try await Importer.run(.osm, path: osm, dryRun: false, services: services)
+            #expect(try await names() == ["First", "Imported"])
+
+            // Another process (a script, the CLI) writing the database directly.
+            let firstID = first["id"] as? String ?? ""
+            try await services.database.sql.raw("UPDATE places SET name = 'Renamed' WHERE id = \(bind: firstID)").run()
+            #expect(try await eventually(within: .seconds(10)) { try await names() == ["Renamed", "Imported"] })
+            try await services.database.sql.raw("DELETE FROM places WHERE id = \(bind: firstID)").run()
+            #expect(try await eventually(within: .seconds(10)) { try await names() == ["Imported"] })
+        }
+    }
+
+    @Test("a full index drops the cells used least recently and still answers right")
+    func bounded() async throws {
+        try await withApp(.sqlite, configure: { $0.nearbyCachePlaces = 50 }) { services, client in
+            try await Self.seed(services, count: 400)
+            let index = try #require(services.nearby)
+            let database = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            for step in 0..<12 {
+                // Points 1.5 km apart around the centre: each needs other cells.
+                let bearing = Double(step) * .pi / 6
+                let point = GeoPoint(
+                    latitude: Self.center.latitude + 1500 * cos(bearing) / PlaceGrid.metresPerDegree,
+                    longitude: Self.center.longitude + 1500 * sin(bearing)
+                        / (PlaceGrid.metresPerDegree * cos(Self.center.latitude * .pi / 180)))
+                let uri = "/v1/places?near=\(point.latitude),\(point.longitude)&radius=3000&limit=5"
+                let ids = try await client.send(.get, uri).json["items"].flatMap { $0 as? [JSON] }?
+                    .compactMap { $0["id"] as? String }
+                var query = PlaceQuery()
+                query.near = point
+                query.radius = 3000
+                let expected = try await database.nearbyPage(query, center: point, offset: 0, limit: 5) { _ in true }
+                #expect(ids == expected.items.map(\.0.id))
+                #expect(index.counts.positions <= 400)
+            }
+            #expect(index.counts.positions < 400)
+        }
+    }
+}
