@@ -249,7 +249,7 @@ public struct AppConfig: Sendable {
     /// See ``RecommendationCache``.
     public var recommendationCacheSeconds: Int = 60
     /// How many places nearby searches keep in memory, positions and rows (`nearby.cache.places`,
-    /// default 500,000, about 100 MB when full; 0: every search reads the database). See
+    /// default 500,000, about 140 MB when full; 0: every search reads the database). See
     /// ``NearbyIndex``.
     public var nearbyCachePlaces: Int = 500_000
     /// Paths of ffmpeg and ffprobe (`media.ffmpeg`, `media.ffprobe`); found on PATH when empty.

@@ -48,8 +48,7 @@ public func buildApplication(
         services: services, metrics: Observability.registry, openAPIDocument: (try? APIDocument.yaml()) ?? "")
     try handlers.registerHandlers(
         on: router,
-        configuration: .init(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.withoutEscapingSlashes]),
-        middlewares: [SpecLimitMiddleware()])
+        configuration: EncodedAnswer.configuration, middlewares: [SpecLimitMiddleware(), EncodedAnswerMiddleware()])
     LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
         fanout: services.fanout, bans: services.bans

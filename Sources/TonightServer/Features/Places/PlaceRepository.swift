@@ -133,24 +133,33 @@ struct PlaceRepository: Sendable {
     }
 
     /// Every place in the grid cells of `range`, with what nearby searches filter on (for
-    /// ``NearbyIndex``).
+    /// ``NearbyIndex``). As in ``nearby(_:)``, most of a row comes as one text column
+    /// (`cell|lat|lon|spot|category|id`; categories are names without `|`): a cell holds up to a
+    /// few thousand places, and decoding seven columns each through SQLKit cost more than reading them.
     func spots(inCells range: ClosedRange<Int64>) async throws -> [(cell: Int64, spot: NearbyIndex.Spot)] {
-        try await db.raw(
+        var cities: [String: String] = [:]
+        return try await db.raw(
             """
-            SELECT id, latitude, longitude, cell, category, city_key, source FROM places
-            WHERE cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)
+            SELECT cell || '|' || latitude || '|' || longitude || '|' \
+            || (CASE WHEN source = 'spot' THEN 1 ELSE 0 END) || '|' || category || '|' || id AS spot, city_key
+            FROM places WHERE cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)
             """
-        ).all().map { row in
+        ).all().compactMap { row in
+            let text = try row.decode(column: "spot", as: String.self)
+            let parts = text.split(separator: "|", maxSplits: 5, omittingEmptySubsequences: false)
+            guard parts.count == 6, let cell = Int64(parts[0]), let latitude = Double(parts[1]),
+                let longitude = Double(parts[2])
+            else { return nil }
+            // One string per city, shared by its places.
+            let city = try row.decode(column: "city_key", as: String?.self).map { key in
+                if let kept = cities[key] { return kept }
+                cities[key] = key
+                return key
+            }
             let spot = NearbyIndex.Spot(
-                hit: PlaceHit(
-                    id: try row.decode(column: "id", as: String.self),
-                    location: GeoPoint(
-                        latitude: try row.decode(column: "latitude", as: Double.self),
-                        longitude: try row.decode(column: "longitude", as: Double.self))),
-                category: try row.decode(column: "category", as: String.self),
-                cityKey: try row.decode(column: "city_key", as: String?.self),
-                isSessionSpot: try row.decode(column: "source", as: String?.self) == "spot")
-            return (try row.decode(column: "cell", as: Int64.self), spot)
+                hit: PlaceHit(id: String(parts[5]), location: GeoPoint(latitude: latitude, longitude: longitude)),
+                category: String(parts[4]), cityKey: city, isSessionSpot: parts[3] == "1")
+            return (cell, spot)
         }
     }
 

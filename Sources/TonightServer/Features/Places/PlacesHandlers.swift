@@ -42,7 +42,18 @@ struct PlacesHandlers: Sendable {
         }
         let page: (items: [(PlaceRecord, Double?)], next: String?)
         if let center = query.near {
-            page = try await nearbyPage(query, center: center, offset: offset, limit: limit, keep: keep)
+            let found = try await nearbyPage(query, center: center, offset: offset, limit: limit, keep: keep)
+            if let answer = EncodedAnswer.current, let version = found.version,
+                let fragments = nearby?.fragments(found.items.map(\.0.id), at: version)
+            {
+                // The same page from the bytes kept per place (see PlaceJSON).
+                let items = zip(found.items, fragments).map { item, fragment in
+                    (fragment, item.1, Components.Schemas.OpenState(PlaceHours.state(item.0, at: now)))
+                }
+                answer.set(PlaceJSON.page(items, next: found.next))
+                return .ok(.init(body: .json(.init(items: [], nextCursor: found.next))))
+            }
+            page = (found.items, found.next)
         } else {
             let found = try await places.candidates(query).filter(keep).map { ($0, nil as Double?) }
             page = Paging.page(found, offset: offset, limit: limit)
@@ -59,16 +70,18 @@ struct PlacesHandlers: Sendable {
     /// so most pages take one or two searches.
     ///
     /// Positions and rows come from the ``NearbyIndex`` when it is on and covers the query (read
-    /// at the version read first), otherwise from the database.
+    /// at the version read first, which the answer gives), otherwise from the database (no version).
     func nearbyPage(
         _ query: PlaceQuery, center: GeoPoint, offset: Int, limit: Int, keep: (PlaceRecord) -> Bool
-    ) async throws -> (items: [(PlaceRecord, Double?)], next: String?) {
+    ) async throws -> (items: [(PlaceRecord, Double?)], next: String?, version: Int64?) {
         let places = self.places
         var hits: (PlaceQuery) async throws -> [PlaceHit] = { try await places.nearby($0) }
         var rows: ([String]) async throws -> [String: PlaceRecord] = { try await places.find(ids: $0) }
-        if let nearby, NearbyIndex.covers(query), let version = await nearby.version() {
-            hits = { try await nearby.hits($0, at: version, load: places.spots(inCells:)) }
-            rows = { try await nearby.rows($0, at: version, read: places.find(ids:)) }
+        var version: Int64?
+        if let nearby, NearbyIndex.covers(query), let current = await nearby.version() {
+            version = current
+            hits = { try await nearby.hits($0, at: current, load: places.spots(inCells:)) }
+            rows = { try await nearby.rows($0, at: current, read: places.find(ids:)) }
         }
         var circle = query
         circle.radius = min(query.radius, 300)
@@ -90,7 +103,7 @@ struct PlacesHandlers: Sendable {
             let full = kept.count > offset + limit
             if full || circle.radius >= query.radius {
                 let items = Array(kept.dropFirst(offset).prefix(limit))
-                return (items, full ? Paging.offsetCursor(offset + limit) : nil)
+                return (items, full ? Paging.offsetCursor(offset + limit) : nil, version)
             }
             circle.radius = min(
                 query.radius, PlaceGrid.widened(circle.radius, found: kept.count, wanted: offset + limit + 1))
@@ -233,14 +246,15 @@ enum WebLink {
 
 extension Components.Schemas.Place {
     init(_ place: PlaceRecord, distance: Double?, now: Date) {
+        self.init(place, distance: distance, state: .init(PlaceHours.state(place, at: now)))
+    }
+
+    /// A distance as answers show it: metres to the decimetre.
+    static func shown(_ metres: Double) -> Double { (metres * 10).rounded() / 10 }
+
+    init(_ place: PlaceRecord, distance: Double?, state: Components.Schemas.OpenState) {
         var external: [String: String] = [:]
         if let source = place.source, let id = place.sourceID { external[source] = id }
-        let state: Components.Schemas.OpenState =
-            switch PlaceHours.state(place, at: now) {
-            case .open: .open
-            case .closed: .closed
-            case .unknown: .unknown
-            }
         self.init(
             id: place.id, name: place.name,
             category: Components.Schemas.PlaceCategory(rawValue: place.category) ?? .other,
@@ -252,9 +266,19 @@ extension Components.Schemas.Place {
             openingHours: place.openingHours, openState: state,
             imageURL: RemoteImages.link(place.imageURL, kind: .places, id: place.id), website: place.website,
             externalIds: .init(additionalProperties: external),
-            distanceMeters: distance.map { ($0 * 10).rounded() / 10 },
+            distanceMeters: distance.map(Self.shown),
             appleMapsURL: MapLinks.apple(place.location, name: place.name),
             googleMapsURL: MapLinks.google(place.location, name: place.name),
             createdAt: Clock.date(place.createdAt), updatedAt: Clock.date(place.updatedAt))
+    }
+}
+
+extension Components.Schemas.OpenState {
+    init(_ state: OpenState) {
+        switch state {
+        case .open: self = .open
+        case .closed: self = .closed
+        case .unknown: self = .unknown
+        }
     }
 }

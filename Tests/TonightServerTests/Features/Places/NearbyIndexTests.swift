@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import SQLKit
 import Testing
+import TonightAPI
 import TonightCore
 
 @testable import TonightServer
@@ -28,7 +29,9 @@ struct NearbyIndexTests {
                     / (PlaceGrid.metresPerDegree * cos(center.latitude * .pi / 180)))
             try await services.places.insert(
                 PlaceRecord(
-                    id: "p\(index)", name: "Place \(index)", category: ["bar", "pub", "football"][index % 3],
+                    id: "p\(index)",
+                    name: index % 7 == 0 ? #"Bar "openState":"open" / \ 😀 \#(index)"# : "Place \(index)",
+                    category: ["bar", "pub", "football"][index % 3],
                     latitude: point.latitude, longitude: point.longitude,
                     cityKey: index % 2 == 0 ? "Oslo$Oslo$NO" : "Bærum$Akershus$NO", timeZone: "Europe/Oslo",
                     openingHours: index % 3 == 0 ? "Mo-Su 10:00-02:00" : nil, source: index % 10 == 0 ? "spot" : nil,
@@ -75,6 +78,68 @@ struct NearbyIndexTests {
             }
             #expect(compared > 200)
             #expect(index.counts.positions == 400 && index.counts.rows > 0)
+        }
+    }
+
+    @Test("a page written from kept bytes is the typed page, and the route sends it", arguments: Backend.available)
+    func bytesAreTheTypedPage(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            try await Self.seed(services, count: 150)
+            let memory = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: services.nearby)
+            let typed = PlacesHandlers(geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let encoder = EncodedAnswer.encoder()
+            func object(_ bytes: some Sequence<UInt8>) throws -> NSDictionary {
+                try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
+            }
+            let near = "\(Self.center.latitude),\(Self.center.longitude)"
+            let queries: [Operations.ListPlaces.Input.Query] = [
+                .init(near: near, radius: 1500, limit: 7), .init(near: near, radius: 1500, cursor: "bzo3", limit: 7),
+                .init(near: near, radius: 4000, category: .pub), .init(near: near, group: .sports, openNow: true),
+                .init(near: near, radius: 6000, limit: 100),
+            ]
+            var written = 0
+            for query in queries {
+                let answer = EncodedAnswer()
+                _ = try await EncodedAnswer.$current.withValue(answer) {
+                    try await memory.listPlaces(.init(query: query))
+                }
+                let bytes = try #require(answer.bytes)
+                guard case .ok(let ok) = try await typed.listPlaces(.init(query: query)) else {
+                    Issue.record("not ok")
+                    continue
+                }
+                let expected = try object(try encoder.encode(try ok.body.json))
+                #expect(try object(bytes) == expected, "\(query)")
+                written += (expected["items"] as? [Any])?.count ?? 0
+            }
+            #expect(written > 100)
+            // Through the route (the middleware sends the bytes).
+            let response = try await client.send(.get, "/v1/places?near=\(near)&radius=1500&limit=7")
+            #expect(response.status == .ok)
+            #expect(
+                response.headers[.contentLength].map { Int($0) } ?? response.body.readableBytes
+                    == response.body.readableBytes)
+            guard case .ok(let ok) = try await typed.listPlaces(.init(query: .init(near: near, radius: 1500, limit: 7)))
+            else { return }
+            #expect(try object(Array(response.text.utf8)) == (try object(try encoder.encode(try ok.body.json))))
+        }
+    }
+
+    @Test("the pair cut from a place's JSON is the outermost one, whatever strings and objects hold")
+    func topLevelPair() throws {
+        let json = Array(#"{"a":{"openState":"x"},"b":"\"openState\":\"y","openState":"closed","c":[1]}"#.utf8)
+        let range = try #require(PlaceJSON.topLevelPair(named: "openState", in: json))
+        var cut = json
+        cut.removeSubrange(range)
+        #expect(String(decoding: cut, as: UTF8.self) == #"{"a":{"openState":"x"},"b":"\"openState\":\"y","c":[1]}"#)
+        let last = Array(#"{"a":1,"openState":"open"}"#.utf8)
+        let lastRange = try #require(PlaceJSON.topLevelPair(named: "openState", in: last))
+        #expect(
+            String(decoding: last[..<lastRange.lowerBound] + last[lastRange.upperBound...], as: UTF8.self)
+                == #"{"a":1}"#)
+        for value in [0, 0.1, 39.7, 40, 1234567.8, 99999.9, 2.5e-3] {
+            #expect(PlaceJSON.number(value) == String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
         }
     }
 
