@@ -37,7 +37,10 @@ public func buildApplication(
     if let pages { router.add(middleware: PageCacheMiddleware(database: services.database, cache: pages)) }
     // PostgreSQL: this instance's writes move the versions its caches stand on (both
     // recommendation caches share one) before their notifications arrive.
-    let localVersions = [services.recommendationCache.cluster, services.nearby?.cluster].compactMap { $0 }
+    let localVersions = [
+        services.recommendationCache.cluster.map { ($0, nil as String?) },
+        services.nearby?.cluster.map { ($0, "/v1/places" as String?) },
+    ].compactMap { $0 }
     if !localVersions.isEmpty { router.add(middleware: LocalWritesMiddleware(versions: localVersions)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))

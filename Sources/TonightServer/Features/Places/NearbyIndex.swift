@@ -15,9 +15,10 @@ import TonightCore
 /// version it read. Each row is kept with its JSON (``PlaceJSON``), so a page is written from bytes.
 ///
 /// The positions are filtered exactly as ``PlaceRepository/nearbySQL(_:)`` filters them (the cell
-/// ranges, the latitude band and longitude spans, category, group, city, session spots), so a page
-/// is the one the database would give. Searches with text or a bounding box, and circles wider
-/// than ``maxCells`` cells, read the database.
+/// ranges, the latitude band and longitude spans, category, group, city), so a page is the one the
+/// database would give. Searches with text or a bounding box, those that want session spots, and
+/// circles wider than ``maxCells`` cells read the database. Session spots are not kept at all, so
+/// the spots members add to their sessions all evening do not move the version (migration 0037).
 ///
 /// Memory is bounded: at ``capacity`` positions the cells used least recently go (a position is
 /// about 150 bytes); rows, about 1.3 kB each with their JSON, are dropped all at once at a tenth
@@ -29,7 +30,6 @@ final class NearbyIndex: Sendable {
         var hit: PlaceHit
         var category: String
         var cityKey: String?
-        var isSessionSpot: Bool
     }
 
     private struct Cell {
@@ -82,7 +82,7 @@ final class NearbyIndex: Sendable {
 
     /// Whether `query` can be answered from memory.
     static func covers(_ query: PlaceQuery) -> Bool {
-        guard query.near != nil, query.text == nil, query.bbox == nil, let center = query.near,
+        guard !query.includeSpots, query.text == nil, query.bbox == nil, let center = query.near,
             let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius)
         else { return false }
         return ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound + 1) } <= maxCells
@@ -90,61 +90,82 @@ final class NearbyIndex: Sendable {
 
     /// Every place ``PlaceRepository/nearby(_:)`` finds for `query` (which ``covers(_:)``), from
     /// the cells kept at `version`; cells not kept yet are read with `load` (positions of every
-    /// place in a cell range) and kept if the version has not moved meanwhile.
+    /// place in a cell range) and kept if the version has not moved meanwhile. A search at a
+    /// version older than the one kept reads everything itself and keeps nothing. The cells a
+    /// search uses are taken from the index once, so a reset or an eviction meanwhile cannot take
+    /// them away from it; the scan runs outside the lock.
     func hits(
         _ query: PlaceQuery, at version: Int64, load: (ClosedRange<Int64>) async throws -> [(cell: Int64, spot: Spot)]
     ) async throws -> [PlaceHit] {
         guard let center = query.near, let ranges = PlaceGrid.cellRanges(around: center, radius: query.radius) else {
             return []
         }
+        var cells: [Int64: [Spot]] = [:]
         let missing = state.withLock { state in
-            if state.version != version { state.reset(to: version) }
-            return ranges.filter { range in range.contains { state.cells[$0] == nil } }
+            if version > state.version { state.reset(to: version) }
+            guard state.version == version else { return ranges }
+            state.tick += 1
+            return ranges.filter { range in
+                var whole = true
+                for cell in range {
+                    if let kept = state.cells[cell] {
+                        state.cells[cell]?.usedAt = state.tick
+                        cells[cell] = kept.spots
+                    } else {
+                        whole = false
+                    }
+                }
+                return !whole
+            }
         }
         var loaded: [Int64: [Spot]] = [:]
         for range in missing {
-            for cell in range { loaded[cell] = [] }
-            for (cell, spot) in try await load(range) { loaded[cell, default: []].append(spot) }
+            for cell in range where cells[cell] == nil { loaded[cell] = [] }
+            for (cell, spot) in try await load(range) where loaded[cell] != nil {
+                loaded[cell, default: []].append(spot)
+            }
+        }
+        for (cell, spots) in loaded {
+            cells[cell] = spots.sorted { $0.hit.location.latitude < $1.hit.location.latitude }
+        }
+        if !loaded.isEmpty {
+            state.withLock { state in
+                guard state.version == version else { return }
+                for cell in loaded.keys where state.cells[cell] == nil {
+                    let spots = cells[cell] ?? []
+                    state.cells[cell] = Cell(spots: spots, usedAt: state.tick)
+                    // An empty cell counts as one, so that walking the map cannot grow the index.
+                    state.positions += max(1, spots.count)
+                }
+                if state.positions > capacity { evict(&state) }
+            }
         }
         let band = PlaceGrid.latitudeBand(around: center, radius: query.radius)
         let spans = PlaceGrid.longitudeSpans(around: center, radius: query.radius, band: band)
-        let categories = query.category.map { [$0] } ?? query.group.map { $0.categories.map(\.rawValue) }
-        func wanted(_ spot: Spot) -> Bool {
-            spans.contains { $0.contains(spot.hit.location.longitude) }
-                && (query.includeSpots || !spot.isSessionSpot)
-                && (categories?.contains(spot.category) ?? true)
-                && (query.cityKey == nil || spot.cityKey == query.cityKey)
+        // As the SQL's conditions, joined with AND.
+        var categories: Set<String>? = query.category.map { [$0] }
+        if let group = query.group {
+            let members = Set(group.categories.map(\.rawValue))
+            categories = categories?.intersection(members) ?? members
         }
-        return state.withLock { state in
-            state.tick += 1
-            if state.version == version {
-                for (cell, spots) in loaded where state.cells[cell] == nil {
-                    state.cells[cell] = Cell(
-                        spots: spots.sorted { $0.hit.location.latitude < $1.hit.location.latitude }, usedAt: state.tick)
-                    state.positions += spots.count
+        var found: [PlaceHit] = []
+        for range in ranges {
+            for cell in range {
+                let spots = cells[cell] ?? []
+                var index = Self.firstIndex(in: spots, atLeast: band.lowerBound)
+                while index < spots.count, spots[index].hit.location.latitude <= band.upperBound {
+                    let spot = spots[index]
+                    if spans.contains(where: { $0.contains(spot.hit.location.longitude) }),
+                        categories?.contains(spot.category) ?? true,
+                        query.cityKey == nil || spot.cityKey == query.cityKey
+                    {
+                        found.append(spot.hit)
+                    }
+                    index += 1
                 }
             }
-            var found: [PlaceHit] = []
-            for range in ranges {
-                for cell in range {
-                    let spots: [Spot]
-                    if var kept = state.cells[cell] {
-                        kept.usedAt = state.tick
-                        state.cells[cell] = kept
-                        spots = kept.spots
-                    } else {
-                        spots = loaded[cell] ?? []
-                    }
-                    var index = Self.firstIndex(in: spots, atLeast: band.lowerBound)
-                    while index < spots.count, spots[index].hit.location.latitude <= band.upperBound {
-                        if wanted(spots[index]) { found.append(spots[index].hit) }
-                        index += 1
-                    }
-                }
-            }
-            if state.positions > capacity { evict(&state) }
-            return found
         }
+        return found
     }
 
     /// The rows of `ids` kept at `version`; the others are read with `read` and kept.
@@ -152,7 +173,8 @@ final class NearbyIndex: Sendable {
         _ ids: [String], at version: Int64, read: ([String]) async throws -> [String: PlaceRecord]
     ) async throws -> [String: PlaceRecord] {
         var (found, missing) = state.withLock { state -> ([String: PlaceRecord], [String]) in
-            if state.version != version { state.reset(to: version) }
+            if version > state.version { state.reset(to: version) }
+            guard state.version == version else { return ([:], ids) }
             var found: [String: PlaceRecord] = [:]
             var missing: [String] = []
             for id in ids {
@@ -188,7 +210,9 @@ final class NearbyIndex: Sendable {
     }
 
     /// Positions and rows kept (for tests).
-    var counts: (positions: Int, rows: Int) { state.withLock { ($0.positions, $0.rows.count) } }
+    var counts: (positions: Int, rows: Int) {
+        state.withLock { state in (state.cells.values.reduce(0) { $0 + $1.spots.count }, state.rows.count) }
+    }
 
     /// Drops the cells used least recently until a tenth of the capacity is free.
     private func evict(_ state: inout State) {
@@ -196,7 +220,7 @@ final class NearbyIndex: Sendable {
         for (cell, kept) in state.cells.sorted(by: { $0.value.usedAt < $1.value.usedAt }) {
             guard state.positions > target else { break }
             state.cells[cell] = nil
-            state.positions -= kept.spots.count
+            state.positions -= max(1, kept.spots.count)
         }
     }
 

@@ -59,12 +59,16 @@ struct PlaceRepository: Sendable {
     /// For writes: inserts move the places version in their transaction (migration 0037).
     var database: Database?
 
+    /// The `source` of places made for sessions (coordinates and a label), which stay out of venue lists.
+    static let spotSource = "spot"
+
     static let columns =
         "id, name, category, latitude, longitude, street, postal_code, city, region, country, city_key, region_key, time_zone, opening_hours, image_url, website, source, source_id, created_by, created_at, updated_at"
 
-    /// Adds `place` and moves the places version with it.
+    /// Adds `place` and moves the places version with it (not for a session spot: nearby searches
+    /// never show one, see ``NearbyIndex``).
     func insert(_ place: PlaceRecord) async throws {
-        guard let database else { return try await Self.insert(place, on: db) }
+        guard let database, place.source != Self.spotSource else { return try await Self.insert(place, on: db) }
         try await database.transaction { db in
             try await Self.insert(place, on: db)
             try await database.movePlacesVersion(on: db)
@@ -132,22 +136,22 @@ struct PlaceRepository: Sendable {
         }
     }
 
-    /// Every place in the grid cells of `range`, with what nearby searches filter on (for
-    /// ``NearbyIndex``). As in ``nearby(_:)``, most of a row comes as one text column
-    /// (`cell|lat|lon|spot|category|id`; categories are names without `|`): a cell holds up to a
-    /// few thousand places, and decoding seven columns each through SQLKit cost more than reading them.
+    /// Every place in the grid cells of `range` but session spots, with what nearby searches filter
+    /// on (for ``NearbyIndex``). As in ``nearby(_:)``, most of a row comes as one text column
+    /// (`cell|lat|lon|category|id`; categories are names without `|`): a cell holds up to a few
+    /// thousand places, and decoding six columns each through SQLKit cost more than reading them.
     func spots(inCells range: ClosedRange<Int64>) async throws -> [(cell: Int64, spot: NearbyIndex.Spot)] {
         var cities: [String: String] = [:]
         return try await db.raw(
             """
-            SELECT cell || '|' || latitude || '|' || longitude || '|' \
-            || (CASE WHEN source = 'spot' THEN 1 ELSE 0 END) || '|' || category || '|' || id AS spot, city_key
+            SELECT cell || '|' || latitude || '|' || longitude || '|' || category || '|' || id AS spot, city_key
             FROM places WHERE cell BETWEEN \(bind: range.lowerBound) AND \(bind: range.upperBound)
+            AND (source IS NULL OR source <> 'spot')
             """
         ).all().compactMap { row in
             let text = try row.decode(column: "spot", as: String.self)
-            let parts = text.split(separator: "|", maxSplits: 5, omittingEmptySubsequences: false)
-            guard parts.count == 6, let cell = Int64(parts[0]), let latitude = Double(parts[1]),
+            let parts = text.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false)
+            guard parts.count == 5, let cell = Int64(parts[0]), let latitude = Double(parts[1]),
                 let longitude = Double(parts[2])
             else { return nil }
             // One string per city, shared by its places.
@@ -157,8 +161,8 @@ struct PlaceRepository: Sendable {
                 return key
             }
             let spot = NearbyIndex.Spot(
-                hit: PlaceHit(id: String(parts[5]), location: GeoPoint(latitude: latitude, longitude: longitude)),
-                category: String(parts[4]), cityKey: city, isSessionSpot: parts[3] == "1")
+                hit: PlaceHit(id: String(parts[4]), location: GeoPoint(latitude: latitude, longitude: longitude)),
+                category: String(parts[3]), cityKey: city)
             return (cell, spot)
         }
     }

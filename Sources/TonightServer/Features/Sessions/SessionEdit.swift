@@ -75,7 +75,7 @@ struct SessionEdit {
         let now = Clock.millis()
         var place = PlaceRecord(
             id: Identifier.make(), name: "", category: PlaceCategory.other.rawValue, latitude: 0, longitude: 0,
-            timeZone: "UTC", source: "spot", createdBy: creator, createdAt: now, updatedAt: now)
+            timeZone: "UTC", source: PlaceRepository.spotSource, createdBy: creator, createdAt: now, updatedAt: now)
         do {
             try PlaceEdit.apply(
                 Components.Schemas.PlacePatch(name: input.label, location: input.location), to: &place, geo: geo)

@@ -51,7 +51,7 @@ struct NearbyIndexTests {
             let openish: (PlaceRecord) -> Bool = { $0.openingHours != nil }
             var compared = 0
             for radius in [150.0, 1200, 4000, 9000] {
-                for filter in 0..<5 {
+                for filter in 0..<7 {
                     var query = PlaceQuery()
                     query.near = Self.center
                     query.radius = radius
@@ -60,6 +60,8 @@ struct NearbyIndexTests {
                     case 2: query.group = .sports
                     case 3: query.cityKey = "Bærum$Akershus$NO"
                     case 4: query.includeSpots = true
+                    case 5: (query.category, query.group) = ("pub", .sports)  // AND: none
+                    case 6: (query.category, query.group) = ("football", .sports)
                     default: break
                     }
                     for (offset, keep) in [(0, { _ in true }), (7, { _ in true }), (0, openish), (14, openish)]
@@ -77,7 +79,7 @@ struct NearbyIndexTests {
                 }
             }
             #expect(compared > 200)
-            #expect(index.counts.positions == 400 && index.counts.rows > 0)
+            #expect(index.counts.positions == 360 && index.counts.rows > 0)  // not the 40 session spots
         }
     }
 
@@ -184,6 +186,82 @@ struct NearbyIndexTests {
             try await services.database.sql.raw("DELETE FROM places WHERE id = \(bind: firstID)").run()
             #expect(try await eventually(within: .seconds(10)) { try await names() == ["Imported"] })
         }
+    }
+
+    @Test("session spots added, renamed or removed leave the kept places alone", arguments: Backend.available)
+    func spotsKeepTheVersion(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            let index = try #require(services.nearby)
+            var venue = PlaceRecord(
+                id: "venue", name: "Venue", category: "bar", latitude: 59.9139, longitude: 10.7522,
+                timeZone: "Europe/Oslo", createdAt: 0, updatedAt: 0)
+            try await services.places.insert(venue)
+            #expect(try await eventually(within: .seconds(10)) { await index.version() != nil })
+            // Let the venue's own notification arrive before counting.
+            let settled = try await eventually(within: .seconds(10)) {
+                let first = await index.version()
+                try await Task.sleep(for: .milliseconds(300))
+                return await index.version() == first
+            }
+            #expect(settled)
+            let before = try #require(await index.version())
+            let spot = PlaceRecord(
+                id: "spot-1", name: "Pitch", category: "football", latitude: 59.914, longitude: 10.7522,
+                timeZone: "UTC", source: PlaceRepository.spotSource, createdAt: 0, updatedAt: 0)
+            try await services.places.insert(spot)
+            try await services.database.sql.raw("UPDATE places SET name = 'Pitch 2' WHERE id = 'spot-1'").run()
+            try await services.database.sql.raw("DELETE FROM places WHERE id = 'spot-1'").run()
+            venue.name = "Venue 2"
+            try await services.places.update(venue)
+            #expect(try await eventually(within: .seconds(10)) { await index.version() != before })
+            try await Task.sleep(for: .milliseconds(300))
+            // The venue's change alone moved it.
+            #expect(await index.version() == before + 1)
+        }
+    }
+
+    @Test(
+        "a search keeps the cells it took though another search resets the index meanwhile; older versions keep nothing"
+    )
+    func resetDuringSearch() async throws {
+        let index = NearbyIndex(capacity: 1000, cluster: nil)
+        let center = Self.center
+        let spots = (0..<40).map { step in
+            // Across the cell border north of the centre: two cells, both within 2 km.
+            NearbyIndex.Spot(
+                hit: PlaceHit(
+                    id: "s\(step)",
+                    location: GeoPoint(
+                        latitude: 59.90 + Double(step) * 0.001, longitude: center.longitude)),
+                category: "bar", cityKey: nil)
+        }
+        @Sendable func load(_ range: ClosedRange<Int64>) -> [(cell: Int64, spot: NearbyIndex.Spot)] {
+            spots.map { (PlaceGrid.cell(of: $0.hit.location), $0) }.filter { range.contains($0.0) }
+        }
+        var query = PlaceQuery()
+        query.near = center
+        query.radius = 2000
+        let all = try await index.hits(query, at: 1) { load($0) }
+        #expect(all.count > 20)
+        // Half the cells kept at 1; the next search needs the others too, and while it reads them
+        // a search at version 2 (elsewhere) empties the index.
+        var south = query
+        south.near = GeoPoint(latitude: 59.90, longitude: center.longitude)
+        south.radius = 100
+        var far = query
+        far.near = GeoPoint(latitude: 10, longitude: 10)
+        let index2 = NearbyIndex(capacity: 1000, cluster: nil)
+        _ = try await index2.hits(south, at: 1) { load($0) }
+        let found = try await index2.hits(query, at: 1) { range in
+            _ = try await index2.hits(far, at: 2) { _ in [] }
+            return load(range)
+        }
+        #expect(Set(found.map(\.id)) == Set(all.map(\.id)))
+        // A search at the older version 1 leaves version 2's index as it was.
+        _ = try await index2.hits(query, at: 1) { load($0) }
+        #expect(index2.counts.positions == 0)
+        _ = try await index2.hits(query, at: 2) { load($0) }
+        #expect(index2.counts.positions == 40)
     }
 
     @Test("a full index drops the cells used least recently and still answers right")
