@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
+import PostgresKit
+import PostgresNIO
 import SQLKit
 import Testing
 import TonightAPI
@@ -188,35 +191,58 @@ struct NearbyIndexTests {
         }
     }
 
-    @Test("session spots added, renamed or removed leave the kept places alone", arguments: Backend.available)
+    @Test(
+        "session spots added, renamed or removed move no places version; a venue's change does",
+        arguments: Backend.available)
     func spotsKeepTheVersion(backend: Backend) async throws {
         try await withApp(backend) { services, _ in
-            let index = try #require(services.nearby)
             var venue = PlaceRecord(
                 id: "venue", name: "Venue", category: "bar", latitude: 59.9139, longitude: 10.7522,
                 timeZone: "Europe/Oslo", createdAt: 0, updatedAt: 0)
             try await services.places.insert(venue)
-            #expect(try await eventually(within: .seconds(10)) { await index.version() != nil })
-            // Let the venue's own notification arrive before counting.
-            let settled = try await eventually(within: .seconds(10)) {
-                let first = await index.version()
-                try await Task.sleep(for: .milliseconds(300))
-                return await index.version() == first
-            }
-            #expect(settled)
-            let before = try #require(await index.version())
-            let spot = PlaceRecord(
-                id: "spot-1", name: "Pitch", category: "football", latitude: 59.914, longitude: 10.7522,
-                timeZone: "UTC", source: PlaceRepository.spotSource, createdAt: 0, updatedAt: 0)
-            try await services.places.insert(spot)
-            try await services.database.sql.raw("UPDATE places SET name = 'Pitch 2' WHERE id = 'spot-1'").run()
-            try await services.database.sql.raw("DELETE FROM places WHERE id = 'spot-1'").run()
             venue.name = "Venue 2"
-            try await services.places.update(venue)
-            #expect(try await eventually(within: .seconds(10)) { await index.version() != before })
-            try await Task.sleep(for: .milliseconds(300))
-            // The venue's change alone moved it.
-            #expect(await index.version() == before + 1)
+            let renamed = venue
+            @Sendable func spotChanges() async throws {
+                try await services.places.insert(
+                    PlaceRecord(
+                        id: "spot-1", name: "Pitch", category: "football", latitude: 59.914, longitude: 10.7522,
+                        timeZone: "UTC", source: PlaceRepository.spotSource, createdAt: 0, updatedAt: 0))
+                try await services.database.sql.raw("UPDATE places SET name = 'Pitch 2' WHERE id = 'spot-1'").run()
+                try await services.database.sql.raw("DELETE FROM places WHERE id = 'spot-1'").run()
+            }
+            switch services.database.kind {
+            case .sqlite:
+                let before = try #require(try await services.database.placesVersion())
+                try await spotChanges()
+                #expect(try await services.database.placesVersion() == before)
+                try await services.places.update(renamed)
+                #expect(try await services.database.placesVersion() == before + 1)
+            case .postgres:
+                // The notifications themselves, in commit order: none for the spots, one for the venue.
+                let connection = try await PostgresConnection.connect(
+                    configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
+                    id: 7, logger: Logger(label: "nearby-test"))
+                let seen = try await withDeadline(.seconds(30)) {
+                    try await connection.listen(on: PostgresFanout.channel) { notifications in
+                        var iterator = notifications.makeAsyncIterator()
+                        var seen: [String] = []
+                        try await spotChanges()
+                        try await services.database.sql.raw("SELECT pg_notify('tonight_live', 'marker')").run()
+                        while let payload = try await iterator.next()?.payload, payload != "marker" {
+                            seen.append(payload)
+                        }
+                        seen.append("marker")
+                        try await services.places.update(renamed)
+                        while let payload = try await iterator.next()?.payload {
+                            seen.append(payload)
+                            if payload == "places" { break }
+                        }
+                        return seen
+                    }
+                }
+                try? await connection.close()
+                #expect(seen.filter { $0 == "places" || $0 == "marker" } == ["marker", "places"], "\(seen)")
+            }
         }
     }
 
