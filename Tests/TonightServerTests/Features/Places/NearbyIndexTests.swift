@@ -290,6 +290,59 @@ struct NearbyIndexTests {
         #expect(index2.counts.positions == 40)
     }
 
+    @Test(
+        "searches racing places being moved leave nothing stale: the next pages are the database's",
+        arguments: Backend.available)
+    func racingChanges(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            try await Self.seed(services, count: 200)
+            let index = try #require(services.nearby)
+            let memory = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: index)
+            let database = PlacesHandlers(
+                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            var query = PlaceQuery()
+            query.near = Self.center
+            query.radius = 3000
+            let circle = query
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        for offset in stride(from: 0, to: 120, by: 4) {
+                            _ = try await memory.nearbyPage(
+                                circle, center: Self.center, offset: offset % 40, limit: 10
+                            ) { _ in true }
+                        }
+                    }
+                }
+                group.addTask {
+                    // Move places in and out of the circle while the searches run.
+                    for step in 0..<40 {
+                        guard var place = try await services.places.find(id: "p\(step * 3 + 1)") else { continue }
+                        place.latitude += step % 2 == 0 ? 0.05 : -0.004
+                        try await services.places.update(place)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // PostgreSQL: the last change's notification arrives a moment after its commit.
+            let settled = try await eventually(within: .seconds(10)) {
+                for offset in [0, 10, 20, 30] {
+                    let fast = try await memory.nearbyPage(query, center: Self.center, offset: offset, limit: 10) { _ in
+                        true
+                    }
+                    let slow = try await database.nearbyPage(query, center: Self.center, offset: offset, limit: 10) {
+                        _ in true
+                    }
+                    guard fast.items.map(\.0) == slow.items.map(\.0), fast.items.map(\.1) == slow.items.map(\.1)
+                    else { return false }
+                }
+                return true
+            }
+            #expect(settled)
+        }
+    }
+
     @Test("a full index drops the cells used least recently and still answers right")
     func bounded() async throws {
         try await withApp(.sqlite, configure: { $0.nearbyCachePlaces = 50 }) { services, client in
