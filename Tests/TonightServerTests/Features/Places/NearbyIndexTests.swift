@@ -15,6 +15,12 @@ import TonightCore
 struct NearbyIndexTests {
     static let center = GeoPoint(latitude: 59.9139, longitude: 10.7522)
 
+    /// The places handlers of `services`, answering nearby searches from `index` (`nil`: from the
+    /// database every time, the path the index must equal).
+    static func handlers(_ services: AppServices, from index: NearbyIndex?) -> PlacesHandlers {
+        PlacesHandlers(geo: services.geo, places: services.places, events: services.events, nearby: index)
+    }
+
     /// `count` places 0–6 km around ``center`` (a fixed draw), in three categories and two cities,
     /// every tenth a session spot, every third with opening hours; stored through the repository.
     static func seed(_ services: AppServices, count: Int) async throws {
@@ -47,10 +53,8 @@ struct NearbyIndexTests {
         try await withApp(backend) { services, _ in
             try await Self.seed(services, count: 400)
             let index = try #require(services.nearby)
-            let memory = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: index)
-            let database = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let memory = Self.handlers(services, from: index)
+            let database = Self.handlers(services, from: nil)
             let openish: (PlaceRecord) -> Bool = { $0.openingHours != nil }
             var compared = 0
             for radius in [150.0, 1200, 4000, 9000] {
@@ -90,9 +94,8 @@ struct NearbyIndexTests {
     func bytesAreTheTypedPage(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             try await Self.seed(services, count: 150)
-            let memory = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: services.nearby)
-            let typed = PlacesHandlers(geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let memory = Self.handlers(services, from: services.nearby)
+            let typed = Self.handlers(services, from: nil)
             let encoder = EncodedAnswer.encoder()
             func object(_ bytes: some Sequence<UInt8>) throws -> NSDictionary {
                 try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
@@ -297,10 +300,8 @@ struct NearbyIndexTests {
         try await withApp(backend) { services, _ in
             try await Self.seed(services, count: 200)
             let index = try #require(services.nearby)
-            let memory = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: index)
-            let database = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let memory = Self.handlers(services, from: index)
+            let database = Self.handlers(services, from: nil)
             var query = PlaceQuery()
             query.near = Self.center
             query.radius = 3000
@@ -348,8 +349,7 @@ struct NearbyIndexTests {
         try await withApp(.sqlite, configure: { $0.nearbyCachePlaces = 50 }) { services, client in
             try await Self.seed(services, count: 400)
             let index = try #require(services.nearby)
-            let database = PlacesHandlers(
-                geo: services.geo, places: services.places, events: services.events, nearby: nil)
+            let database = Self.handlers(services, from: nil)
             for step in 0..<12 {
                 // Points 1.5 km apart around the centre: each needs other cells.
                 let bearing = Double(step) * .pi / 6
