@@ -128,6 +128,36 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         try await serially { try self.rowsNow(sql, values) }
     }
 
+    /// The rows of a query whose first column is a text key, read in place on the connection's
+    /// thread: `value` makes each row's value from its integer columns (for reading a whole table's
+    /// keys and fingerprints without a row value and a decoder for each).
+    func keyed<Value: Sendable>(
+        _ query: any SQLExpression, _ value: @escaping @Sendable (BulkIntegers) -> Value
+    ) async throws -> [String: Value] {
+        let (sql, binds) = serialize(query)
+        let encoder = SQLiteDataEncoder()
+        let values = try binds.map { try encoder.encode($0) }
+        return try await serially {
+            var statement: OpaquePointer?
+            try self.check(sqlite_nio_sqlite3_prepare_v3(self.handle, sql, -1, 0, &statement, nil))
+            defer { sqlite_nio_sqlite3_finalize(statement) }
+            for (index, bound) in values.enumerated() {
+                try self.check(self.bind(bound, at: Int32(index + 1), of: statement))
+            }
+            var result: [String: Value] = [:]
+            while true {
+                let status = sqlite_nio_sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { try self.check(status); break }
+                let count = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
+                guard let text = sqlite_nio_sqlite3_column_text(statement, 0) else { continue }
+                let key = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+                result[key] = value(BulkIntegers(statement: statement))
+            }
+            return result
+        }
+    }
+
     /// Queues `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the
     /// key) of each row, through one prepared statement; waits only while the queue is full.
     func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) async {
@@ -321,6 +351,17 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
             for row in try await self.rows(sql, binds.map { try encoder.encode($0) }) { onRow(row) }
         }
         return promise.futureResult
+    }
+}
+
+/// The integer columns of the row ``SQLiteBulkConnection/keyed(_:_:)`` is reading.
+struct BulkIntegers {
+    fileprivate let statement: OpaquePointer?
+
+    /// Column `index` (from 0) as an integer; nil when NULL.
+    subscript(index: Int32) -> Int64? {
+        sqlite_nio_sqlite3_column_type(statement, index) == SQLITE_NULL
+            ? nil : sqlite_nio_sqlite3_column_int64(statement, index)
     }
 }
 

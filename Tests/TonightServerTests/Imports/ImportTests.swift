@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOConcurrencyHelpers
+import SQLKit
 import Testing
 import TonightCore
 
@@ -174,6 +175,91 @@ struct ImportTests {
                 "EXPLAIN QUERY PLAN SELECT id FROM events WHERE start_at > 0 ORDER BY start_at LIMIT 5"
             ).all().map { try $0.decode(column: "detail", as: String.self) }
             #expect(plan.contains { $0.contains("events_start") })
+        }
+    }
+
+    @Test(
+        "a refresh passes stored records as they arrive, yet follows a venue's time zone, the last record of an id, prices",
+        arguments: Backend.available)
+    func sifting(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            let sql = services.database.sql
+            func run(_ records: [ImportRecord], full: Bool = false) async throws -> ImportSummary {
+                let writer = ImportWriter(services: services, source: "feed", dryRun: false, full: full)
+                try await writer.prepare()
+                for record in records { try await writer.add(record) }
+                return try await writer.finish()
+            }
+            func row() async throws -> (startAt: Int64, zone: String, price: Double?) {
+                let row = try #require(
+                    try await sql.raw("SELECT start_at, time_zone, min_price FROM events WHERE id = 'feed:E1'").first())
+                return (
+                    try row.decode(column: "start_at", as: Int64.self),
+                    try row.decode(column: "time_zone", as: String.self),
+                    try row.decode(column: "min_price", as: Double?.self)
+                )
+            }
+            // Which stored version of E1's billing row this is: written again, it is another (E2's
+            // row comes after it, so SQLite cannot give it back its rowid).
+            func billing() async throws -> String {
+                let version: SQLQueryString =
+                    services.database.kind == .sqlite ? "CAST(rowid AS TEXT)" : "xmin::text"
+                return try await sql.raw(
+                    "SELECT \(version) AS version FROM event_performers WHERE event_id = 'feed:E1'"
+                ).all().map { try $0.decode(column: "version", as: String.self) }.joined(separator: ",")
+            }
+            let date = CalendarDate("2031-03-14")!
+            let artist = ImportRecord.artist(ImportedArtist(id: "A1", name: "Sigur Rós"))
+            let la = ImportRecord.venue(
+                ImportedVenue(
+                    id: "V1", name: "The Wiltern", location: GeoPoint(latitude: 34.0617, longitude: -118.3085)))
+            let newYork = ImportRecord.venue(
+                ImportedVenue(id: "V1", name: "The Wiltern", location: GeoPoint(latitude: 40.7505, longitude: -73.9934))
+            )
+            let show = ImportedEvent(
+                id: "E1", name: "Sigur Rós", venueId: "V1", performerIds: ["A1"],
+                start: .local(date: date, time: LocalTime("20:00"), timeZone: nil), minPrice: 45)
+            var later = show
+            later.start = .local(date: date, time: LocalTime("21:00"), timeZone: nil)
+            var cheaper = show
+            cheaper.minPrice = Decimal(string: "39.50")
+            let other = ImportRecord.event(
+                ImportedEvent(
+                    id: "E2", name: "Jónsi", venueId: "V1", performerIds: ["A1"],
+                    start: .local(date: date, time: nil, timeZone: nil)))
+            _ = try await run([artist, la, .event(show), other])
+            let stored = try await row()
+            let billed = try await billing()
+            #expect(stored.zone == "America/Los_Angeles")
+
+            let same = try await run([artist, la, .event(show), other])
+            #expect(same.tallies.values.allSatisfy { $0.inserted == 0 && $0.updated == 0 })
+
+            // The venue moves three hours east: the event, the same in the file, moves with its
+            // zone, whether the venue comes before it or after it.
+            let east = try await run([artist, newYork, .event(show), other])
+            #expect(east.tallies["events"]?.updated == 2)
+            #expect(try await row().zone == "America/New_York")
+            #expect(try await row().startAt == stored.startAt - 3 * 3_600_000)
+            let west = try await run([.event(show), other, artist, la])
+            #expect(west.tallies["events"]?.updated == 2)
+            #expect(try await row().startAt == stored.startAt)
+
+            // The same id twice: the last record wins, whatever the first one said.
+            _ = try await run([artist, la, .event(later), .event(show), other])
+            #expect(try await row().startAt == stored.startAt)
+
+            // A price alone is a change (not one people are told of); the billing rows, the same
+            // all along, were never written again.
+            let priced = try await run([artist, la, .event(cheaper), other])
+            #expect(priced.tallies["events"]?.updated == 1)
+            #expect(priced.changes == 0)
+            #expect(try await row().price == 39.5)
+            #expect(try await billing() == billed)
+
+            // A full feed without E2 removes it once; it stays removed, not removed again.
+            #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 1)
+            #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 0)
         }
     }
 

@@ -61,15 +61,21 @@ public actor ImportWriter {
     private var venuesOnly: Bool { source == ImportKind.osm.source }
     /// Place id → time zone of every place of this source known so far (none for venues only).
     private var placeZones: [String: String] = [:]
-    private var knownArtists = Set<String>()
     /// Artists whose billing this import changed: only their popularity is counted again.
     private var touchedArtists = Set<String>()
-    /// The fingerprint of every row of this source by table and id (nil: a row without one), as
-    /// read at the start and written since. Rows are keyed by source, so an id missing here is not
-    /// a row: only the ids found here are compared or read back (a first import reads nothing).
-    private var storedPrints: [String: [String: Int64?]] = [:]
-    /// Every event id the file lists (a full import only).
-    private var listed = Set<String>()
+    /// The stored rows of this source by id, per table, as read at the start and written since.
+    /// Rows are keyed by source, so an id missing here is not a row: only the ids found here are
+    /// compared or read back (a first import reads nothing). The artists here are those an event
+    /// may bill.
+    private var artistRows: [String: StoredRow] = [:]
+    private var placeRows: [String: StoredRow] = [:]
+    private var eventRows: [String: StoredRow] = [:]
+    /// Places whose venue record this import has passed (unchanged or written): only their events
+    /// are sifted, since an event's row depends on its place's time zone, which a venue record
+    /// later in the file could still change. (A feed lists its venues before its events.)
+    private var settledPlaces = Set<String>()
+    /// Places whose changed venue record waits in this batch: settled once it is written.
+    private var unsettledPlaces = Set<String>()
     /// Where the time went, by step (logged at debug level when the import ends).
     private var timings: [String: Duration] = [:]
     /// Time zones by identifier (looking one up is costly, and a feed has few).
@@ -103,6 +109,8 @@ public actor ImportWriter {
 
     /// Loads the ids this source already has, so references to earlier imports resolve.
     public func prepare() async throws {
+        let start = ContinuousClock.now
+        defer { timings["prepare", default: .zero] += ContinuousClock.now - start }
         if !dryRun, let path = database.sqlitePath {
             session = try await SQLiteImportSession.begin(
                 database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
@@ -116,17 +124,29 @@ public actor ImportWriter {
         ).all() {
             let id = try row.decode(column: "id", as: String.self)
             if !venuesOnly { placeZones[id] = try row.decode(column: "time_zone", as: String.self) }
-            storedPrints["places", default: [:]][id] = try row.decode(column: "import_hash", as: Int64?.self)
+            placeRows[id] = StoredRow(print: try row.decode(column: "import_hash", as: Int64?.self))
         }
-        // Every fingerprint at once: one pass over each table instead of a lookup per batch.
-        for row in try await db.raw("SELECT id, import_hash FROM artists WHERE id LIKE \(bind: prefix)").all() {
-            let (id, print) = try Self.idAndNumber(row, "import_hash")
-            knownArtists.insert(id)
-            storedPrints["artists", default: [:]][id] = print
+        // Every fingerprint at once: one pass over each table instead of a lookup per batch. A
+        // removed event counts as listed: a full import has nothing more to remove there.
+        let artists: SQLQueryString = "SELECT id, import_hash FROM artists WHERE id LIKE \(bind: prefix)"
+        let events: SQLQueryString =
+            "SELECT id, import_hash, status = 'removed' AS removed FROM events WHERE source = \(bind: source)"
+        if let bulk = db as? SQLiteBulkConnection {
+            // Read in place: a refresh reads one such row for every record of the feed.
+            artistRows = try await bulk.keyed(artists) { StoredRow(print: $0[1]) }
+            eventRows = try await bulk.keyed(events) {
+                StoredRow(print: $0[1], listed: $0[2] == 1)
+            }
+            return
         }
-        for row in try await db.raw("SELECT id, import_hash FROM events WHERE source = \(bind: source)").all() {
-            let (id, print) = try Self.idAndNumber(row, "import_hash")
-            storedPrints["events", default: [:]][id] = print
+        for row in try await db.raw(artists).all() {
+            artistRows[try row.decode(column: "id", as: String.self)] = StoredRow(
+                print: try row.decode(column: "import_hash", as: Int64?.self))
+        }
+        for row in try await db.raw(events).all() {
+            eventRows[try row.decode(column: "id", as: String.self)] = StoredRow(
+                print: try row.decode(column: "import_hash", as: Int64?.self),
+                listed: try row.decode(column: "removed", as: Bool.self))
         }
     }
 
@@ -141,6 +161,8 @@ public actor ImportWriter {
 
     /// Takes a parser's output in file order (one actor hop per batch, not per record).
     func add(_ items: [Parsed<ImportRecord>]) async throws {
+        let start = ContinuousClock.now
+        defer { timings["add", default: .zero] += ContinuousClock.now - start }
         for item in items {
             switch item {
             case .record(let record): try await add(record)
@@ -155,24 +177,90 @@ public actor ImportWriter {
         case .category(let category):
             categories.append(category)
         case .artist(let artist):
-            artists.append(artist)
+            add(artist)
         case .venue(let venue):
-            venues.append(venue)
+            add(venue)
         case .event(var event):
-            if full { listed.insert(key(event.id)) }
             if let venue = event.venue {
-                venues.append(venue)
+                add(venue)
                 event.venueId = venue.id
             }
             for artist in event.performers {
-                artists.append(artist)
+                add(artist)
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
-            events.append(event)
+            if isStored(event) {
+                summary.count("events") { $0.unchanged += 1 }
+            } else {
+                events.append(event)
+            }
         }
         if categories.count + artists.count + venues.count + events.count >= batchSize {
             try await flush()
         }
+    }
+
+    // Sifting: a record stored with the same fingerprint is counted as unchanged as it arrives and
+    // goes no further (a refresh of a large feed is mostly such records); the others wait for
+    // their batch. A stored record that is not skipped loses its fingerprint here, so a later
+    // record with the same id in this file is compared with what the batch writes, not skipped.
+
+    private func add(_ artist: ImportedArtist) {
+        let id = key(artist.id)
+        if !artistRows.isEmpty,
+            Self.sift(id, print: ImportFingerprint.of(artistValues(artist, id: id)), in: &artistRows)
+        {
+            summary.count("artists") { $0.unchanged += 1 }
+        } else {
+            artists.append(artist)
+        }
+    }
+
+    private func add(_ venue: ImportedVenue) {
+        let id = key(venue.id)
+        if !placeRows.isEmpty, Self.sift(id, print: Self.fingerprint(venue), in: &placeRows) {
+            summary.count("places") { $0.unchanged += 1 }
+            if !eventRows.isEmpty { settledPlaces.insert(id) }
+        } else {
+            venues.append(venue)
+            // Only events sift on it (and only when some are stored).
+            if !eventRows.isEmpty { unsettledPlaces.insert(id) }
+        }
+    }
+
+    /// Whether `event` is stored as it is, at a settled place.
+    private func isStored(_ event: ImportedEvent) -> Bool {
+        guard !eventRows.isEmpty else { return false }
+        let placeID = key(event.venueId ?? "")
+        var print: Int64?
+        if settledPlaces.contains(placeID), let zone = placeZones[placeID] {
+            print = Self.fingerprint(
+                event, placeID: placeID, zone: zone, category: event.categoryId.map(key), performers: billing(event))
+        }
+        return Self.sift(key(event.id), print: print, in: &eventRows)
+    }
+
+    /// Whether row `id` is stored with `print`, marking it listed; a row that is not loses its
+    /// fingerprint (see above). With no `print` (not known yet) the row waits for its batch as it is:
+    /// a later record with its id waits in the same batch or compares with what that batch wrote.
+    private static func sift(_ id: String, print: Int64?, in rows: inout [String: StoredRow]) -> Bool {
+        guard !rows.isEmpty, let index = rows.index(forKey: id) else { return false }
+        rows.values[index].listed = true
+        guard let print else { return false }
+        if rows.values[index].print == print { return true }
+        rows.values[index].print = nil
+        return false
+    }
+
+    /// An event's performers as keys in billing order, each once (stored once, so compared once).
+    private func billing(_ event: ImportedEvent) -> [String] {
+        var performers: [String] = []
+        performers.reserveCapacity(event.performerIds.count)
+        for id in event.performerIds {
+            let performer = key(id)
+            if !performers.contains(performer) { performers.append(performer) }
+        }
+        return performers
     }
 
     /// Records a rejected record.
@@ -229,40 +317,41 @@ public actor ImportWriter {
 
     /// A full import: the source's events the file did not list are marked removed, with a status
     /// change record each (so the people going hear of it). Their fingerprint goes, so an event
-    /// listed again is compared and restored.
+    /// listed again is compared and restored. Which ids the file did not list is known from the
+    /// fingerprints read at the start; only those rows are read.
     private func removeUnlisted(now: Int64) async throws {
-        let listed = self.listed
-        self.listed = []
-        let remove: @Sendable (any SQLDatabase) async throws -> Int = { [source, dryRun] db in
-            var gone: [(id: String, status: String)] = []
-            for row in try await db.raw(
-                "SELECT id, status FROM events WHERE source = \(bind: source) AND status <> 'removed'"
-            ).all() {
-                if let row = row as? BulkRow, case .text(let id) = row.values[0], case .text(let status) = row.values[1]
-                {
-                    if !listed.contains(id) { gone.append((id, status)) }
-                    continue
+        let unlisted = eventRows.compactMap { $0.value.listed ? nil : $0.key }
+        for id in unlisted { eventRows[id] = StoredRow(print: nil, listed: true) }
+        let remove: @Sendable (any SQLDatabase) async throws -> Int = { [dryRun] db in
+            var count = 0
+            for start in stride(from: 0, to: unlisted.count, by: 1000) {
+                let chunk = Array(unlisted[start..<min(start + 1000, unlisted.count)])
+                var gone: [(id: String, status: String)] = []
+                for row in try await db.raw(
+                    "SELECT id, status FROM events WHERE status <> 'removed' AND id IN (\(binds: chunk))"
+                ).all() {
+                    gone.append(
+                        (
+                            try row.decode(column: "id", as: String.self),
+                            try row.decode(column: "status", as: String.self)
+                        ))
                 }
-                let id = try row.decode(column: "id", as: String.self)
-                if !listed.contains(id) { gone.append((id, try row.decode(column: "status", as: String.self))) }
-            }
-            guard !dryRun else { return gone.count }
-            for start in stride(from: 0, to: gone.count, by: 1000) {
-                let chunk = gone[start..<min(start + 1000, gone.count)]
+                count += gone.count
+                guard !dryRun, !gone.isEmpty else { continue }
                 try await db.raw(
                     """
                     UPDATE events SET status = 'removed', import_hash = NULL, updated_at = \(bind: now)
-                    WHERE id IN (\(binds: chunk.map(\.id)))
+                    WHERE id IN (\(binds: gone.map(\.id)))
                     """
                 ).run()
                 try await EventRepository.insert(
-                    chunk.map {
+                    gone.map {
                         EventChangeRecord(
                             id: Identifier.make(), eventID: $0.id, field: "status", oldValue: $0.status,
                             newValue: EventStatus.removed.rawValue, origin: "import", changedAt: now)
                     }, on: db)
             }
-            return gone.count
+            return count
         }
         let count: Int
         if dryRun {
@@ -284,6 +373,8 @@ public actor ImportWriter {
 
     private func flush(final: Bool = false) async throws {
         let now = Clock.millis()
+        settledPlaces.formUnion(unsettledPlaces)
+        unsettledPlaces = []
         let batch = (categories, artists, venues, events)
         categories = []
         artists = []
@@ -388,18 +479,20 @@ public actor ImportWriter {
         }
     }
 
+    /// An artist's row values as its fingerprint covers them.
+    private func artistValues(_ artist: ImportedArtist, id: String) -> [SQLValue] {
+        [
+            .init(id), .init(artist.name), .init(artist.categoryId.map(key)), .init(artist.imageURL), .init(artist.url),
+            .init(source), .init(artist.id),
+        ]
+    }
+
     private func writeArtists(_ items: [ImportedArtist], now: Int64, on db: any SQLDatabase) async throws {
         let byID = lastByID(items) { key($0.id) }
         guard !byID.isEmpty else { return }
-        var content: [String: [SQLValue]] = [:]
-        for (id, artist) in byID {
-            content[id] = [
-                .init(id), .init(artist.name), .init(artist.categoryId.map(key)), .init(artist.imageURL),
-                .init(artist.url), .init(source), .init(artist.id),
-            ]
-        }
+        let content = byID.mapValues { artistValues($0, id: key($0.id)) }
         let prints = content.mapValues { ImportFingerprint.of($0) }
-        let (stored, unsure) = fingerprints("artists", prints)
+        let (stored, unsure) = Self.compare(prints, with: &artistRows)
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
             "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN", unsure, on: db)
@@ -409,7 +502,6 @@ public actor ImportWriter {
         }
         var rows: [[SQLValue]] = []
         for (id, artist) in byID {
-            knownArtists.insert(id)
             let (values, print) = (content[id]!, prints[id]!)
             if stored[id] == print {
                 summary.count("artists") { $0.unchanged += 1 }
@@ -447,7 +539,7 @@ public actor ImportWriter {
         let byID = lastByID(venues) { key($0.id) }
         guard !byID.isEmpty else { return }
         let prints = byID.mapValues(Self.fingerprint)
-        let (stored, unsure) = fingerprints("places", prints)
+        let (stored, unsure) = Self.compare(prints, with: &placeRows)
         var changed: [ImportedVenue] = []
         for (id, venue) in byID {
             if stored[id] == prints[id] {
@@ -499,7 +591,8 @@ public actor ImportWriter {
     }
 
     /// The fingerprint of an event as the file has it, with what its row also depends on: its
-    /// place and that place's time zone, its category and its performers.
+    /// place and that place's time zone, its category and its performers. Prices as the row stores
+    /// them (a decimal's text costs twenty times more to make; version 1 hashed it).
     private static func fingerprint(
         _ event: ImportedEvent, placeID: String, zone: String, category: String?, performers: [String]
     ) -> Int64 {
@@ -512,11 +605,16 @@ public actor ImportWriter {
         }
         return ImportFingerprint.of(
             [
-                .init("event 1"), .init(event.id), .init(event.name), .init(event.description), .init(placeID),
+                .init("event 2"), .init(event.id), .init(event.name), .init(event.description), .init(placeID),
                 .init(zone), .init(category), time(event.start), time(event.end), .init(event.status.rawValue),
-                .init(event.onSaleDate?.timeIntervalSince1970), .init(event.url), .init(event.minPrice?.description),
-                .init(event.maxPrice?.description), .init(event.currency),
+                .init(event.onSaleDate?.timeIntervalSince1970), .init(event.url), .init(price(event.minPrice)),
+                .init(price(event.maxPrice)), .init(event.currency),
             ], performers)
+    }
+
+    /// A price as the row stores it.
+    private static func price(_ price: Decimal?) -> Double? {
+        price.map { NSDecimalNumber(decimal: $0).doubleValue }
     }
 
     /// The fingerprint of a venue as the file has it.
@@ -529,31 +627,18 @@ public actor ImportWriter {
         ])
     }
 
-    /// A row's `id` and an integer column: without a decoder on SQLite's bulk connection, where a
-    /// refresh reads one such pair for every record of the feed.
-    private static func idAndNumber(_ row: any SQLRow, _ column: String) throws -> (String, Int64?) {
-        if let row = row as? BulkRow, row.columns == ["id", column], case .text(let id) = row.values[0] {
-            if case .integer(let number) = row.values[1] { return (id, Int64(number)) }
-            return (id, nil)
-        }
-        return (try row.decode(column: "id", as: String.self), try row.decode(column: column, as: Int64?.self))
-    }
-
     /// The stored fingerprints of the rows of `prints` that exist, and the ids whose rows must be
     /// read whole: those there without the fingerprint in `prints`. The rows about to be written
     /// take their new fingerprints (an id later in the file compares with what this import wrote).
-    private func fingerprints(_ table: String, _ prints: [String: Int64]) -> (
+    private static func compare(_ prints: [String: Int64], with known: inout [String: StoredRow]) -> (
         stored: [String: Int64], unsure: [String]
     ) {
-        // Taken out while it changes, so the dictionary of tables does not copy it.
-        var known = storedPrints.removeValue(forKey: table) ?? [:]
-        defer { storedPrints[table] = known }
         var stored: [String: Int64] = [:]
         var unsure: [String] = []
         for (id, print) in prints {
-            if let entry = known.updateValue(print, forKey: id) {
-                if let entry { stored[id] = entry }
-                if entry != print { unsure.append(id) }
+            if let entry = known.updateValue(StoredRow(print: print, listed: true), forKey: id) {
+                if let old = entry.print { stored[id] = old }
+                if entry.print != print { unsure.append(id) }
             }
         }
         return (stored, unsure)
@@ -575,10 +660,8 @@ public actor ImportWriter {
                 }
                 continue
             }
-            // A performer billed twice is one performer (stored once, so compared once).
-            var billed = Set<String>()
-            let performers = event.performerIds.map(key).filter { billed.insert($0).inserted }
-            if let missing = performers.first(where: { !knownArtists.contains($0) }) {
+            let performers = billing(event)
+            if let missing = performers.first(where: { artistRows[$0] == nil }) {
                 if final {
                     summary.reject(
                         .init(
@@ -595,7 +678,7 @@ public actor ImportWriter {
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
         }
         guard !parsed.isEmpty else { return }
-        let (stored, unsure) = fingerprints("events", prints)
+        let (stored, unsure) = Self.compare(prints, with: &eventRows)
         var ready: [String: (EventRecord, [String])] = [:]
         for (id, item) in parsed {
             if stored[id] == prints[id] {
@@ -637,6 +720,8 @@ public actor ImportWriter {
         var changes: [EventChangeRecord] = []
         for (id, (var event, performers)) in ready {
             let print = prints[id]!
+            // Billing is written (and its artists counted again) only where it changed.
+            let rebilled = (oldPerformers[id] ?? []) != performers
             if let old = existing[id] {
                 event.createdAt = old.createdAt
                 event.updatedAt = old.updatedAt
@@ -658,8 +743,10 @@ public actor ImportWriter {
                 let found = EventChanges.between(old, event, origin: "import", now: now)
                 if !found.isEmpty { summary.changes += 1 }
                 changes += found
-                replaced.append(id)
-                touchedArtists.formUnion(oldPerformers[id] ?? [])
+                if rebilled {
+                    replaced.append(id)
+                    touchedArtists.formUnion(oldPerformers[id] ?? [])
+                }
             } else {
                 summary.count("events") { $0.inserted += 1 }
                 event.createdAt = now
@@ -669,6 +756,7 @@ public actor ImportWriter {
                 content[id]! + [
                     .init(SearchText.fold(event.name)), .init(event.createdAt), .init(event.updatedAt), .init(print),
                 ])
+            guard rebilled else { continue }
             touchedArtists.formUnion(performers)
             for (position, artist) in performers.enumerated() {
                 performerRows.append([.init(event.id), .init(artist), .init(position)])
@@ -695,6 +783,13 @@ public actor ImportWriter {
             key: ["event_id", "artist_id"], on: db)
         try await EventRepository.insert(changes, on: db)
     }
+}
+
+/// What an import knows of a stored row: its fingerprint (nil: none yet) and whether this file
+/// listed it (events of a full import; a removed event counts as listed).
+struct StoredRow {
+    var print: Int64?
+    var listed = false
 }
 
 /// Maps an imported event onto an event row in its place's time zone.
