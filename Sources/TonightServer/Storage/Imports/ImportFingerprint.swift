@@ -1,3 +1,6 @@
+import Foundation
+import TonightCore
+
 /// A 64-bit fingerprint (FNV-1a) of the values an import writes into a row: the same values give
 /// the same fingerprint in every process and version, so a refresh compares one stored number
 /// instead of reading and decoding the row. Not a security measure: a collision (one in 2⁶⁴ per
@@ -27,6 +30,43 @@ enum ImportFingerprint {
         return Int64(bitPattern: hash.value)
     }
 
+    /// The fingerprint of an event as the file has it, with what its row also depends on: its
+    /// place and that place's time zone, its category and its performers. Prices as the row stores
+    /// them (a decimal's text costs twenty times more to make; version 1 hashed it).
+    static func event(
+        _ event: ImportedEvent, placeID: String, zone: String, category: String?, performers: [String]
+    ) -> Int64 {
+        func time(_ time: ImportedTime?) -> SQLValue {
+            switch time {
+            case .local(let date, let clock, let zone)?: .text("\(date) \(clock?.description ?? "-") \(zone ?? "-")")
+            case .instant(let instant)?: .real(instant.timeIntervalSince1970)
+            case nil: .null
+            }
+        }
+        return of(
+            [
+                .init("event 2"), .init(event.id), .init(event.name), .init(event.description), .init(placeID),
+                .init(zone), .init(category), time(event.start), time(event.end), .init(event.status.rawValue),
+                .init(event.onSaleDate?.timeIntervalSince1970), .init(event.url), .init(price(event.minPrice)),
+                .init(price(event.maxPrice)), .init(event.currency),
+            ], performers)
+    }
+
+    /// A price as the row stores it.
+    private static func price(_ price: Decimal?) -> Double? {
+        price.map { NSDecimalNumber(decimal: $0).doubleValue }
+    }
+
+    /// The fingerprint of a venue as the file has it.
+    static func venue(_ venue: ImportedVenue) -> Int64 {
+        of([
+            .init("venue 1"), .init(venue.id), .init(venue.name), .init(venue.category), .init(venue.street),
+            .init(venue.city), .init(venue.state), .init(venue.postalCode), .init(venue.country),
+            .init(venue.location?.latitude), .init(venue.location?.longitude), .init(venue.openingHours),
+            .init(venue.imageURL), .init(venue.url),
+        ])
+    }
+
     private struct FNV {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
@@ -47,5 +87,42 @@ enum ImportFingerprint {
             text.withUTF8 { for byte in $0 { add(byte: byte) } }
             add(UInt64(text.utf8.count))
         }
+    }
+}
+
+/// What an import knows of a stored row: its fingerprint (nil: none yet) and whether this file
+/// listed it (events of a full import; a removed event counts as listed).
+struct StoredRow {
+    var print: Int64?
+    var listed = false
+
+    /// Whether row `id` is stored with `print`, marking it listed. A row that is not loses its
+    /// fingerprint, so a later record with its id in the same file is compared with what the batch
+    /// writes, not passed. With no `print` (not known yet) the row waits for its batch as it is: a
+    /// later record with its id waits in the same batch or compares with what that batch wrote.
+    static func sift(_ id: String, print: Int64?, in rows: inout [String: StoredRow]) -> Bool {
+        guard !rows.isEmpty, let index = rows.index(forKey: id) else { return false }
+        rows.values[index].listed = true
+        guard let print else { return false }
+        if rows.values[index].print == print { return true }
+        rows.values[index].print = nil
+        return false
+    }
+
+    /// The stored fingerprints of the rows of `prints` that exist, and the ids whose rows must be
+    /// read whole: those there without the fingerprint in `prints`. The rows about to be written
+    /// take their new fingerprints (an id later in the file compares with what this import wrote).
+    static func compare(_ prints: [String: Int64], with known: inout [String: StoredRow]) -> (
+        stored: [String: Int64], unsure: [String]
+    ) {
+        var stored: [String: Int64] = [:]
+        var unsure: [String] = []
+        for (id, print) in prints {
+            if let entry = known.updateValue(StoredRow(print: print, listed: true), forKey: id) {
+                if let old = entry.print { stored[id] = old }
+                if entry.print != print { unsure.append(id) }
+            }
+        }
+        return (stored, unsure)
     }
 }

@@ -32,9 +32,11 @@ public struct ImportSummary: Sendable {
     var written: Int { tallies.values.reduce(0) { $0 + $1.inserted + $1.updated } }
 }
 
-/// Writes imported records in batches: each batch reads the rows it may replace, compares, and
-/// writes only what is new or changed, so a re-import of the same file changes nothing and counts
-/// every record as unchanged. Event place, start and status changes become change records.
+/// Writes imported records in batches: a record stored with the same fingerprint is counted as
+/// unchanged as it arrives (a refresh of a large feed is mostly such records); each batch reads
+/// the rows its other records may replace, compares, and writes only what is new or changed, so a
+/// re-import of the same file changes nothing and counts every record as unchanged. Event place,
+/// start and status changes become change records.
 ///
 /// Rows are keyed `source:id` (`feed:735647`), so the ids of one source never meet another's and
 /// references resolve without a lookup. Records may refer to ids later in the file: an event whose
@@ -208,7 +210,7 @@ public actor ImportWriter {
     private func add(_ artist: ImportedArtist) {
         let id = key(artist.id)
         if !artistRows.isEmpty,
-            Self.sift(id, print: ImportFingerprint.of(artistValues(artist, id: id)), in: &artistRows)
+            StoredRow.sift(id, print: ImportFingerprint.of(artistValues(artist, id: id)), in: &artistRows)
         {
             summary.count("artists") { $0.unchanged += 1 }
         } else {
@@ -218,7 +220,7 @@ public actor ImportWriter {
 
     private func add(_ venue: ImportedVenue) {
         let id = key(venue.id)
-        if !placeRows.isEmpty, Self.sift(id, print: Self.fingerprint(venue), in: &placeRows) {
+        if !placeRows.isEmpty, StoredRow.sift(id, print: ImportFingerprint.venue(venue), in: &placeRows) {
             summary.count("places") { $0.unchanged += 1 }
             if !eventRows.isEmpty { settledPlaces.insert(id) }
         } else {
@@ -234,22 +236,10 @@ public actor ImportWriter {
         let placeID = key(event.venueId ?? "")
         var print: Int64?
         if settledPlaces.contains(placeID), let zone = placeZones[placeID] {
-            print = Self.fingerprint(
+            print = ImportFingerprint.event(
                 event, placeID: placeID, zone: zone, category: event.categoryId.map(key), performers: billing(event))
         }
-        return Self.sift(key(event.id), print: print, in: &eventRows)
-    }
-
-    /// Whether row `id` is stored with `print`, marking it listed; a row that is not loses its
-    /// fingerprint (see above). With no `print` (not known yet) the row waits for its batch as it is:
-    /// a later record with its id waits in the same batch or compares with what that batch wrote.
-    private static func sift(_ id: String, print: Int64?, in rows: inout [String: StoredRow]) -> Bool {
-        guard !rows.isEmpty, let index = rows.index(forKey: id) else { return false }
-        rows.values[index].listed = true
-        guard let print else { return false }
-        if rows.values[index].print == print { return true }
-        rows.values[index].print = nil
-        return false
+        return StoredRow.sift(key(event.id), print: print, in: &eventRows)
     }
 
     /// An event's performers as keys in billing order, each once (stored once, so compared once).
@@ -492,7 +482,7 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         let content = byID.mapValues { artistValues($0, id: key($0.id)) }
         let prints = content.mapValues { ImportFingerprint.of($0) }
-        let (stored, unsure) = Self.compare(prints, with: &artistRows)
+        let (stored, unsure) = StoredRow.compare(prints, with: &artistRows)
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
             "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN", unsure, on: db)
@@ -538,8 +528,8 @@ public actor ImportWriter {
     private func writePlaces(_ venues: [ImportedVenue], now: Int64, on db: any SQLDatabase) async throws {
         let byID = lastByID(venues) { key($0.id) }
         guard !byID.isEmpty else { return }
-        let prints = byID.mapValues(Self.fingerprint)
-        let (stored, unsure) = Self.compare(prints, with: &placeRows)
+        let prints = byID.mapValues(ImportFingerprint.venue)
+        let (stored, unsure) = StoredRow.compare(prints, with: &placeRows)
         var changed: [ImportedVenue] = []
         for (id, venue) in byID {
             if stored[id] == prints[id] {
@@ -590,60 +580,6 @@ public actor ImportWriter {
         if !rows.isEmpty { try await database.movePlacesVersion(on: db) }
     }
 
-    /// The fingerprint of an event as the file has it, with what its row also depends on: its
-    /// place and that place's time zone, its category and its performers. Prices as the row stores
-    /// them (a decimal's text costs twenty times more to make; version 1 hashed it).
-    private static func fingerprint(
-        _ event: ImportedEvent, placeID: String, zone: String, category: String?, performers: [String]
-    ) -> Int64 {
-        func time(_ time: ImportedTime?) -> SQLValue {
-            switch time {
-            case .local(let date, let clock, let zone)?: .text("\(date) \(clock?.description ?? "-") \(zone ?? "-")")
-            case .instant(let instant)?: .real(instant.timeIntervalSince1970)
-            case nil: .null
-            }
-        }
-        return ImportFingerprint.of(
-            [
-                .init("event 2"), .init(event.id), .init(event.name), .init(event.description), .init(placeID),
-                .init(zone), .init(category), time(event.start), time(event.end), .init(event.status.rawValue),
-                .init(event.onSaleDate?.timeIntervalSince1970), .init(event.url), .init(price(event.minPrice)),
-                .init(price(event.maxPrice)), .init(event.currency),
-            ], performers)
-    }
-
-    /// A price as the row stores it.
-    private static func price(_ price: Decimal?) -> Double? {
-        price.map { NSDecimalNumber(decimal: $0).doubleValue }
-    }
-
-    /// The fingerprint of a venue as the file has it.
-    private static func fingerprint(_ venue: ImportedVenue) -> Int64 {
-        ImportFingerprint.of([
-            .init("venue 1"), .init(venue.id), .init(venue.name), .init(venue.category), .init(venue.street),
-            .init(venue.city), .init(venue.state), .init(venue.postalCode), .init(venue.country),
-            .init(venue.location?.latitude), .init(venue.location?.longitude), .init(venue.openingHours),
-            .init(venue.imageURL), .init(venue.url),
-        ])
-    }
-
-    /// The stored fingerprints of the rows of `prints` that exist, and the ids whose rows must be
-    /// read whole: those there without the fingerprint in `prints`. The rows about to be written
-    /// take their new fingerprints (an id later in the file compares with what this import wrote).
-    private static func compare(_ prints: [String: Int64], with known: inout [String: StoredRow]) -> (
-        stored: [String: Int64], unsure: [String]
-    ) {
-        var stored: [String: Int64] = [:]
-        var unsure: [String] = []
-        for (id, print) in prints {
-            if let entry = known.updateValue(StoredRow(print: print, listed: true), forKey: id) {
-                if let old = entry.print { stored[id] = old }
-                if entry.print != print { unsure.append(id) }
-            }
-        }
-        return (stored, unsure)
-    }
-
     private func writeEvents(_ items: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase)
         async throws
     {
@@ -674,11 +610,11 @@ public actor ImportWriter {
             }
             let id = key(event.id)
             parsed[id] = (event, placeID, zoneID, performers)
-            prints[id] = Self.fingerprint(
+            prints[id] = ImportFingerprint.event(
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
         }
         guard !parsed.isEmpty else { return }
-        let (stored, unsure) = Self.compare(prints, with: &eventRows)
+        let (stored, unsure) = StoredRow.compare(prints, with: &eventRows)
         var ready: [String: (EventRecord, [String])] = [:]
         for (id, item) in parsed {
             if stored[id] == prints[id] {
@@ -783,13 +719,6 @@ public actor ImportWriter {
             key: ["event_id", "artist_id"], on: db)
         try await EventRepository.insert(changes, on: db)
     }
-}
-
-/// What an import knows of a stored row: its fingerprint (nil: none yet) and whether this file
-/// listed it (events of a full import; a removed event counts as listed).
-struct StoredRow {
-    var print: Int64?
-    var listed = false
 }
 
 /// Maps an imported event onto an event row in its place's time zone.
