@@ -491,13 +491,14 @@ public actor ImportWriter {
             existing[artist.id] = artist
         }
         var rows: [[SQLValue]] = []
+        var reprinted: [(String, Int64)] = []
         for (id, artist) in byID {
             let (values, print) = (content[id]!, prints[id]!)
             if stored[id] == print {
                 summary.count("artists") { $0.unchanged += 1 }
                 continue
             }
-            var (created, updated) = (now, now)
+            var created = now
             if let old = existing[id] {
                 created = old.createdAt
                 if old.name == artist.name && old.categoryID == artist.categoryId.map(key)
@@ -505,16 +506,17 @@ public actor ImportWriter {
                 {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("artists") { $0.unchanged += 1 }
-                    updated = old.updatedAt
-                } else {
-                    summary.count("artists") { $0.updated += 1 }
+                    reprinted.append((id, print))
+                    continue
                 }
+                summary.count("artists") { $0.updated += 1 }
             } else {
                 summary.count("artists") { $0.inserted += 1 }
             }
-            rows.append(values + [.init(SearchText.fold(artist.name)), .init(created), .init(updated), .init(print)])
+            rows.append(values + [.init(SearchText.fold(artist.name)), .init(created), .init(now), .init(print)])
         }
         guard !dryRun else { return }
+        try await BulkWrite.setFingerprints(of: "artists", reprinted, on: db)
         try await BulkWrite.upsert(
             "artists",
             columns: [
@@ -541,6 +543,7 @@ public actor ImportWriter {
         let places = try resolvePlaces(changed)
         let existing = try await PlaceRepository(db: db).find(ids: unsure)
         var rows: [[SQLValue]] = []
+        var reprinted: [(String, Int64)] = []
         for var place in places {
             let print = prints[place.id]!
             if let old = existing[place.id] {
@@ -550,6 +553,8 @@ public actor ImportWriter {
                 if old == place {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("places") { $0.unchanged += 1 }
+                    reprinted.append((place.id, print))
+                    continue
                 } else {
                     summary.count("places") { $0.updated += 1 }
                     place.updatedAt = now
@@ -569,6 +574,7 @@ public actor ImportWriter {
             ])
         }
         guard !dryRun else { return }
+        try await BulkWrite.setFingerprints(of: "places", reprinted, on: db)
         try await BulkWrite.upsert(
             "places",
             columns: [
@@ -651,6 +657,7 @@ public actor ImportWriter {
             try await EventRepository(db: db, database: database).performers(of: Array(existing.keys))
         }
         var rows: [[SQLValue]] = []
+        var reprinted: [(String, Int64)] = []
         var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
@@ -668,11 +675,7 @@ public actor ImportWriter {
                 if old == event && (oldPerformers[id] ?? []) == performers {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("events") { $0.unchanged += 1 }
-                    rows.append(
-                        content[id]! + [
-                            .init(SearchText.fold(event.name)), .init(event.createdAt), .init(event.updatedAt),
-                            .init(print),
-                        ])
+                    reprinted.append((id, print))
                     continue
                 }
                 summary.count("events") { $0.updated += 1 }
@@ -699,7 +702,10 @@ public actor ImportWriter {
             }
         }
         guard !dryRun else { return }
-        try await timed("write events") { try await writeEventRows(rows, performerRows, replaced, changes, on: db) }
+        try await timed("write events") {
+            try await BulkWrite.setFingerprints(of: "events", reprinted, on: db)
+            try await writeEventRows(rows, performerRows, replaced, changes, on: db)
+        }
     }
 
     private func writeEventRows(
