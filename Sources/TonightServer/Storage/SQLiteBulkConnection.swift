@@ -149,8 +149,9 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
                 let status = sqlite_nio_sqlite3_step(statement)
                 if status == SQLITE_DONE { break }
                 guard status == SQLITE_ROW else { try self.check(status); break }
-                let count = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
+                // The text first, then its length (the order SQLite documents).
                 guard let text = sqlite_nio_sqlite3_column_text(statement, 0) else { continue }
+                let count = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
                 let key = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
                 result[key] = value(BulkIntegers(statement: statement))
             }

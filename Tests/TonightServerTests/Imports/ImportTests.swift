@@ -245,9 +245,25 @@ struct ImportTests {
             #expect(west.tallies["events"]?.updated == 2)
             #expect(try await row().startAt == stored.startAt)
 
-            // The same id twice: the last record wins, whatever the first one said.
+            // The same id twice: the last record wins, whatever the first one said, and whether the
+            // first waited for its venue or not.
             _ = try await run([artist, la, .event(later), .event(show), other])
             #expect(try await row().startAt == stored.startAt)
+            _ = try await run([.event(later), artist, la, .event(show), other])
+            #expect(try await row().startAt == stored.startAt)
+
+            // A venue listed again, moved, after a copy that was the same: its later events follow
+            // the move (Discovery and iCalendar files repeat a venue with each of its events).
+            let moved = try await run([artist, la, newYork, .event(show), other])
+            #expect(try await row().zone == "America/New_York")
+            #expect(moved.tallies["events"]?.updated == 2)
+            _ = try await run([artist, la, .event(show), other])
+            #expect(try await row().zone == "America/Los_Angeles")
+
+            // Records repeated in one file are counted once each, as batches count them.
+            let repeated = try await run([artist, la, artist, la, .event(show), la, other])
+            #expect(repeated.tallies["places"]?.unchanged == 1)
+            #expect(repeated.tallies["artists"]?.unchanged == 1)
 
             // A price alone is a change (not one people are told of); the billing rows, the same
             // all along, were never written again.

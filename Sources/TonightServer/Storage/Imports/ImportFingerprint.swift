@@ -90,35 +90,51 @@ enum ImportFingerprint {
     }
 }
 
-/// What an import knows of a stored row: its fingerprint (nil: none yet) and whether this file
-/// listed it (events of a full import; a removed event counts as listed).
+/// What an import knows of a stored row: its fingerprint (nil: none yet), whether this file
+/// listed it (events of a full import; a removed event counts as listed), whether a record with
+/// its id waits in a batch, and the batch in which a record with its id was last counted.
 struct StoredRow {
     var print: Int64?
     var listed = false
+    var waiting = false
+    var counted = -1
 
-    /// Whether row `id` is stored with `print`, marking it listed. A row that is not loses its
-    /// fingerprint, so a later record with its id in the same file is compared with what the batch
-    /// writes, not passed. With no `print` (not known yet) the row waits for its batch as it is: a
-    /// later record with its id waits in the same batch or compares with what that batch wrote.
-    static func sift(_ id: String, print: Int64?, in rows: inout [String: StoredRow]) -> Bool {
-        guard !rows.isEmpty, let index = rows.index(forKey: id) else { return false }
+    /// What ``sift(_:print:batch:in:)`` found.
+    enum Sifted {
+        /// Stored as it is: counted as unchanged, no further.
+        case stored
+        /// Stored as it is, and counted already in this batch (a file may repeat a venue with each
+        /// of its events): no further, not counted again.
+        case storedAgain
+        /// New, changed, or not known yet (`print` nil): the record waits for its batch.
+        case waits
+    }
+
+    /// Whether row `id` is stored with `print`, marking it listed. A record that waits for its
+    /// batch makes every later record with its id wait too, until the batch is written (then they
+    /// compare with what it wrote): the last record of an id in a file wins.
+    static func sift(_ id: String, print: Int64?, batch: Int, in rows: inout [String: StoredRow]) -> Sifted {
+        guard !rows.isEmpty, let index = rows.index(forKey: id) else { return .waits }
         rows.values[index].listed = true
-        guard let print else { return false }
-        if rows.values[index].print == print { return true }
-        rows.values[index].print = nil
-        return false
+        guard let print, !rows.values[index].waiting, rows.values[index].print == print else {
+            rows.values[index].waiting = true
+            return .waits
+        }
+        if rows.values[index].counted == batch { return .storedAgain }
+        rows.values[index].counted = batch
+        return .stored
     }
 
     /// The stored fingerprints of the rows of `prints` that exist, and the ids whose rows must be
     /// read whole: those there without the fingerprint in `prints`. The rows about to be written
     /// take their new fingerprints (an id later in the file compares with what this import wrote).
-    static func compare(_ prints: [String: Int64], with known: inout [String: StoredRow]) -> (
+    static func compare(_ prints: [String: Int64], batch: Int, with known: inout [String: StoredRow]) -> (
         stored: [String: Int64], unsure: [String]
     ) {
         var stored: [String: Int64] = [:]
         var unsure: [String] = []
         for (id, print) in prints {
-            if let entry = known.updateValue(StoredRow(print: print, listed: true), forKey: id) {
+            if let entry = known.updateValue(StoredRow(print: print, listed: true, counted: batch), forKey: id) {
                 if let old = entry.print { stored[id] = old }
                 if entry.print != print { unsure.append(id) }
             }

@@ -76,6 +76,8 @@ public actor ImportWriter {
     /// are sifted, since an event's row depends on its place's time zone, which a venue record
     /// later in the file could still change. (A feed lists its venues before its events.)
     private var settledPlaces = Set<String>()
+    /// Batches written so far: records repeated within one are counted once.
+    private var batchNumber = 0
     /// Places whose changed venue record waits in this batch: settled once it is written.
     private var unsettledPlaces = Set<String>()
     /// Where the time went, by step (logged at debug level when the import ends).
@@ -191,10 +193,10 @@ public actor ImportWriter {
                 add(artist)
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
-            if isStored(event) {
-                summary.count("events") { $0.unchanged += 1 }
-            } else {
-                events.append(event)
+            switch sift(event) {
+            case .stored: summary.count("events") { $0.unchanged += 1 }
+            case .storedAgain: break
+            case .waits: events.append(event)
             }
         }
         if categories.count + artists.count + venues.count + events.count >= batchSize {
@@ -204,42 +206,52 @@ public actor ImportWriter {
 
     // Sifting: a record stored with the same fingerprint is counted as unchanged as it arrives and
     // goes no further (a refresh of a large feed is mostly such records); the others wait for
-    // their batch. A stored record that is not skipped loses its fingerprint here, so a later
-    // record with the same id in this file is compared with what the batch writes, not skipped.
+    // their batch, and so does every later record with their id until that batch is written (see
+    // ``StoredRow/sift(_:print:batch:in:)``). Records repeated within a batch are counted once.
 
     private func add(_ artist: ImportedArtist) {
         let id = key(artist.id)
-        if !artistRows.isEmpty,
-            StoredRow.sift(id, print: ImportFingerprint.of(artistValues(artist, id: id)), in: &artistRows)
-        {
-            summary.count("artists") { $0.unchanged += 1 }
-        } else {
-            artists.append(artist)
+        let sifted =
+            artistRows.isEmpty
+            ? .waits
+            : StoredRow.sift(
+                id, print: ImportFingerprint.of(artistValues(artist, id: id)), batch: batchNumber, in: &artistRows)
+        switch sifted {
+        case .stored: summary.count("artists") { $0.unchanged += 1 }
+        case .storedAgain: break
+        case .waits: artists.append(artist)
         }
     }
 
     private func add(_ venue: ImportedVenue) {
         let id = key(venue.id)
-        if !placeRows.isEmpty, StoredRow.sift(id, print: ImportFingerprint.venue(venue), in: &placeRows) {
-            summary.count("places") { $0.unchanged += 1 }
+        let sifted =
+            placeRows.isEmpty
+            ? .waits : StoredRow.sift(id, print: ImportFingerprint.venue(venue), batch: batchNumber, in: &placeRows)
+        switch sifted {
+        case .stored, .storedAgain:
+            if sifted == .stored { summary.count("places") { $0.unchanged += 1 } }
             if !eventRows.isEmpty { settledPlaces.insert(id) }
-        } else {
+        case .waits:
             venues.append(venue)
-            // Only events sift on it (and only when some are stored).
-            if !eventRows.isEmpty { unsettledPlaces.insert(id) }
+            // Only events sift on it (and only when some are stored); its zone may change.
+            if !eventRows.isEmpty {
+                settledPlaces.remove(id)
+                unsettledPlaces.insert(id)
+            }
         }
     }
 
     /// Whether `event` is stored as it is, at a settled place.
-    private func isStored(_ event: ImportedEvent) -> Bool {
-        guard !eventRows.isEmpty else { return false }
+    private func sift(_ event: ImportedEvent) -> StoredRow.Sifted {
+        guard !eventRows.isEmpty else { return .waits }
         let placeID = key(event.venueId ?? "")
         var print: Int64?
         if settledPlaces.contains(placeID), let zone = placeZones[placeID] {
             print = ImportFingerprint.event(
                 event, placeID: placeID, zone: zone, category: event.categoryId.map(key), performers: billing(event))
         }
-        return StoredRow.sift(key(event.id), print: print, in: &eventRows)
+        return StoredRow.sift(key(event.id), print: print, batch: batchNumber, in: &eventRows)
     }
 
     /// An event's performers as keys in billing order, each once (stored once, so compared once).
@@ -363,6 +375,7 @@ public actor ImportWriter {
 
     private func flush(final: Bool = false) async throws {
         let now = Clock.millis()
+        defer { batchNumber += 1 }
         settledPlaces.formUnion(unsettledPlaces)
         unsettledPlaces = []
         let batch = (categories, artists, venues, events)
@@ -482,7 +495,7 @@ public actor ImportWriter {
         guard !byID.isEmpty else { return }
         let content = byID.mapValues { artistValues($0, id: key($0.id)) }
         let prints = content.mapValues { ImportFingerprint.of($0) }
-        let (stored, unsure) = StoredRow.compare(prints, with: &artistRows)
+        let (stored, unsure) = StoredRow.compare(prints, batch: batchNumber, with: &artistRows)
         var existing: [String: ArtistRecord] = [:]
         for row in try await rows(
             "SELECT \(unsafeRaw: CatalogRepository.columns) FROM artists a WHERE a.id IN", unsure, on: db)
@@ -531,7 +544,7 @@ public actor ImportWriter {
         let byID = lastByID(venues) { key($0.id) }
         guard !byID.isEmpty else { return }
         let prints = byID.mapValues(ImportFingerprint.venue)
-        let (stored, unsure) = StoredRow.compare(prints, with: &placeRows)
+        let (stored, unsure) = StoredRow.compare(prints, batch: batchNumber, with: &placeRows)
         var changed: [ImportedVenue] = []
         for (id, venue) in byID {
             if stored[id] == prints[id] {
@@ -541,6 +554,11 @@ public actor ImportWriter {
             }
         }
         let places = try resolvePlaces(changed)
+        // A rejected venue keeps no fingerprint: a later copy is resolved (and rejected) again.
+        if places.count < changed.count {
+            let resolved = Set(places.map(\.id))
+            for venue in changed where !resolved.contains(key(venue.id)) { placeRows[key(venue.id)]?.print = nil }
+        }
         let existing = try await PlaceRepository(db: db).find(ids: unsure)
         var rows: [[SQLValue]] = []
         var reprinted: [(String, Int64)] = []
@@ -620,7 +638,7 @@ public actor ImportWriter {
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
         }
         guard !parsed.isEmpty else { return }
-        let (stored, unsure) = StoredRow.compare(prints, with: &eventRows)
+        let (stored, unsure) = StoredRow.compare(prints, batch: batchNumber, with: &eventRows)
         var ready: [String: (EventRecord, [String])] = [:]
         for (id, item) in parsed {
             if stored[id] == prints[id] {
