@@ -273,6 +273,15 @@ struct ImportTests {
             #expect(try await row().price == 39.5)
             #expect(try await billing() == billed)
 
+            // A venue that cannot be placed is rejected each time it comes, never passed as unchanged.
+            let nowhere = ImportRecord.venue(ImportedVenue(id: "V9", name: "Nowhere", city: "Qwxzqq", country: "US"))
+            let writer = ImportWriter(services: services, source: "feed", dryRun: false, batchSize: 1)
+            try await writer.prepare()
+            for record in [nowhere, artist, nowhere] { try await writer.add(record) }
+            let rejected = try await writer.finish()
+            #expect(rejected.rejectedCount == 2)
+            #expect(rejected.tallies["places"]?.unchanged == nil)
+
             // A full feed without E2 removes it once; it stays removed, not removed again.
             #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 1)
             #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 0)
