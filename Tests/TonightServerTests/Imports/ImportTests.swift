@@ -285,6 +285,21 @@ struct ImportTests {
             // A full feed without E2 removes it once; it stays removed, not removed again.
             #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 1)
             #expect(try await run([artist, la, .event(cheaper)], full: true).removed == 0)
+
+            // An event that waited for a venue listed after it is replaced by a later record of its
+            // id: the last one wins here too.
+            let waits = ImportWriter(services: services, source: "feed", dryRun: false, batchSize: 1)
+            try await waits.prepare()
+            let early = ImportedEvent(
+                id: "E7", name: "Early", venueId: "V7", start: .local(date: date, time: nil, timeZone: nil))
+            var late = early
+            late.name = "Late"
+            let harpa = ImportedVenue(id: "V7", name: "Harpa", location: GeoPoint(latitude: 64.15, longitude: -21.93))
+            for record in [ImportRecord.event(early), .venue(harpa), .event(late)] { try await waits.add(record) }
+            _ = try await waits.finish()
+            let name = try await sql.raw("SELECT name FROM events WHERE id = 'feed:E7'").first()?.decode(
+                column: "name", as: String.self)
+            #expect(name == "Late")
         }
     }
 

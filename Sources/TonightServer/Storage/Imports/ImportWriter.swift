@@ -58,7 +58,10 @@ public actor ImportWriter {
     private var artists: [ImportedArtist] = []
     private var venues: [ImportedVenue] = []
     private var events: [ImportedEvent] = []
-    private var waiting: [ImportedEvent] = []
+    /// Events waiting for a venue or artist listed after them, by id, in file order: a later
+    /// record of the same id that could be written replaces its waiting one (the last one wins).
+    private var waiting: [String: (order: Int, event: ImportedEvent)] = [:]
+    private var waited = 0
     /// OpenStreetMap files hold venues only: no event looks up a place's zone.
     private var venuesOnly: Bool { source == ImportKind.osm.source }
     /// Place id → time zone of every place of this source known so far (none for venues only).
@@ -273,8 +276,8 @@ public actor ImportWriter {
     /// Writes what is buffered, resolves waiting events, and returns the summary.
     public func finish() async throws -> ImportSummary {
         try await flush()
-        let retry = waiting
-        waiting = []
+        let retry = waiting.values.sorted { $0.order < $1.order }.map(\.event)
+        waiting = [:]
         for event in retry {
             if placeZones[key(event.venueId ?? "")] == nil {
                 summary.reject(.init(position: "event \(event.id)", reason: "unknown venue \(event.venueId ?? "")"))
@@ -616,7 +619,8 @@ public actor ImportWriter {
                 if final {
                     summary.reject(.init(position: "event \(event.id)", reason: "unknown venue \(event.venueId ?? "")"))
                 } else {
-                    waiting.append(event)
+                    waited += 1
+                    waiting[key(event.id)] = (waited, event)
                 }
                 continue
             }
@@ -628,11 +632,13 @@ public actor ImportWriter {
                             position: "event \(event.id)",
                             reason: "unknown artist \(missing.dropFirst(source.count + 1))"))
                 } else {
-                    waiting.append(event)
+                    waited += 1
+                    waiting[key(event.id)] = (waited, event)
                 }
                 continue
             }
             let id = key(event.id)
+            if !waiting.isEmpty { waiting[id] = nil }
             parsed[id] = (event, placeID, zoneID, performers)
             prints[id] = ImportFingerprint.event(
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
