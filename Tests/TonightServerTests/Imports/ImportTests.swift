@@ -184,8 +184,11 @@ struct ImportTests {
     func sifting(backend: Backend) async throws {
         try await withApp(backend) { services, _ in
             let sql = services.database.sql
-            func run(_ records: [ImportRecord], full: Bool = false) async throws -> ImportSummary {
-                let writer = ImportWriter(services: services, source: "feed", dryRun: false, full: full)
+            func run(_ records: [ImportRecord], full: Bool = false, batchSize: Int = 10_000) async throws
+                -> ImportSummary
+            {
+                let writer = ImportWriter(
+                    services: services, source: "feed", dryRun: false, full: full, batchSize: batchSize)
                 try await writer.prepare()
                 for record in records { try await writer.add(record) }
                 return try await writer.finish()
@@ -275,10 +278,7 @@ struct ImportTests {
 
             // A venue that cannot be placed is rejected each time it comes, never passed as unchanged.
             let nowhere = ImportRecord.venue(ImportedVenue(id: "V9", name: "Nowhere", city: "Qwxzqq", country: "US"))
-            let writer = ImportWriter(services: services, source: "feed", dryRun: false, batchSize: 1)
-            try await writer.prepare()
-            for record in [nowhere, artist, nowhere] { try await writer.add(record) }
-            let rejected = try await writer.finish()
+            let rejected = try await run([nowhere, artist, nowhere], batchSize: 1)
             #expect(rejected.rejectedCount == 2)
             #expect(rejected.tallies["places"]?.unchanged == nil)
 
@@ -288,15 +288,12 @@ struct ImportTests {
 
             // An event that waited for a venue listed after it is replaced by a later record of its
             // id: the last one wins here too.
-            let waits = ImportWriter(services: services, source: "feed", dryRun: false, batchSize: 1)
-            try await waits.prepare()
             let early = ImportedEvent(
                 id: "E7", name: "Early", venueId: "V7", start: .local(date: date, time: nil, timeZone: nil))
             var late = early
             late.name = "Late"
             let harpa = ImportedVenue(id: "V7", name: "Harpa", location: GeoPoint(latitude: 64.15, longitude: -21.93))
-            for record in [ImportRecord.event(early), .venue(harpa), .event(late)] { try await waits.add(record) }
-            _ = try await waits.finish()
+            _ = try await run([.event(early), .venue(harpa), .event(late)], batchSize: 1)
             let name = try await sql.raw("SELECT name FROM events WHERE id = 'feed:E7'").first()?.decode(
                 column: "name", as: String.self)
             #expect(name == "Late")

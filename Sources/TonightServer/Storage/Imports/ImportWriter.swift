@@ -196,11 +196,7 @@ public actor ImportWriter {
                 add(artist)
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
-            switch sift(event) {
-            case .stored: summary.count("events") { $0.unchanged += 1 }
-            case .storedAgain: break
-            case .waits: events.append(event)
-            }
+            if !passed(sift(event), "events") { events.append(event) }
         }
         if categories.count + artists.count + venues.count + events.count >= batchSize {
             try await flush()
@@ -219,11 +215,7 @@ public actor ImportWriter {
             ? .waits
             : StoredRow.sift(
                 id, print: ImportFingerprint.of(artistValues(artist, id: id)), batch: batchNumber, in: &artistRows)
-        switch sifted {
-        case .stored: summary.count("artists") { $0.unchanged += 1 }
-        case .storedAgain: break
-        case .waits: artists.append(artist)
-        }
+        if !passed(sifted, "artists") { artists.append(artist) }
     }
 
     private func add(_ venue: ImportedVenue) {
@@ -231,17 +223,26 @@ public actor ImportWriter {
         let sifted =
             placeRows.isEmpty
             ? .waits : StoredRow.sift(id, print: ImportFingerprint.venue(venue), batch: batchNumber, in: &placeRows)
-        switch sifted {
-        case .stored, .storedAgain:
-            if sifted == .stored { summary.count("places") { $0.unchanged += 1 } }
+        if passed(sifted, "places") {
             if !eventRows.isEmpty { settledPlaces.insert(id) }
-        case .waits:
-            venues.append(venue)
-            // Only events sift on it (and only when some are stored); its zone may change.
-            if !eventRows.isEmpty {
-                settledPlaces.remove(id)
-                unsettledPlaces.insert(id)
-            }
+            return
+        }
+        venues.append(venue)
+        // Only events sift on it (and only when some are stored); its zone may change.
+        if !eventRows.isEmpty {
+            settledPlaces.remove(id)
+            unsettledPlaces.insert(id)
+        }
+    }
+
+    /// Whether a sifted record goes no further, counting it as unchanged the first time in a batch.
+    private func passed(_ sifted: StoredRow.Sifted, _ kind: String) -> Bool {
+        switch sifted {
+        case .stored:
+            summary.count(kind) { $0.unchanged += 1 }
+            return true
+        case .storedAgain: return true
+        case .waits: return false
         }
     }
 
@@ -748,39 +749,5 @@ public actor ImportWriter {
             "event_performers", columns: ["event_id", "artist_id", "position"], rows: performerRows,
             key: ["event_id", "artist_id"], on: db)
         try await EventRepository.insert(changes, on: db)
-    }
-}
-
-/// Maps an imported event onto an event row in its place's time zone.
-enum ImportedEventMapping {
-    static func record(
-        _ event: ImportedEvent, id: String, placeID: String, zone zoneID: String, in zone: TimeZone, source: String,
-        categoryKey: String?, now: Int64
-    ) -> EventRecord {
-        let (startAt, date, time) = resolve(event.start, zone: zone)
-        let end = event.end.map { resolve($0, zone: zone).0 }
-        return EventRecord(
-            id: id, kind: .show, name: event.name, description: event.description, placeID: placeID, startAt: startAt,
-            endAt: end.flatMap { $0 > startAt ? $0 : nil }, localDate: date.description, localTime: time?.description,
-            timeZone: zoneID, status: event.status, categoryID: categoryKey,
-            minPrice: event.minPrice.map { NSDecimalNumber(decimal: $0).doubleValue },
-            maxPrice: event.maxPrice.map { NSDecimalNumber(decimal: $0).doubleValue }, currency: event.currency,
-            ticketURL: event.url, onSaleAt: event.onSaleDate.map(Clock.millis), organizerID: nil, source: source,
-            sourceID: event.id, createdAt: now, updatedAt: now)
-    }
-
-    /// The instant, local date and local time (nil when not announced) of an imported time.
-    static func resolve(_ time: ImportedTime, zone placeZone: TimeZone) -> (Int64, CalendarDate, LocalTime?) {
-        switch time {
-        case .local(let date, let clock, let zoneID):
-            let zone = zoneID.flatMap(TimeZone.init(identifier:)) ?? placeZone
-            let instant = LocalClock.instant(date: date, time: clock ?? .midnight, timeZone: zone)
-            return (Clock.millis(instant), date, clock)
-        case .instant(let instant):
-            return (
-                Clock.millis(instant), LocalClock.localDate(of: instant, in: placeZone),
-                LocalClock.localTime(of: instant, in: placeZone)
-            )
-        }
     }
 }
