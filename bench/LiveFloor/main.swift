@@ -3,12 +3,12 @@ import Hummingbird
 import HummingbirdWebSocket
 import Synchronization
 
-// The floor under Tonight's live sockets (bench/run chat): bench/relay_server.py's relay, served
-// the way Tonight serves /v1/live (HTTP/1.1 upgraded through a router route by Hummingbird's
-// WebSocket channel, one handler per socket), with nothing stored and no sign-in. What a socket
-// costs here (memory, CPU per message) is what Hummingbird's WebSocket costs before Tonight adds
-// anything. A client connects to /?user=ID and sends {"to": ID, "text": …}; the relay writes it
-// to every socket of that user.
+// A comparison for Tonight's live sockets (bench/run chat): bench/relay_server.py's relay, served
+// the way Tonight served /v1/live until it had its own SwiftNIO handlers (HTTP/1.1 upgraded
+// through a router route by Hummingbird's WebSocket channel, one handler per socket), with nothing
+// stored and no sign-in. What a socket costs here (memory, CPU per message) is what Hummingbird's
+// WebSocket costs by itself. A client connects to /?user=ID and sends {"to": ID, "text": …}; the
+// relay writes it to every socket of that user.
 //
 //   LiveFloor PORT
 

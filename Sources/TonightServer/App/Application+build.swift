@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import OpenAPIHummingbird
@@ -52,10 +51,10 @@ public func buildApplication(
     try handlers.registerHandlers(
         on: router,
         configuration: EncodedAnswer.configuration, middlewares: [SpecLimitMiddleware(), EncodedAnswerMiddleware()])
-    LiveRoutes(
+    let live = LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
-        fanout: services.fanout, bans: services.bans
-    ).register(on: router)
+        fanout: services.fanout, bans: services.bans)
+    live.register(on: router)
     WebRoutes(
         source: webSource(config, logger: services.logger), mapTileURL: config.mapTileURL,
         mediaOrigin: config.mediaStorage == "s3" ? config.s3Endpoint : ""
@@ -122,7 +121,7 @@ public func buildApplication(
         perAddress: config.connectionsPerAddress, exempt: proxies, firstRequestTimeout: idleTimeout, logger: logger)
     return Application(
         router: router,
-        server: server(router: router, idleTimeout: idleTimeout, connections: connections, pages: pages),
+        server: server(live: live, idleTimeout: idleTimeout, connections: connections, pages: pages),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Tonight"),
         services: serviceList,
         onServerRunning: { channel in
@@ -132,22 +131,21 @@ public func buildApplication(
     )
 }
 
-/// HTTP/1.1 with WebSocket upgrade behind the ``ConnectionGuard``: idle connections are closed
-/// after `idleTimeout`, and connections are capped per address and their heads limited as
-/// `connections` says. With `pages`, cached feed pages and suggestions are answered on the event
-/// loop (``CachedPageHandler``).
+/// HTTP/1.1 with the `/v1/live` WebSocket (``LiveUpgradeChannel``) behind the ``ConnectionGuard``:
+/// idle connections are closed after `idleTimeout`, and connections are capped per address and
+/// their heads limited as `connections` says. With `pages`, cached feed pages and suggestions are
+/// answered on the event loop (``CachedPageHandler``).
 func server(
-    router: Router<AppRequestContext>, idleTimeout: TimeAmount, connections: ConnectionPolicy, pages: PageCache?
+    live: LiveRoutes, idleTimeout: TimeAmount, connections: ConnectionPolicy, pages: PageCache?
 ) -> HTTPServerBuilder {
-    let webSocketResponder = router.buildResponder()
-    return HTTPServerBuilder { responder in
+    HTTPServerBuilder { responder in
         ConnectionGuard(
-            base: HTTP1WebSocketUpgradeChannel(
-                responder: responder, webSocketResponder: webSocketResponder,
-                configuration: .init(
-                    http1: .init(
-                        additionalChannelHandlers: [CachedPageHandler(cache: pages, idleTimeout: idleTimeout)],
-                        idleTimeout: nil, httpDecoderConfiguration: ConnectionPolicy.decoderLimits))),
+            base: LiveUpgradeChannel(
+                responder: responder,
+                http1: .init(
+                    additionalChannelHandlers: [CachedPageHandler(cache: pages, idleTimeout: idleTimeout)],
+                    idleTimeout: nil, httpDecoderConfiguration: ConnectionPolicy.decoderLimits),
+                live: live),
             policy: connections)
     }
 }

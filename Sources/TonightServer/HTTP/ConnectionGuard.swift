@@ -148,8 +148,8 @@ final class ConnectionPolicy: Sendable {
     }
 
     /// `logger` for one connection's handling: every warning or error Hummingbird's connection
-    /// code (`HummingbirdCore`, `HummingbirdWebSocket`) logs for it — in practice "Error handling
-    /// upgrade result", once per connection that closed before it finished a request — is logged
+    /// code (`HummingbirdCore`, ``LiveUpgradeChannel``) logs for it — in practice "connection ended
+    /// before its first request", once per connection that closed before it finished one — is logged
     /// at debug and counted in the summary. This logger reaches only the connection's own
     /// handling: request errors are logged by ``RequestMiddleware`` with their own logger and are
     /// never lowered; lines from other sources pass unchanged.
@@ -185,9 +185,12 @@ private struct ConnectionErrorLogHandler: LogHandler {
         set { base.metadataProvider = newValue }
     }
 
+    /// The modules whose connection handling logs through this handler.
+    static let connectionSources: Set<String> = ["HummingbirdCore", "TonightServer"]
+
     func log(event: LogEvent) {
         var event = event
-        if event.level >= .warning, event.source == "HummingbirdWebSocket" || event.source == "HummingbirdCore" {
+        if event.level >= .warning, Self.connectionSources.contains(event.source) {
             policy.count(\.failed)
             event.level = .debug
         }

@@ -1,5 +1,4 @@
 import Foundation
-import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -7,39 +6,62 @@ import TonightAPI
 
 /// One open `/v1/live` socket's way out. Producers (request handlers, the vote batcher, job
 /// notifiers, other instances through the fan-out) only ``enqueue(_:)``: they never wait for the
-/// peer. The socket's own task (``drain(into:)``) writes the queue in order.
+/// peer. What they queue is written on the socket's event loop, in order, with one flush for all
+/// that queued meanwhile.
 ///
-/// A peer that does not read cannot hold anything up: when its queue holds ``capacity`` messages,
-/// or one write has waited ``writeDeadline`` (``LiveHub`` checks every socket every few seconds),
-/// its TCP connection is closed. The client reconnects and catches up through the API (chat
-/// with `since`, notifications by listing them), as after any lost connection.
+/// A peer that does not read cannot hold anything up: when ``capacity`` messages are queued or
+/// written but not yet taken by the kernel, or the oldest of them has waited ``writeDeadline``
+/// (``LiveHub`` checks every socket every second), its TCP connection is closed. The client
+/// reconnects and catches up through the API (chat with `since`, notifications by listing them),
+/// as after any lost connection.
 final class LiveSocket: Sendable {
-    /// What the socket's task does next.
+    /// What is written next.
     enum Outgoing: Sendable {
         case text(String)
-        /// A close frame with this code and reason, then the end.
+        /// A close frame with this code and reason; nothing is written after it, and the
+        /// connection ends when the peer answers with its own (or after ``writeDeadline``).
         case close(WebSocketErrorCode, String)
+        /// The answer to the peer's close frame (or to a broken protocol): a close frame with this
+        /// code, then the end of the connection.
+        case reply(WebSocketErrorCode)
+
+        var isClose: Bool {
+            switch self {
+            case .text: false
+            case .close, .reply: true
+            }
+        }
     }
 
-    /// The most messages queued for one socket.
+    /// The most messages queued for one socket and not yet taken by the kernel.
     static let capacity = 512
-    /// The longest one write may wait for the peer to read.
+    /// The longest a written message may wait for the peer to read, and the longest a close
+    /// waits for the peer's close frame.
     static let writeDeadline: Duration = .seconds(10)
 
     let id = UUID()
     private let channel: any Channel
-    private let queue: AsyncStream<Outgoing>
-    private let continuation: AsyncStream<Outgoing>.Continuation
+    /// Messages queued and not yet taken by the kernel.
     private let queued = Atomic<Int>(0)
-    /// When the write in progress began (uptime nanoseconds), 0 between writes.
-    private let writing = Atomic<UInt64>(0)
+    /// Since when (uptime nanoseconds) the kernel has taken none of the messages written; 0 when
+    /// none is waiting.
+    private let waiting = Atomic<UInt64>(0)
+    private let outbox = Mutex(Outbox())
+
+    private struct Outbox {
+        var items: [Outgoing] = []
+        /// A flush is scheduled on the event loop.
+        var scheduled = false
+        /// A close frame is queued or the connection is closed: nothing more is taken.
+        var closed = false
+    }
 
     init(channel: any Channel) {
         self.channel = channel
-        (queue, continuation) = AsyncStream<Outgoing>.makeStream()
     }
 
-    /// Queues `outgoing`; false when the queue was full, and the connection is then closed.
+    /// Queues `outgoing`; false when the socket takes no more (closing, or its queue was full,
+    /// and the connection is then closed).
     @discardableResult
     func enqueue(_ outgoing: Outgoing) -> Bool {
         if queued.add(1, ordering: .relaxed).newValue > Self.capacity {
@@ -47,10 +69,18 @@ final class LiveSocket: Sendable {
             abort()
             return false
         }
-        if case .terminated = continuation.yield(outgoing) {
+        let schedule: Bool? = outbox.withLock { outbox in
+            guard !outbox.closed else { return nil }
+            outbox.items.append(outgoing)
+            if outgoing.isClose { outbox.closed = true }
+            defer { outbox.scheduled = true }
+            return !outbox.scheduled
+        }
+        guard let schedule else {
             queued.subtract(1, ordering: .relaxed)
             return false
         }
+        if schedule { channel.eventLoop.execute { self.flush() } }
         return true
     }
 
@@ -61,40 +91,72 @@ final class LiveSocket: Sendable {
         return enqueue(.text(String(decoding: data, as: UTF8.self)))
     }
 
-    /// Writes the queue until a close is written, a write fails or the queue is finished.
-    func drain(into outbound: WebSocketOutboundWriter) async {
-        for await outgoing in queue {
-            queued.subtract(1, ordering: .relaxed)
-            writing.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed)
-            defer { writing.store(0, ordering: .relaxed) }
-            do {
-                switch outgoing {
-                case .text(let text):
-                    try await outbound.write(.text(text))
-                case .close(let code, let reason):
-                    try await outbound.close(code, reason: reason)
-                    return
-                }
-            } catch {
-                abort()
-                return
+    /// Whether a close frame has been queued (the peer's close frame then ends the connection).
+    var isClosing: Bool { outbox.withLock { $0.closed } }
+
+    /// Writes what is queued, on the event loop.
+    private func flush() {
+        let items = outbox.withLock { outbox in
+            defer {
+                outbox.items = []
+                outbox.scheduled = false
             }
+            return outbox.items
         }
+        for item in items {
+            let frame: WebSocketFrame
+            switch item {
+            case .text(let text):
+                frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
+            case .close(let code, let reason):
+                frame = closeFrame(code, reason: reason)
+                // The peer answers with its close frame (``LiveChannelHandler``), or is cut off.
+                channel.eventLoop.scheduleTask(in: .nanoseconds(Self.writeDeadline.nanoseconds)) { [channel] in
+                    channel.close(promise: nil)
+                }
+            case .reply(let code):
+                frame = closeFrame(code, reason: "")
+            }
+            if waiting.load(ordering: .relaxed) == 0 { waiting.store(Self.now(), ordering: .relaxed) }
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { [self] result in
+                let left = queued.subtract(1, ordering: .relaxed).newValue
+                waiting.store(left > 0 ? Self.now() : 0, ordering: .relaxed)
+                if case .failure = result { abort() }
+            }
+            if case .reply = item { written.futureResult.whenComplete { [channel] _ in channel.close(promise: nil) } }
+            channel.write(frame, promise: written)
+        }
+        channel.flush()
     }
 
-    /// Whether a write has waited longer than ``writeDeadline`` at `now` (uptime nanoseconds).
+    private func closeFrame(_ code: WebSocketErrorCode, reason: String) -> WebSocketFrame {
+        var data = channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+        data.write(webSocketErrorCode: code)
+        data.writeString(reason)
+        return WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+    }
+
+    /// Whether a written message has waited longer than ``writeDeadline`` at `now` (uptime
+    /// nanoseconds).
     func isStuck(now: UInt64) -> Bool {
-        let started = writing.load(ordering: .relaxed)
-        return started != 0 && now > started
-            && now - started > UInt64(Self.writeDeadline.components.seconds) * 1_000_000_000
+        let since = waiting.load(ordering: .relaxed)
+        return since != 0 && now > since && now - since > UInt64(Self.writeDeadline.nanoseconds)
     }
 
-    /// Ends the queue: the socket's task stops once it has written what is queued.
-    func finish() { continuation.finish() }
-
-    /// Closes the TCP connection at once (a stuck write then fails, and the socket's task ends).
+    /// Closes the TCP connection at once; nothing more is queued.
     func abort() {
-        continuation.finish()
+        outbox.withLock { $0.closed = true }
         channel.close(promise: nil)
+    }
+
+    private static func now() -> UInt64 { max(1, DispatchTime.now().uptimeNanoseconds) }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
+import NIOCore
 import NIOWebSocket
 import OpenAPIRuntime
 import Testing
@@ -108,6 +109,87 @@ struct LiveSocketTests {
                     url: "ws://127.0.0.1:\(port)/v1/live?token=forged", logger: Logger(label: "ws")
                 ) { _, _, _ in Issue.record("upgraded with a forged token") }
             }
+        }
+    }
+}
+
+@Suite("The /v1/live WebSocket protocol")
+struct LiveProtocolTests {
+    @Test("pings, fragments, binary and oversize messages, closes both ways, messages in order, other paths refused")
+    func frames() async throws {
+        try await withLiveApp(.sqlite) { services, client in
+            let port = try #require(client.port)
+            let rae = try await client.member("rae")
+
+            let socket = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
+            #expect(socket.statusLine == "HTTP/1.1 101 Switching Protocols")
+            #expect(try await socket.nextMessage()?.type == "ready")
+            // A WebSocket ping is answered with its payload.
+            try await socket.send(.ping, Array("abc".utf8))
+            let pong = try await socket.next()
+            #expect(pong?.opcode == .pong && pong.map { String(buffer: $0.payload) } == "abc")
+            // A message in three fragments, with a ping between them.
+            try await socket.send(text: #"{"type""#, fin: false)
+            try await socket.send(text: #":"pi"#, fin: false, continuation: true)
+            try await socket.send(.ping, [])
+            #expect(try await socket.next()?.opcode == .pong)
+            try await socket.send(text: #"ng"}"#, continuation: true)
+            #expect(try await socket.nextMessage()?.type == "pong")
+            // Binary is not JSON text.
+            try await socket.send(.binary, [1, 2, 3])
+            let binary = try await socket.nextMessage()
+            #expect(binary?.type == "error" && binary?.message == "Send JSON text messages.")
+            // Over 64 kB joined: closed with 1009.
+            let chunk = String(repeating: "x", count: 16_000)
+            try await socket.send(text: chunk, fin: false)
+            for _ in 0..<4 { try await socket.send(text: chunk, fin: false, continuation: true) }
+            let tooLarge = try await socket.next()
+            #expect(tooLarge?.opcode == .connectionClose)
+            var code = tooLarge?.payload
+            #expect(code?.readWebSocketErrorCode() == .messageTooLarge)
+            #expect(try await socket.next() == nil)
+            #expect(await eventually { await !services.live.isOnline(rae.id) })
+
+            // A close is answered with a close, then the connection ends.
+            let closing = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
+            #expect(try await closing.nextMessage()?.type == "ready")
+            #expect(await eventually { await services.live.isOnline(rae.id) })
+            var normal = ByteBuffer()
+            normal.write(webSocketErrorCode: .normalClosure)
+            try await closing.send(.connectionClose, Array(normal.readableBytesView))
+            let echo = try await closing.next()
+            #expect(echo?.opcode == .connectionClose)
+            var echoed = echo?.payload
+            #expect(echoed?.readWebSocketErrorCode() == .normalClosure)
+            #expect(try await closing.next() == nil)
+            #expect(await eventually { await !services.live.isOnline(rae.id) })
+
+            // `auth` and `ping` sent together: ready comes before pong (a message waits for the one before it).
+            let ordered = try await RawSocket(port: port, target: "/v1/live")
+            try await ordered.send(text: #"{"type":"auth","token":"\#(rae.token)"}"#)
+            try await ordered.send(text: #"{"type":"ping"}"#)
+            #expect(try await ordered.nextMessage()?.type == "ready")
+            #expect(try await ordered.nextMessage()?.type == "pong")
+            // A continuation with no message begun breaks the protocol: closed with 1002.
+            try await ordered.send(text: "x", continuation: true)
+            var broken = try await ordered.next()?.payload
+            #expect(broken?.readWebSocketErrorCode() == .protocolError)
+            #expect(try await ordered.next() == nil)
+            await ordered.close()
+
+            // A stopping server sends every socket a close (going away).
+            let stopping = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
+            #expect(try await stopping.nextMessage()?.type == "ready")
+            #expect(await eventually { await services.live.isOnline(rae.id) })
+            await services.live.closeAll()
+            var goingAway = try await stopping.next()?.payload
+            #expect(goingAway?.readWebSocketErrorCode() == .goingAway)
+            await stopping.close()
+
+            // Only /v1/live upgrades.
+            let elsewhere = try await RawSocket(port: port, target: "/v1/places?token=\(rae.token)")
+            #expect(elsewhere.statusLine == "HTTP/1.1 400 Bad Request")
+            await elsewhere.close()
         }
     }
 }

@@ -79,3 +79,94 @@ func withSocket(
         try await outbound.close(.normalClosure, reason: nil)
     }
 }
+
+/// A `/v1/live` client that writes and reads WebSocket frames byte by byte: fragments, control
+/// frames and broken frames that a well-behaved client library never sends.
+final class RawSocket: @unchecked Sendable {
+    private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private var buffer = ByteBuffer()
+
+    /// The handshake's status line, and the connection when it upgraded.
+    let statusLine: String
+
+    init(port: Int, target: String) async throws {
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        inbound = channel.inbound.makeAsyncIterator()
+        let request =
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try await channel.outbound.write(ByteBuffer(string: request))
+        while buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
+            guard var more = try await inbound.next() else { break }
+            buffer.writeBuffer(&more)
+        }
+        let end = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound
+        let head = buffer.readString(length: (end ?? buffer.writerIndex) - buffer.readerIndex) ?? ""
+        statusLine = head.components(separatedBy: "\r\n").first ?? ""
+    }
+
+    /// Sends one masked frame.
+    func send(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true) async throws {
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt8(fin ? 0x80 : 0) | UInt8(webSocketOpcode: opcode))
+        if payload.count < 126 {
+            frame.writeInteger(UInt8(0x80 | payload.count))
+        } else {
+            frame.writeInteger(UInt8(0x80 | 126))
+            frame.writeInteger(UInt16(payload.count))
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame.writeBytes(mask)
+        frame.writeBytes(payload.enumerated().map { $0.element ^ mask[$0.offset % 4] })
+        try await channel.outbound.write(frame)
+    }
+
+    /// Sends a text frame.
+    func send(text: String, fin: Bool = true, continuation: Bool = false) async throws {
+        try await send(continuation ? .continuation : .text, Array(text.utf8), fin: fin)
+    }
+
+    /// The next frame the server sent (opcode and payload), nil when the connection ended.
+    func next() async throws -> (opcode: WebSocketOpcode, payload: ByteBuffer)? {
+        while true {
+            if let frame = parse() { return frame }
+            guard var more = try await inbound.next() else { return nil }
+            buffer.writeBuffer(&more)
+        }
+    }
+
+    /// The next text frame's message, passing over control frames other than close.
+    func nextMessage() async throws -> LiveMessage? {
+        while let (opcode, payload) = try await next() {
+            if opcode == .connectionClose { return nil }
+            if opcode == .text { return try JSONDecoder().decode(LiveMessage.self, from: Data(buffer: payload)) }
+        }
+        return nil
+    }
+
+    private func parse() -> (opcode: WebSocketOpcode, payload: ByteBuffer)? {
+        var view = buffer
+        guard let first = view.readInteger(as: UInt8.self), let second = view.readInteger(as: UInt8.self) else {
+            return nil
+        }
+        var length = Int(second & 0x7F)
+        if length == 126 {
+            guard let long = view.readInteger(as: UInt16.self) else { return nil }
+            length = Int(long)
+        } else if length == 127 {
+            guard let long = view.readInteger(as: UInt64.self) else { return nil }
+            length = Int(long)
+        }
+        guard let payload = view.readSlice(length: length) else { return nil }
+        buffer = view
+        return (WebSocketOpcode(encodedWebSocketOpcode: first & 0x0F)!, payload)
+    }
+
+    func close() async { try? await channel.channel.close() }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+import TonightAPI
+
+/// One `/v1/live` socket, as the last handler of its channel after the WebSocket handshake
+/// (``LiveUpgradeChannel``). It speaks the protocol's control frames itself — answers pings,
+/// pings the client every ``pingInterval`` and closes a socket whose pong did not come by the
+/// next one, answers a close frame with its own and ends the connection — joins fragments into
+/// messages of at most ``maxMessageSize``, and hands each message to ``LiveRoutes`` in order.
+///
+/// Messages that need no wait (`ping`) are answered on the event loop. Others (`auth`, `typing`)
+/// run in a task of their own; until it ends, later messages wait in order and the channel reads
+/// no more from the peer, so a client sending faster than its messages are handled is slowed
+/// down rather than buffered without bound.
+final class LiveChannelHandler: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// The largest message a client may send, its fragments joined.
+    static let maxMessageSize = 1 << 16
+    /// How often the server pings the client.
+    static let pingInterval: TimeAmount = .seconds(30)
+
+    private enum Inbound {
+        case text(String)
+        case binary
+    }
+
+    private let live: LiveRoutes
+    private var principal: Principal?
+    private var socket: LiveSocket?
+    /// The message being joined from fragments, and whether it is text.
+    private var fragments: (data: ByteBuffer, isText: Bool)?
+    private var inbox: [Inbound] = []
+    /// A message is being handled in a task.
+    private var busy = false
+    /// The channel asked to read while ``busy``.
+    private var readHeld = false
+    /// A close was asked for, by either side: later messages are not handled.
+    private var ended = false
+    private var inactive = false
+    private var awaitingPong = false
+    private var pings: RepeatedTask?
+    private var authDeadline: Scheduled<Void>?
+    /// Registering the socket with the hub and presence, when the token came in the query.
+    private var opening: Task<Void, Never>?
+
+    /// - Parameters:
+    ///   - live: What handles the socket's messages.
+    ///   - principal: The caller, when the handshake carried a valid token.
+    init(live: LiveRoutes, principal: Principal?) {
+        self.live = live
+        self.principal = principal
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let socket = LiveSocket(channel: context.channel)
+        self.socket = socket
+        if let principal {
+            opening = Task { [live] in await live.opened(principal, socket: socket) }
+        } else {
+            authDeadline = context.eventLoop.assumeIsolated().scheduleTask(
+                in: .nanoseconds(live.authTimeout.nanoseconds)
+            ) {
+                [self] in
+                if principal == nil { socket.enqueue(.close(.policyViolation, "authenticate first")) }
+            }
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.pingInterval, delay: Self.pingInterval) { _ in
+            let (handler, context) = loopBound.value
+            handler.ping(context)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .ping:
+            guard frame.fin else { return fail(.protocolError, context) }
+            context.writeAndFlush(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .pong:
+            awaitingPong = false
+        case .connectionClose:
+            ended = true
+            var data = frame.unmaskedData
+            let code = data.readWebSocketErrorCode() ?? .normalClosure
+            // The close we sent is answered, or we answer the peer's and end the connection.
+            if socket?.enqueue(.reply(code)) != true { context.close(promise: nil) }
+        case .text, .binary:
+            guard fragments == nil else { return fail(.protocolError, context) }
+            fragments = (frame.unmaskedData, frame.opcode == .text)
+            if frame.fin { received(context) }
+        case .continuation:
+            guard var joined = fragments else { return fail(.protocolError, context) }
+            var more = frame.unmaskedData
+            guard joined.data.readableBytes + more.readableBytes <= Self.maxMessageSize else {
+                return fail(.messageTooLarge, context)
+            }
+            fragments = nil
+            joined.data.writeBuffer(&more)
+            fragments = joined
+            if frame.fin { received(context) }
+        default:
+            fail(.protocolError, context)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if busy {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        inactive = true
+        stopTimers()
+        socket?.abort()
+        if let principal, let socket { closed(principal, socket: socket) }
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { stopTimers() }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    // MARK: Messages
+
+    private func received(_ context: ChannelHandlerContext) {
+        guard let message = fragments else { return }
+        fragments = nil
+        guard !ended else { return }
+        inbox.append(message.isText ? .text(String(buffer: message.data)) : .binary)
+        handleNext(context)
+    }
+
+    /// Handles the waiting messages in order until one needs a task.
+    private func handleNext(_ context: ChannelHandlerContext) {
+        guard let socket else { return }
+        while !busy, !ended, !inbox.isEmpty {
+            guard case .text(let text) = inbox.removeFirst(),
+                let message = try? JSONDecoder().decode(LiveMessage.self, from: Data(text.utf8))
+            else {
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: "Send JSON text messages."))
+                continue
+            }
+            if message.type == LiveMessage.Kind.ping {
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.pong))
+                continue
+            }
+            busy = true
+            let (live, principal) = (live, principal)
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            Task {
+                let outcome = await live.handle(message, principal: principal, socket: socket)
+                loopBound.eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.handled(outcome, context: context)
+                }
+            }
+        }
+        if !busy, readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private func handled(_ outcome: LiveRoutes.Outcome, context: ChannelHandlerContext) {
+        busy = false
+        switch outcome {
+        case .next:
+            break
+        case .authenticated(let verified):
+            principal = verified
+            authDeadline?.cancel()
+            // Closed while the token was checked: the socket was registered all the same.
+            if inactive, let socket { closed(verified, socket: socket) }
+        case .end:
+            ended = true
+        }
+        handleNext(context)
+    }
+
+    private func closed(_ principal: Principal, socket: LiveSocket) {
+        let (live, opening) = (live, opening)
+        Task {
+            await opening?.value
+            await live.closed(principal, socket: socket)
+        }
+    }
+
+    // MARK: Control
+
+    private func ping(_ context: ChannelHandlerContext) {
+        guard !awaitingPong else {
+            socket?.enqueue(.close(.goingAway, "ping timeout"))
+            return
+        }
+        awaitingPong = true
+        var data = context.channel.allocator.buffer(capacity: 8)
+        data.writeInteger(UInt64.random(in: 0...UInt64.max))
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: data)), promise: nil)
+    }
+
+    /// Ends a socket that broke the protocol: a close frame with `code`, then the connection.
+    private func fail(_ code: WebSocketErrorCode, _ context: ChannelHandlerContext) {
+        ended = true
+        fragments = nil
+        if socket?.enqueue(.reply(code)) != true { context.close(promise: nil) }
+    }
+
+    private func stopTimers() {
+        pings?.cancel()
+        pings = nil
+        authDeadline?.cancel()
+        authDeadline = nil
+    }
+}
