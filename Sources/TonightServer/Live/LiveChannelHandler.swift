@@ -4,10 +4,12 @@ import NIOWebSocket
 import TonightAPI
 
 /// One `/v1/live` socket, as the last handler of its channel after the WebSocket handshake
-/// (``LiveUpgradeChannel``). It speaks the protocol's control frames itself — answers pings,
-/// pings the client every ``pingInterval`` and closes a socket whose pong did not come by the
-/// next one, answers a close frame with its own and ends the connection — joins fragments into
-/// messages of at most ``maxMessageSize``, and hands each message to ``LiveRoutes`` in order.
+/// (``LiveUpgradeChannel``). It speaks the protocol's control frames itself — answers pings
+/// (through the socket's bounded queue), pings the client every ``pingInterval`` and closes a
+/// socket whose pong did not come by the next one, answers a close frame with its own and ends
+/// the connection, ends it too when the peer leaves without one (FIN), and sends a close (going
+/// away) when the server stops — joins fragments into messages of at most ``maxMessageSize``, and
+/// hands each message to ``LiveRoutes`` in order.
 ///
 /// Messages that need no wait (`ping`) are answered on the event loop. Others (`auth`, `typing`)
 /// run in a task of their own; until it ends, later messages wait in order and the channel reads
@@ -59,6 +61,8 @@ final class LiveChannelHandler: ChannelDuplexHandler {
         let socket = LiveSocket(channel: context.channel)
         self.socket = socket
         if let principal {
+            // `ready` first, before the answer to any message; then the user's events.
+            socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID))
             opening = Task { [live] in await live.opened(principal, socket: socket) }
         } else {
             authDeadline = context.eventLoop.assumeIsolated().scheduleTask(
@@ -77,19 +81,24 @@ final class LiveChannelHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // No extension is negotiated, so no reserved bit may be set.
+        guard !frame.rsv1, !frame.rsv2, !frame.rsv3 else { return fail(.protocolError, context) }
         switch frame.opcode {
         case .ping:
             guard frame.fin else { return fail(.protocolError, context) }
-            context.writeAndFlush(
-                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            socket?.enqueue(.control(.pong, frame.unmaskedData))
         case .pong:
             awaitingPong = false
         case .connectionClose:
             ended = true
-            var data = frame.unmaskedData
-            let code = data.readWebSocketErrorCode() ?? .normalClosure
-            // The close we sent is answered, or we answer the peer's and end the connection.
-            if socket?.enqueue(.reply(code)) != true { context.close(promise: nil) }
+            // A close frame has no body, or a two-byte code and a reason.
+            let code: WebSocketErrorCode = frame.length == 1 ? .protocolError : .normalClosure
+            // We answer the peer's close and end the connection; or the close we sent is
+            // answered, and the connection ends once what is queued before it was written.
+            if socket?.enqueue(.reply(code)) != true {
+                let channel = context.channel
+                context.eventLoop.execute { channel.close(promise: nil) }
+            }
         case .text, .binary:
             guard fragments == nil else { return fail(.protocolError, context) }
             fragments = (frame.unmaskedData, frame.opcode == .text)
@@ -114,6 +123,19 @@ final class LiveChannelHandler: ChannelDuplexHandler {
             readHeld = true
         } else {
             context.read()
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case ChannelEvent.inputClosed:
+            // The peer sent FIN without a close frame: a killed app, a dropped network.
+            context.close(promise: nil)
+        case is ChannelShouldQuiesceEvent:
+            // The server is stopping; it waits for the socket to close (at most ``LiveSocket/writeDeadline``).
+            socket?.enqueue(.close(.goingAway, "server stopping"))
+        default:
+            context.fireUserInboundEventTriggered(event)
         }
     }
 
@@ -144,7 +166,7 @@ final class LiveChannelHandler: ChannelDuplexHandler {
     /// Handles the waiting messages in order until one needs a task.
     private func handleNext(_ context: ChannelHandlerContext) {
         guard let socket else { return }
-        while !busy, !ended, !inbox.isEmpty {
+        while !busy, !ended, !socket.isClosing, !inbox.isEmpty {
             guard case .text(let text) = inbox.removeFirst(),
                 let message = try? JSONDecoder().decode(LiveMessage.self, from: Data(text.utf8))
             else {
@@ -199,14 +221,15 @@ final class LiveChannelHandler: ChannelDuplexHandler {
     // MARK: Control
 
     private func ping(_ context: ChannelHandlerContext) {
+        guard let socket, !socket.isClosing else { return }
         guard !awaitingPong else {
-            socket?.enqueue(.close(.goingAway, "ping timeout"))
+            socket.enqueue(.close(.goingAway, "ping timeout"))
             return
         }
         awaitingPong = true
         var data = context.channel.allocator.buffer(capacity: 8)
         data.writeInteger(UInt64.random(in: 0...UInt64.max))
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: data)), promise: nil)
+        socket.enqueue(.control(.ping, data))
     }
 
     /// Ends a socket that broke the protocol: a close frame with `code`, then the connection.

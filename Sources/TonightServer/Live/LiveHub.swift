@@ -86,20 +86,11 @@ public actor LiveHub {
         return closed
     }
 
-    /// Sends every socket here a close frame (going away): the server is stopping. Sockets that
-    /// have not authenticated yet end at their authentication deadline.
-    func closeAll() {
-        for socket in sockets.values.flatMap(\.values) {
-            socket.enqueue(.close(.goingAway, "server stopping"))
-        }
-    }
-
     private func sockets(for userID: String) -> [LiveSocket] {
         Array(sockets[userID]?.values ?? [:].values)
     }
 
-    /// Checks every socket for a stuck write every second while the server runs, and closes
-    /// them all when it stops.
+    /// Checks every socket for a stuck write every second while the server runs.
     struct Watchdog: Service {
         let hub: LiveHub
         let logger: Logger
@@ -111,7 +102,6 @@ public actor LiveHub {
                     logger.info("closed live sockets that stopped reading", metadata: ["count": "\(closed)"])
                 }
             }
-            await hub.closeAll()
         }
     }
 }

@@ -65,9 +65,8 @@ struct LiveRoutes: Sendable {
         return principal
     }
 
-    /// `ready` goes first in the socket's queue, then the socket takes the user's events.
+    /// The socket of `principal` takes the user's events (its `ready` is queued before this).
     func opened(_ principal: Principal, socket: LiveSocket) async {
-        socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID))
         await hub.register(userID: principal.userID, socket: socket)
         await presence.connected(principal.userID)
     }
@@ -99,6 +98,7 @@ struct LiveRoutes: Sendable {
         case LiveMessage.Kind.auth where principal == nil:
             do {
                 let verified = try await verify(message.token ?? "")
+                socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: verified.userID))
                 await opened(verified, socket: socket)
                 return .authenticated(verified)
             } catch {

@@ -22,12 +22,15 @@ final class LiveSocket: Sendable {
         /// connection ends when the peer answers with its own (or after ``writeDeadline``).
         case close(WebSocketErrorCode, String)
         /// The answer to the peer's close frame (or to a broken protocol): a close frame with this
-        /// code, then the end of the connection.
+        /// code, then the end of the connection (at the latest after ``writeDeadline``).
         case reply(WebSocketErrorCode)
+        /// A control frame (`ping` or `pong`) with this payload. Counted like messages, so a peer
+        /// that sends pings and reads nothing fills the queue as well.
+        case control(WebSocketOpcode, ByteBuffer)
 
         var isClose: Bool {
             switch self {
-            case .text: false
+            case .text, .control: false
             case .close, .reply: true
             }
         }
@@ -110,12 +113,17 @@ final class LiveSocket: Sendable {
                 frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
             case .close(let code, let reason):
                 frame = closeFrame(code, reason: reason)
-                // The peer answers with its close frame (``LiveChannelHandler``), or is cut off.
+            case .reply(let code):
+                frame = closeFrame(code, reason: "")
+            case .control(let opcode, let data):
+                frame = WebSocketFrame(fin: true, opcode: opcode, data: data)
+            }
+            if item.isClose {
+                // The peer answers with its close frame (``LiveChannelHandler``), or the write of a
+                // reply ends; else the connection is cut off.
                 channel.eventLoop.scheduleTask(in: .nanoseconds(Self.writeDeadline.nanoseconds)) { [channel] in
                     channel.close(promise: nil)
                 }
-            case .reply(let code):
-                frame = closeFrame(code, reason: "")
             }
             if waiting.load(ordering: .relaxed) == 0 { waiting.store(Self.now(), ordering: .relaxed) }
             let written = channel.eventLoop.makePromise(of: Void.self)

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import OpenAPIRuntime
@@ -117,6 +118,7 @@ struct LiveSocketTests {
 struct LiveProtocolTests {
     @Test("pings, fragments, binary and oversize messages, closes both ways, messages in order, other paths refused")
     func frames() async throws {
+        let stopped = NIOLockedValueBox<Task<WebSocketErrorCode?, any Error>?>(nil)
         try await withLiveApp(.sqlite) { services, client in
             let port = try #require(client.port)
             let rae = try await client.member("rae")
@@ -177,19 +179,47 @@ struct LiveProtocolTests {
             #expect(try await ordered.next() == nil)
             await ordered.close()
 
-            // A stopping server sends every socket a close (going away).
-            let stopping = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
-            #expect(try await stopping.nextMessage()?.type == "ready")
-            #expect(await eventually { await services.live.isOnline(rae.id) })
-            await services.live.closeAll()
-            var goingAway = try await stopping.next()?.payload
-            #expect(goingAway?.readWebSocketErrorCode() == .goingAway)
-            await stopping.close()
-
             // Only /v1/live upgrades.
             let elsewhere = try await RawSocket(port: port, target: "/v1/places?token=\(rae.token)")
             #expect(elsewhere.statusLine == "HTTP/1.1 400 Bad Request")
             await elsewhere.close()
+
+            // A socket that is not signed in yet, open when the server stops.
+            let stopping = try await RawSocket(port: port, target: "/v1/live")
+            stopped.withLockedValue {
+                $0 = Task {
+                    var code = try await stopping.next()?.payload
+                    try await stopping.send(.connectionClose, [0x03, 0xE8])
+                    return code?.readWebSocketErrorCode()
+                }
+            }
+        }
+        // The stopping server sent it a close (going away).
+        #expect(try await stopped.withLockedValue { $0 }?.value == .goingAway)
+    }
+
+    @Test("a client that sends pings and reads nothing is disconnected; so is one that leaves without a close")
+    func pingFloodAndHalfClose() async throws {
+        try await withLiveApp(.sqlite) { services, client in
+            let port = try #require(client.port)
+            let sam = try await client.member("sam")
+            let flooding = try await RawSocket(port: port, target: "/v1/live?token=\(sam.token)", receiveBuffer: 4096)
+            #expect(await eventually { await services.live.isOnline(sam.id) })
+            // 12 MB of pings: their pongs fill every buffer on the way, then the socket's queue.
+            let ping = [UInt8](repeating: 0x70, count: 125)
+            for _ in 0..<100 {
+                do { try await flooding.send(.ping, ping, times: 1000) } catch { break }
+            }
+            #expect(await eventually(within: .seconds(30)) { await !services.live.isOnline(sam.id) })
+            await flooding.close()
+
+            let sid = try await client.member("sid")
+            let leaving = try await RawSocket(port: port, target: "/v1/live?token=\(sid.token)")
+            #expect(try await leaving.nextMessage()?.type == "ready")
+            #expect(await eventually { await services.live.isOnline(sid.id) })
+            try await leaving.halfClose()
+            #expect(await eventually(within: .seconds(5)) { await !services.live.isOnline(sid.id) })
+            #expect(try await leaving.next() == nil)
         }
     }
 }

@@ -161,15 +161,19 @@ struct DatabaseOutageTests {
         guard Backend.available.contains(.postgres) else { return }
         try await withApp(.postgres, configure: { $0.databaseQueryTimeoutMilliseconds = 1000 }) { services, _ in
             let database = services.database
+            let locked = NIOLockedValueBox(false)
             let blocker = Task {
                 try await BoundedPostgresDatabase.$unbounded.withValue(true) {
                     try await database.transaction { db in
                         try await db.raw("LOCK TABLE users IN ACCESS EXCLUSIVE MODE").run()
+                        locked.withLockedValue { $0 = true }
                         try await Task.sleep(for: .seconds(4))
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(500))
+            // The lock is held before the transaction that waits for it begins (a loaded full run
+            // took the lock more than half a second late, and the transaction passed).
+            #expect(await eventually { locked.withLockedValue { $0 } })
             await #expect(throws: DeadlineExceeded.self) {
                 try await database.transaction { db in try await db.raw("SELECT COUNT(*) AS n FROM users").run() }
             }

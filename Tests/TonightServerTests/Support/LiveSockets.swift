@@ -90,8 +90,12 @@ final class RawSocket: @unchecked Sendable {
     /// The handshake's status line, and the connection when it upgraded.
     let statusLine: String
 
-    init(port: Int, target: String) async throws {
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// - Parameter receiveBuffer: The socket's receive buffer in bytes (small: a slow phone).
+    init(port: Int, target: String, receiveBuffer: Int? = nil) async throws {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let receiveBuffer { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: receiveBuffer) }
+        channel =
+            try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -111,8 +115,14 @@ final class RawSocket: @unchecked Sendable {
         statusLine = head.components(separatedBy: "\r\n").first ?? ""
     }
 
-    /// Sends one masked frame.
-    func send(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true) async throws {
+    /// Sends one masked frame, `times` times in one write.
+    func send(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, times: Int = 1) async throws {
+        var frames = ByteBuffer()
+        for _ in 0..<times { frames.writeImmutableBuffer(Self.frame(opcode, payload, fin: fin)) }
+        try await channel.outbound.write(frames)
+    }
+
+    private static func frame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool) -> ByteBuffer {
         var frame = ByteBuffer()
         frame.writeInteger(UInt8(fin ? 0x80 : 0) | UInt8(webSocketOpcode: opcode))
         if payload.count < 126 {
@@ -124,8 +134,11 @@ final class RawSocket: @unchecked Sendable {
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame.writeBytes(mask)
         frame.writeBytes(payload.enumerated().map { $0.element ^ mask[$0.offset % 4] })
-        try await channel.outbound.write(frame)
+        return frame
     }
+
+    /// Ends the client's side of the connection (FIN) without a close frame.
+    func halfClose() async throws { try await channel.channel.close(mode: .output) }
 
     /// Sends a text frame.
     func send(text: String, fin: Bool = true, continuation: Bool = false) async throws {
@@ -169,4 +182,9 @@ final class RawSocket: @unchecked Sendable {
     }
 
     func close() async { try? await channel.channel.close() }
+
+    deinit {
+        channel.outbound.finish()
+        channel.channel.close(promise: nil)
+    }
 }
