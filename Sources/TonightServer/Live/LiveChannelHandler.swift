@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import NIOCore
 import NIOWebSocket
 import TonightAPI
@@ -24,6 +25,8 @@ final class LiveChannelHandler: ChannelDuplexHandler {
     static let maxMessageSize = 1 << 16
     /// How often the server pings the client.
     static let pingInterval: TimeAmount = .seconds(30)
+    /// The open sockets of this process, in `/metrics` as `tonight_live_sockets`.
+    static let open = Meter(label: "tonight_live_sockets")
 
     private enum Inbound {
         case text(String)
@@ -60,6 +63,7 @@ final class LiveChannelHandler: ChannelDuplexHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         let socket = LiveSocket(channel: context.channel)
         self.socket = socket
+        Self.open.increment()
         if let principal {
             // `ready` first, before the answer to any message; then the user's events.
             socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID))
@@ -141,6 +145,7 @@ final class LiveChannelHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         inactive = true
+        Self.open.decrement()
         stopTimers()
         socket?.abort()
         if let principal, let socket { closed(principal, socket: socket) }

@@ -49,9 +49,12 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         self.http1 = http1
         self.live = live
         // NIO upgrades only a connection's first request. A later request asking to upgrade is sent
-        // to the same address on a new connection.
+        // to the same address on a new connection. One without `Connection: Upgrade` is no
+        // handshake, and goes on as a plain request (`/v1/live` answers it 426).
         self.responder = { request, writer, channel in
-            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+            guard request.headers[.upgrade]?.lowercased() == "websocket",
+                request.headers[.connection]?.lowercased().contains("upgrade") == true
+            else {
                 return try await responder(request, writer, channel)
             }
             var target = request.uri.path

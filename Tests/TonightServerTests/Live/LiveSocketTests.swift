@@ -179,6 +179,18 @@ struct LiveProtocolTests {
             #expect(try await ordered.next() == nil)
             await ordered.close()
 
+            // An upgrade asked without `Connection: Upgrade` is no handshake: 426, not a redirect
+            // to the same address (which a client would follow for ever).
+            let halfAsked = try await client.send(.get, "/v1/live", headers: [.upgrade: "websocket"])
+            #expect(halfAsked.status == .upgradeRequired)
+            // Open sockets are counted in /metrics.
+            let counted = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
+            #expect(try await counted.nextMessage()?.type == "ready")
+            let metrics = try await client.send(.get, "/metrics").text
+            let open = metrics.split(separator: "\n").first { $0.hasPrefix("tonight_live_sockets ") }
+            #expect(open.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true, "\(open ?? "none")")
+            await counted.close()
+
             // Only /v1/live upgrades.
             let elsewhere = try await RawSocket(port: port, target: "/v1/places?token=\(rae.token)")
             #expect(elsewhere.statusLine == "HTTP/1.1 400 Bad Request")
