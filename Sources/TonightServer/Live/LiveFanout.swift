@@ -12,7 +12,7 @@ struct LocalFanout: LiveFanout {
     let hub: LiveHub
 
     func send(_ message: LiveMessage, to userIDs: [String]) async {
-        for user in Set(userIDs) { await hub.deliver(message, to: user) }
+        await hub.deliver(message, to: Set(userIDs))
     }
 }
 

@@ -47,15 +47,22 @@ public actor LiveHub {
     /// Queues an event for every open socket of `userID`; returns how many sockets took it.
     @discardableResult
     public nonisolated func deliver(_ message: LiveMessage, to userID: String) async -> Int {
+        await deliver(message, to: [userID])
+    }
+
+    /// Queues an event for every open socket of each user in `userIDs`, encoded once (a chat
+    /// message goes to both members); returns how many sockets took it.
+    @discardableResult
+    nonisolated func deliver(_ message: LiveMessage, to userIDs: Set<String>) async -> Int {
         if message.type == Self.revoked {
-            await revoke(userID, code: message.message ?? "")
+            for userID in userIDs { await revoke(userID, code: message.message ?? "") }
             return 0
         }
         if message.type == Self.reinstated {
-            bans?.set(userID, banned: false)
+            for userID in userIDs { bans?.set(userID, banned: false) }
             return 0
         }
-        let targets = await self.sockets(for: userID)
+        let targets = await self.sockets(for: userIDs)
         guard !targets.isEmpty, let data = try? Self.encoder.encode(message) else { return 0 }
         let text = String(decoding: data, as: UTF8.self)
         return targets.reduce(0) { $0 + ($1.enqueue(.text(text)) ? 1 : 0) }
@@ -86,8 +93,8 @@ public actor LiveHub {
         return closed
     }
 
-    private func sockets(for userID: String) -> [LiveSocket] {
-        Array(sockets[userID]?.values ?? [:].values)
+    private func sockets(for userIDs: Set<String>) -> [LiveSocket] {
+        userIDs.flatMap { sockets[$0]?.values ?? [:].values }
     }
 
     /// Checks every socket for a stuck write every second while the server runs.

@@ -168,6 +168,6 @@ final class PostgresFanout: LiveFanout, Service {
             text = stored
         }
         guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }
-        for user in envelope.users { await hub.deliver(envelope.message, to: user) }
+        await hub.deliver(envelope.message, to: Set(envelope.users))
     }
 }

@@ -47,11 +47,16 @@ extension LiveMessage {
     /// An event message of `type` whose `data` is `payload` as a JSON object (dates in RFC 3339,
     /// as in the HTTP API).
     static func event(_ type: String, _ payload: some Encodable) throws -> LiveMessage {
+        let data = try eventEncoder.encode(payload)
+        return LiveMessage(type: type, data: try eventDecoder.decode(OpenAPIObjectContainer.self, from: data))
+    }
+
+    private static let eventEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(payload)
-        return LiveMessage(type: type, data: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: data))
-    }
+        return encoder
+    }()
+    private static let eventDecoder = JSONDecoder()
 }
 
 extension Components.Schemas.Notification {
