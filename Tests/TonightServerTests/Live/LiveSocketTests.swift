@@ -145,10 +145,7 @@ struct LiveProtocolTests {
             let chunk = String(repeating: "x", count: 16_000)
             try await socket.send(text: chunk, fin: false)
             for _ in 0..<4 { try await socket.send(text: chunk, fin: false, continuation: true) }
-            let tooLarge = try await socket.next()
-            #expect(tooLarge?.opcode == .connectionClose)
-            var code = tooLarge?.payload
-            #expect(code?.readWebSocketErrorCode() == .messageTooLarge)
+            #expect(try await socket.nextClose() == .messageTooLarge)
             #expect(try await socket.next() == nil)
             #expect(await eventually { await !services.live.isOnline(rae.id) })
 
@@ -159,10 +156,7 @@ struct LiveProtocolTests {
             var normal = ByteBuffer()
             normal.write(webSocketErrorCode: .normalClosure)
             try await closing.send(.connectionClose, Array(normal.readableBytesView))
-            let echo = try await closing.next()
-            #expect(echo?.opcode == .connectionClose)
-            var echoed = echo?.payload
-            #expect(echoed?.readWebSocketErrorCode() == .normalClosure)
+            #expect(try await closing.nextClose() == .normalClosure)
             #expect(try await closing.next() == nil)
             #expect(await eventually { await !services.live.isOnline(rae.id) })
 
@@ -174,8 +168,7 @@ struct LiveProtocolTests {
             #expect(try await ordered.nextMessage()?.type == "pong")
             // A continuation with no message begun breaks the protocol: closed with 1002.
             try await ordered.send(text: "x", continuation: true)
-            var broken = try await ordered.next()?.payload
-            #expect(broken?.readWebSocketErrorCode() == .protocolError)
+            #expect(try await ordered.nextClose() == .protocolError)
             #expect(try await ordered.next() == nil)
             await ordered.close()
 
@@ -200,9 +193,9 @@ struct LiveProtocolTests {
             let stopping = try await RawSocket(port: port, target: "/v1/live")
             stopped.withLockedValue {
                 $0 = Task {
-                    var code = try await stopping.next()?.payload
+                    let code = try await stopping.nextClose()
                     try await stopping.send(.connectionClose, [0x03, 0xE8])
-                    return code?.readWebSocketErrorCode()
+                    return code
                 }
             }
         }

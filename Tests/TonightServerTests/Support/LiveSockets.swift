@@ -154,6 +154,13 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
+    /// The code of the next frame when it is a close frame; nil for any other frame or none.
+    func nextClose() async throws -> WebSocketErrorCode? {
+        guard let (opcode, payload) = try await next(), opcode == .connectionClose else { return nil }
+        var code = payload
+        return code.readWebSocketErrorCode()
+    }
+
     /// The next text frame's message, passing over control frames other than close.
     func nextMessage() async throws -> LiveMessage? {
         while let (opcode, payload) = try await next() {
