@@ -136,7 +136,8 @@ final class LiveChannelHandler: ChannelDuplexHandler {
             // The peer sent FIN without a close frame: a killed app, a dropped network.
             context.close(promise: nil)
         case is ChannelShouldQuiesceEvent:
-            // The server is stopping; it waits for the socket to close (at most ``LiveSocket/writeDeadline``).
+            // The server is stopping (it does not wait for live sockets: the presence service
+            // releases this instance's leases as it stops).
             socket?.enqueue(.close(.goingAway, "server stopping"))
         default:
             context.fireUserInboundEventTriggered(event)
@@ -163,7 +164,11 @@ final class LiveChannelHandler: ChannelDuplexHandler {
     private func received(_ context: ChannelHandlerContext) {
         guard let message = fragments else { return }
         fragments = nil
-        guard !ended else { return }
+        // Once a close is under way, what the peer still sends is read and dropped.
+        guard !ended, socket?.isClosing == false else {
+            inbox = []
+            return
+        }
         inbox.append(message.isText ? .text(String(buffer: message.data)) : .binary)
         handleNext(context)
     }

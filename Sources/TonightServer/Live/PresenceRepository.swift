@@ -46,6 +46,23 @@ struct PresenceRepository: Sendable {
         }
     }
 
+    /// `instance` is stopping: all its leases go, and each of their users stays online only as
+    /// long as another instance's lease says.
+    func releaseAll(instance: String, now: Int64) async throws {
+        try await database.transaction { db in
+            try await db.raw(
+                """
+                UPDATE users SET last_seen_at = \(bind: now), online_until = COALESCE(
+                    (SELECT MAX(l.until) FROM presence_leases l
+                        WHERE l.user_id = users.id AND l.instance <> \(bind: instance) AND l.until > \(bind: now)),
+                    \(bind: now))
+                WHERE id IN (SELECT user_id FROM presence_leases WHERE instance = \(bind: instance))
+                """
+            ).run()
+            try await db.raw("DELETE FROM presence_leases WHERE instance = \(bind: instance)").run()
+        }
+    }
+
     /// Forgets leases that ran out before `before` (a crashed instance's).
     func purge(before: Int64) async throws {
         try await database.write { db in

@@ -45,7 +45,8 @@ struct PresenceService: Service {
     }
 
     /// Renews the leases of everyone connected here until graceful shutdown, and forgets leases
-    /// that ran out a minute ago.
+    /// that ran out a minute ago. On shutdown it releases all of this instance's leases at once:
+    /// the server does not wait for live sockets to close, so their own releases may come too late.
     func run() async throws {
         try await runUntilShutdown {
             while !Task.isCancelled {
@@ -59,6 +60,7 @@ struct PresenceService: Service {
                 await attempt { try await repository.purge(before: now - 60_000) }
             }
         }
+        await attempt { try await repository.releaseAll(instance: instance, now: Clock.millis()) }
     }
 
     private func attempt(_ update: () async throws -> Void) async {

@@ -173,9 +173,15 @@ struct LiveProtocolTests {
             await ordered.close()
 
             // An upgrade asked without `Connection: Upgrade` is no handshake: 426, not a redirect
-            // to the same address (which a client would follow for ever).
+            // to the same address (which a client would follow for ever). A handshake without a
+            // key fails in NIO's upgrader, which ends the connection: no redirect either.
             let halfAsked = try await client.send(.get, "/v1/live", headers: [.upgrade: "websocket"])
             #expect(halfAsked.status == .upgradeRequired)
+            let keyless = try await RawConnection(port: port)
+            try await keyless.send(
+                "GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+            try await keyless.closed.get()
+            #expect(try await keyless.receive { _ in true }.isEmpty)
             // Open sockets are counted in /metrics.
             let counted = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
             #expect(try await counted.nextMessage()?.type == "ready")
@@ -210,9 +216,11 @@ struct LiveProtocolTests {
             let sam = try await client.member("sam")
             let flooding = try await RawSocket(port: port, target: "/v1/live?token=\(sam.token)", receiveBuffer: 4096)
             #expect(await eventually { await services.live.isOnline(sam.id) })
-            // 12 MB of pings: their pongs fill every buffer on the way, then the socket's queue.
+            // Pings until the server gives up: their pongs fill every buffer on the way (a few MB),
+            // then the socket's queue.
             let ping = [UInt8](repeating: 0x70, count: 125)
-            for _ in 0..<100 {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
                 do { try await flooding.send(.ping, ping, times: 1000) } catch { break }
             }
             #expect(await eventually(within: .seconds(30)) { await !services.live.isOnline(sam.id) })
@@ -223,7 +231,8 @@ struct LiveProtocolTests {
             #expect(try await leaving.nextMessage()?.type == "ready")
             #expect(await eventually { await services.live.isOnline(sid.id) })
             try await leaving.halfClose()
-            #expect(await eventually(within: .seconds(5)) { await !services.live.isOnline(sid.id) })
+            // Sooner than the 30 s ping would find out.
+            #expect(await eventually(within: .seconds(20)) { await !services.live.isOnline(sid.id) })
             #expect(try await leaving.next() == nil)
         }
     }

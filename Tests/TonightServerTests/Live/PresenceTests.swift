@@ -68,6 +68,26 @@ struct PresenceTests {
         }
     }
 
+    @Test(
+        "a stopping instance releases all its leases at once; other instances' leases hold",
+        arguments: Backend.available)
+    func stoppingReleasesAll(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let leases = PresenceRepository(database: services.database)
+            let chat = ChatRepository(db: services.database.sql, database: services.database)
+            let now = Clock.millis()
+            try await leases.renew([ana.id, ben.id], instance: "stopping", until: now + 15_000, now: now)
+            try await leases.renew([ben.id], instance: "other", until: now + 10_000, now: now)
+            try await leases.releaseAll(instance: "stopping", now: now + 1)
+            let presence = try await chat.presence(of: [ana.id, ben.id])
+            #expect(presence[ana.id]?.onlineUntil == now + 1)
+            #expect(presence[ben.id]?.onlineUntil == now + 10_000)
+            #expect(try await rowCount("presence_leases", in: services) == 1)
+        }
+    }
+
     /// Failed before (PostgreSQL): a lease renewed or released while the account was deleted locked
     /// the lease and then the user, the deletion the user and then (cascading) the lease: a deadlock,
     /// and `DELETE /v1/me` answered 500 (seen once in a full test run).
