@@ -70,7 +70,7 @@ final class LiveChannelHandler: ChannelDuplexHandler {
             opening = Task { [live] in await live.opened(principal, socket: socket) }
         } else {
             authDeadline = context.eventLoop.assumeIsolated().scheduleTask(
-                in: .nanoseconds(live.authTimeout.nanoseconds)
+                in: TimeAmount(live.authTimeout)
             ) {
                 [self] in
                 if principal == nil { socket.enqueue(.close(.policyViolation, "authenticate first")) }

@@ -121,7 +121,7 @@ final class LiveSocket: Sendable {
             if item.isClose {
                 // The peer answers with its close frame (``LiveChannelHandler``), or the write of a
                 // reply ends; else the connection is cut off.
-                channel.eventLoop.scheduleTask(in: .nanoseconds(Self.writeDeadline.nanoseconds)) { [channel] in
+                channel.eventLoop.scheduleTask(in: TimeAmount(Self.writeDeadline)) { [channel] in
                     channel.close(promise: nil)
                 }
             }
@@ -149,7 +149,7 @@ final class LiveSocket: Sendable {
     /// nanoseconds).
     func isStuck(now: UInt64) -> Bool {
         let since = waiting.load(ordering: .relaxed)
-        return since != 0 && now > since && now - since > UInt64(Self.writeDeadline.nanoseconds)
+        return since != 0 && now > since && now - since > UInt64(TimeAmount(Self.writeDeadline).nanoseconds)
     }
 
     /// Closes the TCP connection at once; nothing more is queued.
@@ -159,12 +159,4 @@ final class LiveSocket: Sendable {
     }
 
     private static func now() -> UInt64 { max(1, DispatchTime.now().uptimeNanoseconds) }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
