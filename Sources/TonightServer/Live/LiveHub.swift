@@ -21,7 +21,6 @@ public actor LiveHub {
     static let reinstated = "reinstated"
 
     private var sockets: [String: [UUID: LiveSocket]] = [:]
-    private static let encoder = JSONEncoder()
     let bans: BanList?
 
     /// Creates an empty hub; `bans` learns of revocations that arrive through the fan-out.
@@ -47,25 +46,25 @@ public actor LiveHub {
     /// Queues an event for every open socket of `userID`; returns how many sockets took it.
     @discardableResult
     public nonisolated func deliver(_ message: LiveMessage, to userID: String) async -> Int {
-        await deliver(message, to: [userID])
+        guard let frame = try? LiveFrame(message) else { return 0 }
+        return await deliver(frame, to: [userID])
     }
 
-    /// Queues an event for every open socket of each user in `userIDs`, encoded once (a chat
-    /// message goes to both members); returns how many sockets took it.
+    /// Queues `frame` for every open socket of each user in `userIDs`, as it is (a chat message goes
+    /// to both members); returns how many sockets took it.
     @discardableResult
-    nonisolated func deliver(_ message: LiveMessage, to userIDs: Set<String>) async -> Int {
-        if message.type == Self.revoked {
-            for userID in userIDs { await revoke(userID, code: message.message ?? "") }
+    nonisolated func deliver(_ frame: LiveFrame, to userIDs: Set<String>) async -> Int {
+        if frame.type == Self.revoked {
+            let code = frame.message?.message ?? ""
+            for userID in userIDs { await revoke(userID, code: code) }
             return 0
         }
-        if message.type == Self.reinstated {
+        if frame.type == Self.reinstated {
             for userID in userIDs { bans?.set(userID, banned: false) }
             return 0
         }
         let targets = await self.sockets(for: userIDs)
-        guard !targets.isEmpty, let data = try? Self.encoder.encode(message) else { return 0 }
-        let text = String(decoding: data, as: UTF8.self)
-        return targets.reduce(0) { $0 + ($1.enqueue(.text(text)) ? 1 : 0) }
+        return targets.reduce(0) { $0 + ($1.enqueue(.text(frame.text)) ? 1 : 0) }
     }
 
     /// Users with at least one open socket here.

@@ -87,7 +87,7 @@ struct LiveRoutes: Sendable {
             }
             guard let id = message.conversationId,
                 let conversation = try? await chat.conversation(id: id), conversation.includes(userID),
-                let typing = try? LiveMessage.event(
+                let typing = try? LiveFrame.event(
                     LiveMessage.EventType.typing, ["conversationId": id, "userId": userID])
             else {
                 socket.enqueue(LiveMessage(type: LiveMessage.Kind.error, message: "No such conversation."))

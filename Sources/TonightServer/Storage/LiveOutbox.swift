@@ -23,8 +23,11 @@ struct LiveOutbox: Sendable {
             .decode(column: "payload", as: String.self)
     }
 
-    /// Sends `payload` on `channel` to every listening instance.
-    func notify(_ channel: String, _ payload: String) async throws {
-        try await database.sql.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
+    /// Sends each of `payloads` on `channel` to every listening instance, in order, in one
+    /// statement.
+    func notify(_ channel: String, _ payloads: [String]) async throws {
+        guard !payloads.isEmpty else { return }
+        let calls = SQLList(payloads.map { SQLQueryString("pg_notify(\(bind: channel), \(bind: $0))") })
+        try await database.sql.raw("SELECT \(calls)").run()
     }
 }

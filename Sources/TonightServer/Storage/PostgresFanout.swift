@@ -29,6 +29,7 @@ final class PostgresFanout: LiveFanout, Service {
     static let placesChanged = "places"
 
     private let outbox: LiveOutbox
+    private let notifications: GroupQueue<String, Void>
     private let hub: LiveHub
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
@@ -45,7 +46,17 @@ final class PostgresFanout: LiveFanout, Service {
         recommendations: ClusterFeedVersion? = nil, places: ClusterFeedVersion? = nil,
         suggester: ArtistSuggester? = nil, logger: Logger
     ) throws {
-        self.outbox = LiveOutbox(database: database)
+        let outbox = LiveOutbox(database: database)
+        let deadline = Duration.milliseconds(max(1, database.busyTimeoutMilliseconds))
+        self.outbox = outbox
+        self.notifications = GroupQueue(maxBatch: 64) { payloads in
+            do {
+                try await withDeadline(deadline) { try await outbox.notify(Self.channel, payloads) }
+                return payloads.map { _ in .success(()) }
+            } catch {
+                return payloads.map { _ in .failure(error) }
+            }
+        }
         self.hub = hub
         self.feed = feed
         self.recommendations = recommendations
@@ -55,14 +66,17 @@ final class PostgresFanout: LiveFanout, Service {
         self.logger = logger
     }
 
-    func send(_ message: LiveMessage, to userIDs: [String]) async {
+    /// Notifies in groups: while one group's statement runs, the next messages queue and go
+    /// together, each its own `pg_notify` in one statement (one round trip, and the listeners read
+    /// them in one go). Notifications are delivered in order; PostgreSQL folds identical ones in a
+    /// statement into one, which only idempotent events (`typing`) can be.
+    func send(_ frame: LiveFrame, to userIDs: [String]) async {
         do {
-            let data = try JSONEncoder().encode(LiveEnvelope(users: Array(Set(userIDs)), message: message))
-            var payload = String(decoding: data, as: UTF8.self)
-            if data.count > Self.inlineLimit {
+            var payload = try LiveEnvelope.encode(frame, to: Array(Set(userIDs)))
+            if payload.utf8.count > Self.inlineLimit {
                 payload = "#" + (try await outbox.store(payload, now: Clock.millis()))
             }
-            try await outbox.notify(Self.channel, payload)
+            try await notifications.submit(payload)
         } catch {
             logger.warning("live fan-out failed", metadata: LoggedError.metadata(error))
         }
@@ -167,7 +181,7 @@ final class PostgresFanout: LiveFanout, Service {
             guard let stored = try? await outbox.payload(id: id) else { return }
             text = stored
         }
-        guard let envelope = try? JSONDecoder().decode(LiveEnvelope.self, from: Data(text.utf8)) else { return }
-        await hub.deliver(envelope.message, to: Set(envelope.users))
+        guard let envelope = LiveEnvelope.decode(text) else { return }
+        await hub.deliver(envelope.frame, to: envelope.users)
     }
 }

@@ -28,7 +28,7 @@ struct LiveAccessTests {
             try await withSocket(port: port, token: bob.token) { bobIn, _ in
                 try await finishes {
                     // Megabytes for alice: more than any socket buffer holds.
-                    let big = try LiveMessage.event(
+                    let big = try LiveFrame.event(
                         LiveMessage.EventType.notice, ["text": String(repeating: "x", count: 50_000)])
                     for _ in 0..<200 { await services.fanout.send(big, to: [alice.id]) }
                     // Votes, one on alice's post, answer as usual.
@@ -40,7 +40,7 @@ struct LiveAccessTests {
                     #expect(statuses.allSatisfy { $0 == .ok }, "\(statuses)")
                     // Bob's socket still gets his events.
                     await services.fanout.send(
-                        try LiveMessage.event(LiveMessage.EventType.notice, ["text": "for bob"]), to: [bob.id])
+                        try LiveFrame.event(LiveMessage.EventType.notice, ["text": "for bob"]), to: [bob.id])
                     var seen: LiveMessage?
                     while let next = try await bobIn.next() {
                         if next.type == LiveMessage.EventType.notice {

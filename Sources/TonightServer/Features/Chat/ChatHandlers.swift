@@ -122,7 +122,7 @@ struct ChatHandlers: Sendable {
         let message = Components.Schemas.Message(sent.message)
         if sent.created {
             await fanout.send(
-                try LiveMessage.event(LiveMessage.EventType.message, ["message": message]),
+                try LiveFrame.event(LiveMessage.EventType.message, ["message": message]),
                 to: [conversation.userA, conversation.userB])
             await notifier.publish(sent.notifications)
             return .created(.init(body: .json(message)))
@@ -146,7 +146,7 @@ struct ChatHandlers: Sendable {
         if readSeq > conversation.read(of: caller.userID) {
             let receipt = ReadReceipt(conversationId: conversation.id, userId: caller.userID, seq: readSeq)
             await fanout.send(
-                try LiveMessage.event(LiveMessage.EventType.read, receipt),
+                try LiveFrame.event(LiveMessage.EventType.read, receipt),
                 to: [conversation.other(than: caller.userID)])
         }
         return .ok(

@@ -26,7 +26,7 @@ struct Notifier: Sendable {
                 let item = Components.Schemas.Notification(record, actor: record.actorID.flatMap { actors[$0] })
                 let payload = LivePayload.NotificationEvent(notification: item, unreadCount: unread[record.userID] ?? 0)
                 await fanout.send(
-                    try LiveMessage.event(LiveMessage.EventType.notification, payload), to: [record.userID])
+                    try LiveFrame.event(LiveMessage.EventType.notification, payload), to: [record.userID])
             }
         } catch {
             logger.warning("live notification delivery failed", metadata: LoggedError.metadata(error))
@@ -34,29 +34,13 @@ struct Notifier: Sendable {
     }
 }
 
-/// Payloads of live events, encoded into ``LiveMessage/data``.
+/// Payloads of live events, encoded into a message's `data` (``LiveFrame/event(_:_:)``).
 enum LivePayload {
     /// `notification`: a new inbox item and the recipient's unread count.
     struct NotificationEvent: Codable, Sendable {
         var notification: Components.Schemas.Notification
         var unreadCount: Int
     }
-}
-
-extension LiveMessage {
-    /// An event message of `type` whose `data` is `payload` as a JSON object (dates in RFC 3339,
-    /// as in the HTTP API).
-    static func event(_ type: String, _ payload: some Encodable) throws -> LiveMessage {
-        let data = try eventEncoder.encode(payload)
-        return LiveMessage(type: type, data: try eventDecoder.decode(OpenAPIObjectContainer.self, from: data))
-    }
-
-    private static let eventEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-    private static let eventDecoder = JSONDecoder()
 }
 
 extension Components.Schemas.Notification {

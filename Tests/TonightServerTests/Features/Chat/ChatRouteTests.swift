@@ -325,6 +325,20 @@ struct ChatRouteTests {
                     try await clientA.say(long, in: id, as: ana)
                     let big = try #require(try await benIn.next("message"))
                     #expect((big.data?.value["message"] as? [String: (any Sendable)?])?["text"] as? String == long)
+                    // Messages sent at once share notifications; each arrives, once.
+                    let texts = Set((1...60).map { "at once \($0)" })
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for text in texts { group.addTask { _ = try await clientA.say(text, in: id, as: ana) } }
+                        try await group.waitForAll()
+                    }
+                    var arrived: [String] = []
+                    for _ in texts {
+                        let event = try #require(try await benIn.next("message"))
+                        arrived.append(
+                            try #require(
+                                (event.data?.value["message"] as? [String: (any Sendable)?])?["text"] as? String))
+                    }
+                    #expect(arrived.count == texts.count && Set(arrived) == texts)
                 }
                 _ = clientB
             }
