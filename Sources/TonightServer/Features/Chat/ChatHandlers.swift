@@ -97,33 +97,38 @@ struct ChatHandlers: Sendable {
             issues.append(.init(field: "clientId", code: "invalid", message: "Use 1–100 visible characters."))
         }
         if !issues.isEmpty { throw APIError.validation(issues) }
-        guard let context = try await chat.sendingContext(input.path.conversationId, sender: caller.userID),
-            context.conversation.includes(caller.userID)
-        else { throw APIError.notFound("No such conversation.") }
-        let conversation = context.conversation
-        guard conversation.allowsWriting(friends: context.friends) else { throw Self.friendsAndMatchesOnly }
-        let recipient = conversation.other(than: caller.userID)
-        let offline = context.recipientOnlineUntil <= Clock.millis()
-        // The sender's name only matters for the notification of an offline recipient.
-        let senderName = offline ? try await people.current(caller).shownName : ""
+        let id = input.path.conversationId
         let preview = String(text.prefix(80))
-        let sent = try await chat.send(
-            in: conversation.id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis()
-        ) { message in
-            // Someone with an open socket sees the message live; the others get it in the inbox (and pushed).
-            offline
-                ? [
+        let send = {
+            try await chat.send(in: id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis()) {
+                message, stored in
+                // Someone with an open socket sees the message live; the others get it in the inbox (and pushed).
+                guard stored.recipientOnlineUntil <= Clock.millis() else { return [] }
+                let senderName = try await people.current(caller).shownName
+                let recipient = caller.userID == stored.userA ? stored.userB : stored.userA
+                return [
                     .init(
-                        userID: recipient, kind: .message, text: "\(senderName): \(preview)",
-                        actorID: caller.userID,
+                        userID: recipient, kind: .message, text: "\(senderName): \(preview)", actorID: caller.userID,
                         conversationID: message.conversationID)
-                ] : []
+                ]
+            }
         }
+        // The store checks who may write; only a refused message reads why (and is tried once more
+        // when the reason has gone meanwhile, say a friendship made at that moment).
+        var sent = try await send()
+        if sent == nil {
+            guard let context = try await chat.sendingContext(id, sender: caller.userID),
+                context.conversation.includes(caller.userID)
+            else { throw APIError.notFound("No such conversation.") }
+            guard context.conversation.allowsWriting(friends: context.friends) else { throw Self.friendsAndMatchesOnly }
+            sent = try await send()
+        }
+        guard let sent else { throw Self.friendsAndMatchesOnly }
         let message = Components.Schemas.Message(sent.message)
-        if sent.created {
+        if let stored = sent.stored {
             await fanout.send(
                 try LiveFrame.event(LiveMessage.EventType.message, ["message": message]),
-                to: [conversation.userA, conversation.userB])
+                to: [stored.userA, stored.userB])
             await notifier.publish(sent.notifications)
             return .created(.init(body: .json(message)))
         }

@@ -180,76 +180,88 @@ struct ChatRepository: Sendable {
         return try row?.decode(column: "n", as: Int.self) ?? 0
     }
 
-    /// Stores a message as the conversation's next one; with a `clientID` already used by the
-    /// sender there, returns that message instead (`created` false).
+    /// Stores a message as the conversation's next one, if `sender` may write there (see
+    /// ``MessageBatcher/Stored``); with a `clientID` already used by the sender there, returns
+    /// that message instead (`stored` nil). Nil when the message was refused: no such
+    /// conversation, not a member, or no longer friends or matched (``sendingContext(_:sender:)``
+    /// tells which). `notice` makes the notifications of a stored message, written after it.
     func send(
         in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
-        notice: @escaping @Sendable (MessageRecord) -> [NotificationDraft]
-    ) async throws -> (message: MessageRecord, created: Bool, notifications: [NotificationRecord]) {
+        notice: @escaping @Sendable (MessageRecord, MessageBatcher.Stored) async throws -> [NotificationDraft]
+    ) async throws -> (message: MessageRecord, stored: MessageBatcher.Stored?, notifications: [NotificationRecord])? {
         if let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID) {
-            return (earlier, false, [])
+            return (earlier, nil, [])
         }
         let id = Identifier.make()
         let pending = MessageBatcher.Pending(
             conversationID: conversationID, id: id, sender: sender, clientID: clientID, text: text, now: now)
         do {
-            guard let seq = try await batcher.store(pending) else {
-                throw APIError.notFound("No such conversation.")
-            }
+            guard let stored = try await batcher.store(pending) else { return nil }
             let message = MessageRecord(
-                conversationID: conversationID, seq: seq, id: id,
+                conversationID: conversationID, seq: stored.seq, id: id,
                 senderID: sender, clientID: clientID, text: text, createdAt: now)
-            let drafts = notice(message)
+            let drafts = try await notice(message, stored)
             let written =
                 drafts.isEmpty
                 ? []
                 : try await database.transaction { db in
                     try await NotificationRepository.write(drafts, now: now, on: db)
                 }
-            return (message, true, written)
+            return (message, stored, written)
         } catch  where Database.isUniqueViolation(error) {
             // The same client id raced with itself: the other attempt stored it.
             guard let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID)
             else { throw error }
-            return (earlier, false, [])
+            return (earlier, nil, [])
         }
     }
 
-    /// Stores `m` as its conversation's next message and returns its number (nil when the
-    /// conversation does not exist). One statement numbers and stores it: the conversation row is the lock, so
-    /// numbering is gap-free and in commit order.
-    static func insert(_ m: MessageBatcher.Pending, on db: any SQLDatabase, kind: DatabaseKind) async throws -> Int64? {
-        let numbered: SQLQueryString =
-            kind == .postgres
-            ? """
-            WITH c AS (
-                UPDATE conversations SET last_seq = last_seq + 1, updated_at = \(bind: m.now),
-                    read_a = CASE WHEN user_a = \(bind: m.sender) THEN last_seq + 1 ELSE read_a END,
-                    read_b = CASE WHEN user_b = \(bind: m.sender) THEN last_seq + 1 ELSE read_b END
-                WHERE id = \(bind: m.conversationID) RETURNING id, last_seq)
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT c.id, c.last_seq, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
-                \(bind: m.now) FROM c
-            RETURNING seq
+    /// SQLite: stores `m` as its conversation's next message if its sender may write there (a
+    /// member, and friends with the other unless it is a match's conversation); nil when not. One
+    /// statement numbers and stores it (the trigger `messages_number` moves the conversation's
+    /// counters); the same transaction then reads the members and whether the other is online.
+    static func insert(_ m: MessageBatcher.Pending, on db: any SQLDatabase) async throws -> MessageBatcher.Stored? {
+        guard
+            let seq = try await db.raw(
+                """
+                INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+                SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
+                    \(bind: m.now)
+                FROM conversations
+                WHERE id = \(bind: m.conversationID) AND \(bind: m.sender) IN (user_a, user_b)
+                    AND \(unsafeRaw: Self.writable("conversations"))
+                RETURNING seq
+                """
+            ).first()?.decode(column: "seq", as: Int64.self)
+        else { return nil }
+        let row = try await db.raw(
             """
-            // SQLite: the trigger `messages_number` moves the conversation's counters.
-            : """
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
-                \(bind: m.now)
+            SELECT user_a, user_b, COALESCE((SELECT online_until FROM users
+                WHERE users.id = CASE WHEN user_a = \(bind: m.sender) THEN user_b ELSE user_a END), 0) AS online_until
             FROM conversations WHERE id = \(bind: m.conversationID)
-            RETURNING seq
             """
-        return try await db.raw(numbered).first().map { try $0.decode(column: "seq", as: Int64.self) }
+        ).first()
+        guard let row else { return nil }
+        return try .init(seq: seq, row: row)
     }
 
-    /// PostgreSQL: stores `messages` with one statement, numbered as ``insert(_:on:kind:)``
-    /// numbers them one after another (in the order given within each conversation, the sender's
-    /// read position moved to their own last one), and returns the number of each by message id
-    /// (none for a conversation that does not exist). One statement is one round trip for the
-    /// whole group, where a statement per message took one each. It fails as a whole, a client id
-    /// stored twice included.
-    static func insertAll(_ messages: [MessageBatcher.Pending], on db: any SQLDatabase) async throws -> [String: Int64]
+    /// Whether the members of conversation `table` may write to each other: it is a match's, or
+    /// they are friends.
+    private static func writable(_ table: String) -> String {
+        """
+        (\(table).match_id IS NOT NULL OR EXISTS (SELECT 1 FROM friends
+            WHERE friends.user_id = \(table).user_a AND friends.friend_id = \(table).user_b))
+        """
+    }
+
+    /// PostgreSQL: stores `messages` with one statement, each only if its sender may write there
+    /// (as ``insert(_:on:)``), numbered as storing them one after another would (in the order
+    /// given within each conversation, the sender's read position moved to their own last one),
+    /// and returns what was stored by message id (none for one refused). One statement is one
+    /// round trip for the whole group, checks included. It fails as a whole, a client id stored
+    /// twice included.
+    static func insertAll(_ messages: [MessageBatcher.Pending], on db: any SQLDatabase) async throws
+        -> [String: MessageBatcher.Stored]
     {
         let rows = try await db.raw(
             """
@@ -258,8 +270,13 @@ struct ChatRepository: Sendable {
                     \(bind: messages.map(\.sender))::text[], \(bind: messages.map { $0.clientID ?? "" })::text[],
                     \(bind: messages.map(\.text))::text[], \(bind: messages.map(\.now))::int8[])
                     WITH ORDINALITY AS t(conversation_id, id, sender_id, client_id, body, created_at, ord)),
+            allowed AS (
+                SELECT input.*, conversations.user_a, conversations.user_b FROM input
+                JOIN conversations ON conversations.id = input.conversation_id
+                    AND input.sender_id IN (conversations.user_a, conversations.user_b)
+                    AND \(unsafeRaw: Self.writable("conversations"))),
             ranked AS (
-                SELECT input.*, row_number() OVER (PARTITION BY conversation_id ORDER BY ord) AS k FROM input),
+                SELECT allowed.*, row_number() OVER (PARTITION BY conversation_id ORDER BY ord) AS k FROM allowed),
             totals AS (
                 SELECT conversation_id, count(*) AS n, max(created_at) AS now FROM ranked GROUP BY conversation_id),
             c AS (
@@ -269,19 +286,25 @@ struct ChatRepository: Sendable {
                     read_b = COALESCE(last_seq + (SELECT max(k) FROM ranked
                         WHERE ranked.conversation_id = conversations.id AND ranked.sender_id = conversations.user_b), read_b)
                 FROM totals WHERE conversations.id = totals.conversation_id
-                RETURNING conversations.id, conversations.last_seq - totals.n AS base)
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT c.id, c.base + ranked.k, ranked.id, ranked.sender_id, NULLIF(ranked.client_id, ''), ranked.body,
-                ranked.created_at
-            FROM ranked JOIN c ON c.id = ranked.conversation_id
-            RETURNING id, seq
+                RETURNING conversations.id, conversations.last_seq - totals.n AS base),
+            stored AS (
+                INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+                SELECT c.id, c.base + ranked.k, ranked.id, ranked.sender_id, NULLIF(ranked.client_id, ''), ranked.body,
+                    ranked.created_at
+                FROM ranked JOIN c ON c.id = ranked.conversation_id
+                RETURNING id, seq)
+            SELECT stored.id, stored.seq, ranked.user_a, ranked.user_b, COALESCE(users.online_until, 0) AS online_until
+            FROM stored JOIN ranked ON ranked.id = stored.id
+            LEFT JOIN users ON users.id = CASE WHEN ranked.sender_id = ranked.user_a
+                THEN ranked.user_b ELSE ranked.user_a END
             """
         ).all()
-        var numbers: [String: Int64] = [:]
+        var stored: [String: MessageBatcher.Stored] = [:]
         for row in rows {
-            numbers[try row.decode(column: "id", as: String.self)] = try row.decode(column: "seq", as: Int64.self)
+            stored[try row.decode(column: "id", as: String.self)] = try .init(
+                seq: try row.decode(column: "seq", as: Int64.self), row: row)
         }
-        return numbers
+        return stored
     }
 
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.

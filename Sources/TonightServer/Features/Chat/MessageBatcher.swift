@@ -1,9 +1,11 @@
+import SQLKit
+
 /// Stores concurrent chat messages in groups, as ``VoteBatcher`` commits votes: while one group's
 /// transaction runs, new messages queue, and the next transaction stores all of them (a
 /// ``GroupQueue``, up to 16 a group), each numbered in its conversation as alone: on PostgreSQL by one statement for
-/// the whole group (one round trip), on SQLite by a statement each in one transaction. One
-/// message alone still commits at once. Every sender gets its own message's number, after its
-/// group committed.
+/// the whole group (one round trip, the checks of who may write included), on SQLite by a
+/// statement each in one transaction. One message alone still commits at once. Every sender gets
+/// its own message's outcome (``Stored``), after its group committed.
 ///
 /// A group that fails as a whole (PostgreSQL ends a transaction at its first error, such as a
 /// client id that raced with itself from another instance) is stored again one message at a time,
@@ -21,9 +23,26 @@ struct MessageBatcher: Sendable {
         var now: Int64
     }
 
+    /// A stored message: its number, its conversation's members, and until when the member who
+    /// did not send it is online (0 when never).
+    struct Stored: Sendable, Equatable {
+        var seq: Int64
+        var userA: String
+        var userB: String
+        var recipientOnlineUntil: Int64
+
+        /// The rest from `row`'s `user_a`, `user_b` and `online_until`.
+        init(seq: Int64, row: any SQLRow) throws {
+            self.seq = seq
+            userA = try row.decode(column: "user_a", as: String.self)
+            userB = try row.decode(column: "user_b", as: String.self)
+            recipientOnlineUntil = try row.decode(column: "online_until", as: Int64.self)
+        }
+    }
+
     /// How long one group may wait for the database.
     let deadline: Duration
-    private let queue: GroupQueue<Pending, Int64?>
+    private let queue: GroupQueue<Pending, Stored?>
 
     /// Creates a batcher writing to `database`.
     init(database: Database, maxBatch: Int = 16, deadline: Duration = .seconds(10)) {
@@ -33,33 +52,29 @@ struct MessageBatcher: Sendable {
         }
     }
 
-    /// Stores `message`; returns its number in the conversation, or nil when the conversation
-    /// does not exist. Throws the database's error for this message (a unique violation of its
-    /// client id, for one).
-    func store(_ message: Pending) async throws -> Int64? {
+    /// Stores `message` if its sender may write in its conversation (a member; friends with the
+    /// other, or matched); nil when not. Throws the database's error for this message (a unique
+    /// violation of its client id, for one).
+    func store(_ message: Pending) async throws -> Stored? {
         try await queue.submit(message)
     }
 
     /// Stores one group: each message's number, or its error.
     private static func store(_ messages: [Pending], in database: Database, deadline: Duration) async
-        -> [Result<Int64?, any Error>]
+        -> [Result<Stored?, any Error>]
     {
         do {
             return try await withDeadline(deadline) {
-                // Alone, a message is one statement, with no transaction around it.
-                if messages.count == 1 {
-                    return [.success(try await store(messages[0], in: database))]
-                }
                 if database.kind == .postgres {
-                    let numbers = try await ChatRepository.insertAll(messages, on: database.sql)
-                    return messages.map { .success(numbers[$0.id]) }
+                    let stored = try await ChatRepository.insertAll(messages, on: database.sql)
+                    return messages.map { .success(stored[$0.id]) }
                 }
                 return try await database.transaction { db in
-                    var numbers: [Result<Int64?, any Error>] = []
+                    var stored: [Result<Stored?, any Error>] = []
                     for message in messages {
-                        numbers.append(.success(try await ChatRepository.insert(message, on: db, kind: database.kind)))
+                        stored.append(.success(try await ChatRepository.insert(message, on: db)))
                     }
-                    return numbers
+                    return stored
                 }
             }
         } catch is DeadlineExceeded {
@@ -68,7 +83,7 @@ struct MessageBatcher: Sendable {
             return [.failure(error)]
         } catch {
             // One at a time, so each sender gets its own outcome.
-            var results: [Result<Int64?, any Error>] = []
+            var results: [Result<Stored?, any Error>] = []
             for message in messages {
                 do {
                     results.append(
@@ -81,8 +96,11 @@ struct MessageBatcher: Sendable {
         }
     }
 
-    /// One message in a statement of its own.
-    private static func store(_ message: Pending, in database: Database) async throws -> Int64? {
-        try await database.write { db in try await ChatRepository.insert(message, on: db, kind: database.kind) }
+    /// One message alone, with no transaction around it.
+    private static func store(_ message: Pending, in database: Database) async throws -> Stored? {
+        if database.kind == .postgres {
+            return try await ChatRepository.insertAll([message], on: database.sql)[message.id]
+        }
+        return try await database.write { db in try await ChatRepository.insert(message, on: db) }
     }
 }

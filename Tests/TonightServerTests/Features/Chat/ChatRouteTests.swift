@@ -195,10 +195,13 @@ struct ChatRouteTests {
             let group = [
                 pending(first, ana, "one", clientID: "c-1", now: 10), pending(second, eve, "two", now: 11),
                 pending(first, ben, "three", now: 12), pending("no-such-conversation", ana, "lost", now: 13),
-                pending(first, ana, "four", now: 14),
+                pending(first, eve, "not a member", now: 14), pending(first, ana, "four", now: 15),
             ]
             let numbers = try await ChatRepository.insertAll(group, on: services.database.sql)
-            #expect(group.map { numbers[$0.id] } == [2, 1, 3, nil, 4])
+            #expect(group.map { numbers[$0.id]?.seq } == [2, 1, 3, nil, nil, 4])
+            // Each stored message names its members and whether the other is online (no socket: never).
+            let one = try #require(numbers[group[0].id])
+            #expect(Set([one.userA, one.userB]) == [ana.id, ben.id] && one.recipientOnlineUntil == 0)
             let stored = try await services.chat.messages(in: first, before: nil, since: 0, limit: 10)
             #expect(stored.map(\.text) == ["before", "one", "three", "four"])
             #expect(stored.map(\.clientID) == [nil, "c-1", nil, nil])
@@ -206,7 +209,7 @@ struct ChatRouteTests {
             let (anaRead, benRead) =
                 conversation.userA == ana.id
                 ? (conversation.readA, conversation.readB) : (conversation.readB, conversation.readA)
-            #expect(conversation.lastSeq == 4 && anaRead == 4 && benRead == 3 && conversation.updatedAt == 14)
+            #expect(conversation.lastSeq == 4 && anaRead == 4 && benRead == 3 && conversation.updatedAt == 15)
             let other = try #require(try await services.chat.conversation(id: second))
             #expect(other.lastSeq == 1 && (other.userA == eve.id ? other.readA : other.readB) == 1)
             // A client id stored twice fails the whole group (the batcher then stores one at a time).
