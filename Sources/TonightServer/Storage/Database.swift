@@ -27,15 +27,18 @@ public final class Database: Sendable {
     /// How long an SQLite connection waits for another's write lock.
     let busyTimeoutMilliseconds: Int
     private let shutdownPool: @Sendable () async throws -> Void
+    /// The PostgreSQL pool under ``sql`` (nil on SQLite), for ``execute(prepared:)``.
+    private let postgres: BoundedPostgresDatabase?
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
 
     private init(
-        kind: DatabaseKind, sql: any SQLDatabase, sqlitePath: String? = nil, busyTimeoutMilliseconds: Int = 10_000,
-        shutdown: @escaping @Sendable () async throws -> Void
+        kind: DatabaseKind, sql: any SQLDatabase, postgres: BoundedPostgresDatabase? = nil, sqlitePath: String? = nil,
+        busyTimeoutMilliseconds: Int, shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.kind = kind
         self.sql = sql
+        self.postgres = postgres
         self.sqlitePath = sqlitePath
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.shutdownPool = shutdown
@@ -70,8 +73,31 @@ public final class Database: Sendable {
             limit: queryTimeoutMilliseconds > 0 ? .milliseconds(Int64(queryTimeoutMilliseconds)) : nil)
         let sql = bounded.sql(queryLogLevel: nil)
         let box = UncheckedSendable(pool)
-        return Database(kind: .postgres, sql: sql) { try await box.value.shutdownAsync() }
+        return Database(
+            kind: .postgres, sql: sql, postgres: bounded, busyTimeoutMilliseconds: busyTimeoutMilliseconds
+        ) { try await box.value.shutdownAsync() }
     }
+
+    /// PostgreSQL only: runs `statement` as a named prepared statement, which each pooled
+    /// connection parses and plans once (PostgreSQL keeps a generic plan after five runs). For the
+    /// hottest statements, where planning cost more than running: a chat group's insert, the live
+    /// notifications. Within the query deadline as any other query (``BoundedPostgresDatabase``).
+    func execute<Statement: PostgresPreparedStatement>(prepared statement: Statement) async throws
+        -> [Statement.Row] where Statement.Row: Sendable
+    {
+        guard let postgres else { throw PreparedStatementsNeedPostgres() }
+        let logger = postgres.logger
+        return try await postgres.withConnection { connection in
+            connection.eventLoop.makeFutureWithTask {
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
+            }
+        }.get()
+    }
+
+    /// ``execute(prepared:)`` was called on SQLite.
+    struct PreparedStatementsNeedPostgres: Error {}
 
     /// Opens (creating if needed) an SQLite database file with WAL, foreign keys, a busy timeout
     /// and `synchronous=NORMAL` set on every connection.

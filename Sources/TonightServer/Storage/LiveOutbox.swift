@@ -1,3 +1,4 @@
+import PostgresNIO
 import SQLKit
 import TonightCore
 
@@ -24,10 +25,26 @@ struct LiveOutbox: Sendable {
     }
 
     /// Sends each of `payloads` on `channel` to every listening instance, in order, in one
-    /// statement.
+    /// prepared statement.
     func notify(_ channel: String, _ payloads: [String]) async throws {
         guard !payloads.isEmpty else { return }
-        let calls = SQLList(payloads.map { SQLQueryString("pg_notify(\(bind: channel), \(bind: $0))") })
-        try await database.sql.raw("SELECT \(calls)").run()
+        _ = try await database.execute(prepared: Notify(channel: channel, payloads: payloads))
+    }
+
+    /// `pg_notify` for each payload, in the array's order (a function scan reads it in order).
+    struct Notify: PostgresPreparedStatement {
+        typealias Row = ()
+        static let sql = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS t(payload)"
+        let channel: String
+        let payloads: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(channel)
+            bindings.append(payloads)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {}
     }
 }

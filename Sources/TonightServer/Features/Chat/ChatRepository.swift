@@ -1,3 +1,5 @@
+import Foundation
+import PostgresNIO
 import SQLKit
 import TonightAPI
 import TonightCore
@@ -56,7 +58,7 @@ struct ChatRepository: Sendable {
     }
 
     static let columns = "id, kind, user_a, user_b, match_id, last_seq, read_a, read_b, created_at, updated_at"
-    private static let messageColumns = "conversation_id, seq, id, sender_id, client_id, text, created_at"
+    fileprivate static let messageColumns = "conversation_id, seq, id, sender_id, client_id, text, created_at"
 
     func conversation(id: String) async throws -> ConversationRecord? {
         try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM conversations WHERE id = \(bind: id)").first()
@@ -247,7 +249,7 @@ struct ChatRepository: Sendable {
 
     /// Whether the members of conversation `table` may write to each other: it is a match's, or
     /// they are friends.
-    private static func writable(_ table: String) -> String {
+    fileprivate static func writable(_ table: String) -> String {
         """
         (\(table).match_id IS NOT NULL OR EXISTS (SELECT 1 FROM friends
             WHERE friends.user_id = \(table).user_a AND friends.friend_id = \(table).user_b))
@@ -258,23 +260,35 @@ struct ChatRepository: Sendable {
     /// (as ``insert(_:on:)``), numbered as storing them one after another would (in the order
     /// given within each conversation, the sender's read position moved to their own last one),
     /// and returns what was stored by message id (none for one refused). One statement is one
-    /// round trip for the whole group, checks included. It fails as a whole, a client id stored
-    /// twice included.
-    static func insertAll(_ messages: [MessageBatcher.Pending], on db: any SQLDatabase) async throws
+    /// round trip for the whole group, checks included, and it is prepared (``StoreMessages``).
+    /// It fails as a whole, a client id stored twice included.
+    static func insertAll(_ messages: [MessageBatcher.Pending], in database: Database) async throws
         -> [String: MessageBatcher.Stored]
     {
-        let rows = try await db.raw(
-            """
+        var stored: [String: MessageBatcher.Stored] = [:]
+        for (id, seq, userA, userB, onlineUntil) in try await database.execute(prepared: StoreMessages(messages)) {
+            stored[id] = .init(seq: seq, userA: userA, userB: userB, recipientOnlineUntil: onlineUntil)
+        }
+        return stored
+    }
+
+    /// The statement of ``insertAll(_:in:)``, prepared: one for any number of messages, so each
+    /// connection plans it once. Planned anew each time, its common table expressions cost
+    /// PostgreSQL more than running them. The messages travel as one JSON array: PostgreSQL keeps a
+    /// generic plan only when it estimates the custom ones no cheaper, and it sees the length of
+    /// an array parameter (so it planned each group again) but not of a JSON one.
+    struct StoreMessages: PostgresPreparedStatement {
+        typealias Row = (String, Int64, String, String, Int64)
+        static let sql = """
             WITH input AS (
-                SELECT * FROM unnest(\(bind: messages.map(\.conversationID))::text[], \(bind: messages.map(\.id))::text[],
-                    \(bind: messages.map(\.sender))::text[], \(bind: messages.map { $0.clientID ?? "" })::text[],
-                    \(bind: messages.map(\.text))::text[], \(bind: messages.map(\.now))::int8[])
-                    WITH ORDINALITY AS t(conversation_id, id, sender_id, client_id, body, created_at, ord)),
+                SELECT * FROM ROWS FROM (json_to_recordset($1::text::json) AS (conversation_id text, id text,
+                    sender_id text, client_id text, body text, created_at int8)) WITH ORDINALITY
+                    AS t(conversation_id, id, sender_id, client_id, body, created_at, ord)),
             allowed AS (
                 SELECT input.*, conversations.user_a, conversations.user_b FROM input
                 JOIN conversations ON conversations.id = input.conversation_id
                     AND input.sender_id IN (conversations.user_a, conversations.user_b)
-                    AND \(unsafeRaw: Self.writable("conversations"))),
+                    AND \(ChatRepository.writable("conversations"))),
             ranked AS (
                 SELECT allowed.*, row_number() OVER (PARTITION BY conversation_id ORDER BY ord) AS k FROM allowed),
             totals AS (
@@ -288,23 +302,43 @@ struct ChatRepository: Sendable {
                 FROM totals WHERE conversations.id = totals.conversation_id
                 RETURNING conversations.id, conversations.last_seq - totals.n AS base),
             stored AS (
-                INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-                SELECT c.id, c.base + ranked.k, ranked.id, ranked.sender_id, NULLIF(ranked.client_id, ''), ranked.body,
+                INSERT INTO messages (\(ChatRepository.messageColumns))
+                SELECT c.id, c.base + ranked.k, ranked.id, ranked.sender_id, ranked.client_id, ranked.body,
                     ranked.created_at
                 FROM ranked JOIN c ON c.id = ranked.conversation_id
                 RETURNING id, seq)
-            SELECT stored.id, stored.seq, ranked.user_a, ranked.user_b, COALESCE(users.online_until, 0) AS online_until
+            SELECT stored.id, stored.seq, ranked.user_a, ranked.user_b, COALESCE(users.online_until, 0)
             FROM stored JOIN ranked ON ranked.id = stored.id
             LEFT JOIN users ON users.id = CASE WHEN ranked.sender_id = ranked.user_a
                 THEN ranked.user_b ELSE ranked.user_a END
             """
-        ).all()
-        var stored: [String: MessageBatcher.Stored] = [:]
-        for row in rows {
-            stored[try row.decode(column: "id", as: String.self)] = try .init(
-                seq: try row.decode(column: "seq", as: Int64.self), row: row)
+        let messages: [MessageBatcher.Pending]
+
+        init(_ messages: [MessageBatcher.Pending]) { self.messages = messages }
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(String(decoding: try JSONEncoder().encode(messages.map(Input.init)), as: UTF8.self))
+            return bindings
         }
-        return stored
+
+        /// A message as the statement reads it.
+        private struct Input: Encodable {
+            var conversation_id: String
+            var id: String
+            var sender_id: String
+            var client_id: String?
+            var body: String
+            var created_at: Int64
+
+            init(_ m: MessageBatcher.Pending) {
+                (conversation_id, id, sender_id, client_id, body, created_at) = (
+                    m.conversationID, m.id, m.sender, m.clientID, m.text, m.now
+                )
+            }
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.

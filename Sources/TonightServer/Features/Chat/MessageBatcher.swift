@@ -31,6 +31,13 @@ struct MessageBatcher: Sendable {
         var userB: String
         var recipientOnlineUntil: Int64
 
+        init(seq: Int64, userA: String, userB: String, recipientOnlineUntil: Int64) {
+            self.seq = seq
+            self.userA = userA
+            self.userB = userB
+            self.recipientOnlineUntil = recipientOnlineUntil
+        }
+
         /// The rest from `row`'s `user_a`, `user_b` and `online_until`.
         init(seq: Int64, row: any SQLRow) throws {
             self.seq = seq
@@ -66,7 +73,7 @@ struct MessageBatcher: Sendable {
         do {
             return try await withDeadline(deadline) {
                 if database.kind == .postgres {
-                    let stored = try await ChatRepository.insertAll(messages, on: database.sql)
+                    let stored = try await ChatRepository.insertAll(messages, in: database)
                     return messages.map { .success(stored[$0.id]) }
                 }
                 return try await database.transaction { db in
@@ -99,7 +106,7 @@ struct MessageBatcher: Sendable {
     /// One message alone, with no transaction around it.
     private static func store(_ message: Pending, in database: Database) async throws -> Stored? {
         if database.kind == .postgres {
-            return try await ChatRepository.insertAll([message], on: database.sql)[message.id]
+            return try await ChatRepository.insertAll([message], in: database)[message.id]
         }
         return try await database.write { db in try await ChatRepository.insert(message, on: db) }
     }

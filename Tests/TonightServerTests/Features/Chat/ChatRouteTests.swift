@@ -5,6 +5,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import NIOWebSocket
+import PostgresKit
 import Testing
 import TonightAPI
 import TonightCore
@@ -171,6 +172,42 @@ struct ChatRouteTests {
         }
     }
 
+    /// Failed before the messages travelled as JSON: PostgreSQL saw each group's array length,
+    /// judged every custom plan cheaper than the generic one, and planned the statement anew for
+    /// each group (most of its cost). The prepared notification has a generic plan too.
+    @Test("PostgreSQL: a group's insert and the notifications are planned once per connection")
+    func preparedOnce() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres) { services, _ in
+            let connection = try await PostgresConnection.connect(
+                configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
+                id: 8, logger: Logger(label: "prepared-test"))
+            for size in 1...8 {
+                let group = (0..<size).map {
+                    MessageBatcher.Pending(
+                        conversationID: "none", id: Identifier.make(), sender: "nobody", clientID: $0 == 0 ? "c" : nil,
+                        text: "x", now: 1)
+                }
+                for try await _ in try await connection.execute(
+                    ChatRepository.StoreMessages(group), logger: .init(label: "t"))
+                {
+                    Issue.record("a message for no conversation was stored")
+                }
+                _ = try await connection.execute(
+                    LiveOutbox.Notify(channel: "test_prepared", payloads: (0..<size).map { "\($0)" }),
+                    logger: .init(label: "t"))
+            }
+            var plans: [String: Int] = [:]
+            for try await (name, generic) in try await connection.query(
+                "SELECT name, generic_plans FROM pg_prepared_statements", logger: .init(label: "t")
+            ).decode((String, Int).self) {
+                plans[name] = generic
+            }
+            try await connection.close()
+            #expect(plans.count == 2 && plans.values.allSatisfy { $0 >= 3 }, "\(plans)")
+        }
+    }
+
     @Test("PostgreSQL: one statement numbers a group of messages as storing them one at a time would")
     func groupStatement() async throws {
         guard Backend.available.contains(.postgres) else { return }
@@ -197,7 +234,7 @@ struct ChatRouteTests {
                 pending(first, ben, "three", now: 12), pending("no-such-conversation", ana, "lost", now: 13),
                 pending(first, eve, "not a member", now: 14), pending(first, ana, "four", now: 15),
             ]
-            let numbers = try await ChatRepository.insertAll(group, on: services.database.sql)
+            let numbers = try await ChatRepository.insertAll(group, in: services.database)
             #expect(group.map { numbers[$0.id]?.seq } == [2, 1, 3, nil, nil, 4])
             // Each stored message names its members and whether the other is online (no socket: never).
             let one = try #require(numbers[group[0].id])
@@ -216,7 +253,7 @@ struct ChatRouteTests {
             await #expect(throws: (any Error).self) {
                 try await ChatRepository.insertAll(
                     [pending(first, ben, "five", now: 15), pending(first, ana, "again", clientID: "c-1", now: 16)],
-                    on: services.database.sql)
+                    in: services.database)
             }
             #expect(try await services.chat.conversation(id: first)?.lastSeq == 4)
         }
