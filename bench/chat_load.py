@@ -10,6 +10,8 @@ senders POST messages to random pairs for S seconds; the latency of a message is
 its POST to its arrival on the recipient's socket.
 relay: the baseline, bench/relay_server.py — the same sockets and pairs, each message sent on the
 sender's socket and forwarded by the relay to the recipient's.
+posts: the floor of the HTTP half — the same senders POST the same bodies to a message route with no
+token, which Tonight answers 401 before any work; no sockets. No chat message can cost less.
 Prints one JSON line: sockets, messages, seconds, per_second, p50_ms, p99_ms, lost.
 """
 import argparse, asyncio, json, random, statistics, sys, time, uuid
@@ -203,6 +205,26 @@ async def relay(args):
         await ws.close()
 
 
+async def posts(args):
+    """Closed-loop POSTs answered at once; the latency of each is its request's."""
+    base = args.url.rstrip("/")
+    receiver = Receiver()
+    rss = read_rss(args.pid)
+    sent = 0
+    async with aiohttp.ClientSession() as http:
+        async def one():
+            nonlocal sent
+            key = uuid.uuid4().hex
+            receiver.expect(key)
+            sent += 1
+            async with http.post(f"{base}/v1/conversations/{key}/messages", json={"text": key}) as r:
+                await r.read()
+            receiver.arrived(key)
+
+        elapsed = await drive(one, args)
+    report(args, receiver, sent, elapsed, rss)
+
+
 def read_rss(pid):
     if not pid:
         return 0
@@ -226,7 +248,7 @@ def report(args, receiver, sent, elapsed, rss):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["tonight", "relay"])
+    parser.add_argument("mode", choices=["tonight", "relay", "posts"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--socket-url")
     parser.add_argument("--sockets", type=int, default=1000)
@@ -237,7 +259,7 @@ def main():
     parser.add_argument("--rate", type=float, default=0,
                         help="open loop: start this many messages a second (each still timed to its arrival) instead of closed-loop senders")
     args = parser.parse_args()
-    asyncio.run(tonight(args) if args.mode == "tonight" else relay(args))
+    asyncio.run({"tonight": tonight, "relay": relay, "posts": posts}[args.mode](args))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ if want chat; then
   chat_load tonight --url "$url" --pid "$server_pid" --rate "$BENCH_CHAT_BUSY_RATE" | tee "$out/chat-busy.json"
   section "chat: Tonight on SQLite, $BENCH_CHAT_SOCKETS sockets, $BENCH_CHAT_SENDERS closed-loop senders"
   chat_load tonight --url "$url" --pid "$server_pid" | tee "$out/chat.json"
+  section "chat: the HTTP floor, the same senders' POSTs answered 401 before any work"
+  chat_load posts --url "$url" --pid "$server_pid" | tee "$out/chat-posts.json"
   stop_server
   section "chat: Python websockets relay (baseline), $BENCH_CHAT_SOCKETS sockets"
   relay_port=$(free_port)
@@ -70,11 +72,17 @@ if want chat; then
     chat_row "python relay steady" "$out/relay-paced.json"
     chat_row "tonight busy" "$out/chat-busy.json"
     chat_row "tonight most" "$out/chat.json"
+    chat_row "posts answered at once" "$out/chat-posts.json"
     chat_row "python relay most" "$out/relay.json"
     chat_row "hummingbird relay most" "$out/floor.json"
     chat_row "tonight $BENCH_CHAT_MEMORY_SOCKETS sockets steady" "$out/chat-memory.json"
     chat_row "hb relay $BENCH_CHAT_MEMORY_SOCKETS sockets steady" "$out/floor-memory.json"
     printf 'ratio tonight/relay most msgs/s = %s\n' "$(ratio "$(json_field "$out/chat.json" per_second)" "$(json_field "$out/relay.json" per_second)")"
+    most=$(json_field "$out/chat.json" per_second)
+    posts=$(json_field "$out/chat-posts.json" per_second)
+    printf 'ratio tonight most/posts answered at once = %s (no message can beat the floor: %s POSTs/s)\n' \
+      "$(ratio "$most" "$posts")" "$posts"
+    printf 'tonight most = %s msgs/s (goal >= 5000: %s)\n' "$most" "$(verdict "$most" ">=" 5000)"
     printf 'ratio tonight/relay steady p99 = %s\n' "$(ratio "$(json_field "$out/chat-paced.json" p99_ms)" "$(json_field "$out/relay-paced.json" p99_ms)")"
     printf 'tonight steady p99 = %s ms (goal < 5 ms: %s)\n' "$(json_field "$out/chat-paced.json" p99_ms)" \
       "$(verdict "$(json_field "$out/chat-paced.json" p99_ms)" "<" 5)"
