@@ -117,10 +117,10 @@ struct ChatHandlers: Sendable {
         // when the reason has gone meanwhile, say a friendship made at that moment).
         var sent = try await send()
         if sent == nil {
-            guard let context = try await chat.sendingContext(id, sender: caller.userID),
+            guard let context = try await chat.writingRights(id),
                 context.conversation.includes(caller.userID)
             else { throw APIError.notFound("No such conversation.") }
-            guard context.conversation.allowsWriting(friends: context.friends) else { throw Self.friendsAndMatchesOnly }
+            guard context.writable else { throw Self.friendsAndMatchesOnly }
             sent = try await send()
         }
         guard let sent else { throw Self.friendsAndMatchesOnly }

@@ -65,25 +65,15 @@ struct ChatRepository: Sendable {
             .map(Self.decode)
     }
 
-    /// What sending a message in conversation `id` by `sender` needs, in one statement (a message
-    /// used to take three reads before its write): the conversation, whether its members are
-    /// friends, and until when the other member is online (0 when never).
-    func sendingContext(_ id: String, sender: String) async throws
-        -> (conversation: ConversationRecord, friends: Bool, recipientOnlineUntil: Int64)?
-    {
+    /// Why a message was refused (``send(in:from:text:clientID:now:notice:)`` checks as it
+    /// stores): the conversation, if any, and whether its members may write (the store's rule).
+    func writingRights(_ id: String) async throws -> (conversation: ConversationRecord, writable: Bool)? {
         let sql: SQLQueryString = """
-            SELECT \(unsafeRaw: Self.columns),
-                EXISTS (SELECT 1 FROM friends WHERE friends.user_id = conversations.user_a
-                    AND friends.friend_id = conversations.user_b) AS friends,
-                COALESCE((SELECT online_until FROM users WHERE users.id = CASE WHEN conversations.user_a = \(bind: sender)
-                    THEN conversations.user_b ELSE conversations.user_a END), 0) AS recipient_online_until
+            SELECT \(unsafeRaw: Self.columns), \(unsafeRaw: Self.writable("conversations")) AS writable
             FROM conversations WHERE id = \(bind: id)
             """
         return try await db.raw(sql).first().map {
-            (
-                try Self.decode($0), try $0.decode(column: "friends", as: Bool.self),
-                try $0.decode(column: "recipient_online_until", as: Int64.self)
-            )
+            (try Self.decode($0), try $0.decode(column: "writable", as: Bool.self))
         }
     }
 
@@ -185,7 +175,7 @@ struct ChatRepository: Sendable {
     /// Stores a message as the conversation's next one, if `sender` may write there (see
     /// ``MessageBatcher/Stored``); with a `clientID` already used by the sender there, returns
     /// that message instead (`stored` nil). Nil when the message was refused: no such
-    /// conversation, not a member, or no longer friends or matched (``sendingContext(_:sender:)``
+    /// conversation, not a member, or no longer friends or matched (``writingRights(_:)``
     /// tells which). `notice` makes the notifications of a stored message, written after it.
     func send(
         in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
