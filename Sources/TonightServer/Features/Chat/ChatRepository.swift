@@ -211,30 +211,26 @@ struct ChatRepository: Sendable {
     /// SQLite: stores `m` as its conversation's next message if its sender may write there (a
     /// member, and friends with the other unless it is a match's conversation); nil when not. One
     /// statement numbers and stores it (the trigger `messages_number` moves the conversation's
-    /// counters); the same transaction then reads the members and whether the other is online.
+    /// counters) and returns the members and whether the other is online.
     static func insert(_ m: MessageBatcher.Pending, on db: any SQLDatabase) async throws -> MessageBatcher.Stored? {
-        guard
-            let seq = try await db.raw(
-                """
-                INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-                SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
-                    \(bind: m.now)
-                FROM conversations
-                WHERE id = \(bind: m.conversationID) AND \(bind: m.sender) IN (user_a, user_b)
-                    AND \(unsafeRaw: Self.writable("conversations"))
-                RETURNING seq
-                """
-            ).first()?.decode(column: "seq", as: Int64.self)
-        else { return nil }
         let row = try await db.raw(
             """
-            SELECT user_a, user_b, COALESCE((SELECT online_until FROM users
-                WHERE users.id = CASE WHEN user_a = \(bind: m.sender) THEN user_b ELSE user_a END), 0) AS online_until
-            FROM conversations WHERE id = \(bind: m.conversationID)
+            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+            SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
+                \(bind: m.now)
+            FROM conversations
+            WHERE id = \(bind: m.conversationID) AND \(bind: m.sender) IN (user_a, user_b)
+                AND \(unsafeRaw: Self.writable("conversations"))
+            RETURNING seq,
+                (SELECT user_a FROM conversations c WHERE c.id = messages.conversation_id) AS user_a,
+                (SELECT user_b FROM conversations c WHERE c.id = messages.conversation_id) AS user_b,
+                COALESCE((SELECT online_until FROM users WHERE users.id = (
+                    SELECT CASE WHEN c.user_a = messages.sender_id THEN c.user_b ELSE c.user_a END
+                    FROM conversations c WHERE c.id = messages.conversation_id)), 0) AS online_until
             """
         ).first()
         guard let row else { return nil }
-        return try .init(seq: seq, row: row)
+        return try .init(seq: try row.decode(column: "seq", as: Int64.self), row: row)
     }
 
     /// Whether the members of conversation `table` may write to each other: it is a match's, or
