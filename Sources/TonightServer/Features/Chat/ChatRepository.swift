@@ -304,24 +304,8 @@ struct ChatRepository: Sendable {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(String(decoding: try JSONEncoder().encode(messages.map(Input.init)), as: UTF8.self))
+            bindings.append(String(decoding: try JSONEncoder().encode(messages), as: UTF8.self))
             return bindings
-        }
-
-        /// A message as the statement reads it.
-        private struct Input: Encodable {
-            var conversation_id: String
-            var id: String
-            var sender_id: String
-            var client_id: String?
-            var body: String
-            var created_at: Int64
-
-            init(_ m: MessageBatcher.Pending) {
-                (conversation_id, id, sender_id, client_id, body, created_at) = (
-                    m.conversationID, m.id, m.sender, m.clientID, m.text, m.now
-                )
-            }
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }

@@ -13,14 +13,23 @@ import SQLKit
 /// ``deadline`` (the database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
 /// `database_unavailable`; a message with a client id is safe to send again).
 struct MessageBatcher: Sendable {
-    /// One message to store.
-    struct Pending: Sendable {
+    /// One message to store; encoded, it is a row as ``ChatRepository/StoreMessages`` reads it.
+    struct Pending: Sendable, Encodable {
         var conversationID: String
         var id: String
         var sender: String
         var clientID: String?
         var text: String
         var now: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case conversationID = "conversation_id"
+            case id
+            case sender = "sender_id"
+            case clientID = "client_id"
+            case text = "body"
+            case now = "created_at"
+        }
     }
 
     /// A stored message: its number, its conversation's members, and until when the member who
