@@ -66,7 +66,8 @@ struct LiveFrame: Sendable, Equatable {
 /// `{"users": [ids], "message": frame}`. It is written and read as text around the frame's own, so
 /// an instance passing a message on neither decodes nor encodes it again; the shape is the one
 /// earlier releases use, so instances of two releases understand each other during a rolling
-/// upgrade.
+/// upgrade. A field added later must come before `message`: the fast path takes everything after
+/// it as the frame.
 enum LiveEnvelope {
     /// `frame` for `users`, as a notification's payload.
     static func encode(_ frame: LiveFrame, to users: [String]) throws -> String {

@@ -29,7 +29,9 @@ final class PostgresFanout: LiveFanout, Service {
     static let placesChanged = "places"
 
     private let outbox: LiveOutbox
-    private let notifications: GroupQueue<String, Void>
+    private let notifications: GroupQueue<Queued, Void>
+    /// How long a notification may wait to be sent: the database busy timeout.
+    private let deadline: Duration
     private let hub: LiveHub
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
@@ -49,13 +51,9 @@ final class PostgresFanout: LiveFanout, Service {
         let outbox = LiveOutbox(database: database)
         let deadline = Duration.milliseconds(max(1, database.busyTimeoutMilliseconds))
         self.outbox = outbox
-        self.notifications = GroupQueue(maxBatch: 64) { payloads in
-            do {
-                try await withDeadline(deadline) { try await outbox.notify(Self.channel, payloads) }
-                return payloads.map { _ in .success(()) }
-            } catch {
-                return payloads.map { _ in .failure(error) }
-            }
+        self.deadline = deadline
+        self.notifications = GroupQueue(maxBatch: 64) { items in
+            await Self.notify(items, through: outbox, deadline: deadline)
         }
         self.hub = hub
         self.feed = feed
@@ -68,18 +66,58 @@ final class PostgresFanout: LiveFanout, Service {
 
     /// Notifies in groups: while one group's statement runs, the next messages queue and go
     /// together, each its own `pg_notify` in one statement (one round trip, and the listeners read
-    /// them in one go). Notifications are delivered in order; PostgreSQL folds identical ones in a
-    /// statement into one, which only idempotent events (`typing`) can be.
+    /// them in one go), in order. A caller waits at most the busy timeout; one whose notification
+    /// waited longer in the queue is failed without sending it, so a stalled database cannot
+    /// build up a backlog.
     func send(_ frame: LiveFrame, to userIDs: [String]) async {
         do {
             var payload = try LiveEnvelope.encode(frame, to: Array(Set(userIDs)))
             if payload.utf8.count > Self.inlineLimit {
                 payload = "#" + (try await outbox.store(payload, now: Clock.millis()))
             }
-            try await notifications.submit(payload)
+            let item = Queued(payload: payload, since: .now)
+            try await withDeadline(deadline) { try await self.notifications.submit(item) }
         } catch {
             logger.warning("live fan-out failed", metadata: LoggedError.metadata(error))
         }
+    }
+
+    /// A notification waiting to be sent.
+    struct Queued: Sendable {
+        var payload: String
+        var since: ContinuousClock.Instant
+    }
+
+    /// Sends a group: those that waited past `deadline` fail unsent; the rest go in statements
+    /// that each hold no payload twice, since PostgreSQL delivers one of identical notifications
+    /// in a transaction (a revocation, a reinstatement and a revocation again would arrive as
+    /// two).
+    static func notify(_ items: [Queued], through outbox: LiveOutbox, deadline: Duration) async
+        -> [Result<Void, any Error>]
+    {
+        let now = ContinuousClock.now
+        var results = [Result<Void, any Error>](repeating: .success(()), count: items.count)
+        var runs: [[Int]] = [[]]
+        var inRun = Set<String>()
+        for (index, item) in items.enumerated() {
+            if now - item.since > deadline {
+                results[index] = .failure(DeadlineExceeded(limit: deadline))
+                continue
+            }
+            if !inRun.insert(item.payload).inserted {
+                runs.append([])
+                inRun = [item.payload]
+            }
+            runs[runs.count - 1].append(index)
+        }
+        for run in runs where !run.isEmpty {
+            do {
+                try await withDeadline(deadline) { try await outbox.notify(channel, run.map { items[$0].payload }) }
+            } catch {
+                for index in run { results[index] = .failure(error) }
+            }
+        }
+        return results
     }
 
     /// Listens until graceful shutdown, reconnecting after failures.

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import OpenAPIRuntime
+import PostgresKit
 import Testing
 import TonightAPI
 
@@ -53,6 +55,38 @@ struct LiveEnvelopeTests {
 
         for broken in ["", "feed", "{", #"{"users":["u1"],"message":"#, #"{"users":[u1],"message":{"type":"x"}}"#] {
             #expect(LiveEnvelope.decode(broken) == nil, "\(broken)")
+        }
+    }
+
+    /// Failed before: a group went in one statement, and PostgreSQL delivers one of identical
+    /// notifications in a transaction, so a revocation, a reinstatement and the same revocation
+    /// again reached other instances as two (the ban lifted there).
+    @Test("PostgreSQL: a group's notifications all arrive in order, repeats included; one waiting too long is not sent")
+    func groupedNotifications() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres) { services, _ in
+            let connection = try await PostgresConnection.connect(
+                configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
+                id: 9, logger: Logger(label: "notify-test"))
+            let channel = PostgresFanout.channel
+            let arrived = try await withDeadline(.seconds(30)) {
+                try await connection.listen(on: channel) { notifications in
+                    var iterator = notifications.makeAsyncIterator()
+                    let now = ContinuousClock.now
+                    let items = ["revoke", "lift", "revoke", "stale", "other"].map {
+                        PostgresFanout.Queued(payload: $0, since: $0 == "stale" ? now - .seconds(20) : now)
+                    }
+                    let results = await PostgresFanout.notify(
+                        items, through: LiveOutbox(database: services.database), deadline: .seconds(10))
+                    #expect(results.map { (try? $0.get()) != nil } == [true, true, true, false, true])
+                    try await services.database.sql.raw("SELECT pg_notify(\(bind: channel), 'end')").run()
+                    var seen: [String] = []
+                    while let payload = try await iterator.next()?.payload, payload != "end" { seen.append(payload) }
+                    return seen
+                }
+            }
+            try await connection.close()
+            #expect(arrived == ["revoke", "lift", "revoke", "other"])
         }
     }
 }

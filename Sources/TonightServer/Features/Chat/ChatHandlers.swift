@@ -98,41 +98,51 @@ struct ChatHandlers: Sendable {
         }
         if !issues.isEmpty { throw APIError.validation(issues) }
         let id = input.path.conversationId
-        let preview = String(text.prefix(80))
         let send = {
-            try await chat.send(in: id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis()) {
-                message, stored in
-                // Someone with an open socket sees the message live; the others get it in the inbox (and pushed).
-                guard stored.recipientOnlineUntil <= Clock.millis() else { return [] }
-                let senderName = try await people.current(caller).shownName
-                let recipient = caller.userID == stored.userA ? stored.userB : stored.userA
-                return [
-                    .init(
-                        userID: recipient, kind: .message, text: "\(senderName): \(preview)", actorID: caller.userID,
-                        conversationID: message.conversationID)
-                ]
-            }
+            try await chat.send(in: id, from: caller.userID, text: text, clientID: body.clientId, now: Clock.millis())
         }
         // The store checks who may write; only a refused message reads why (and is tried once more
         // when the reason has gone meanwhile, say a friendship made at that moment).
         var sent = try await send()
         if sent == nil {
-            guard let context = try await chat.writingRights(id),
-                context.conversation.includes(caller.userID)
-            else { throw APIError.notFound("No such conversation.") }
-            guard context.writable else { throw Self.friendsAndMatchesOnly }
+            try await refusal(id, caller)
             sent = try await send()
         }
-        guard let sent else { throw Self.friendsAndMatchesOnly }
-        let message = Components.Schemas.Message(sent.message)
-        if let stored = sent.stored {
-            await fanout.send(
-                try LiveFrame.event(LiveMessage.EventType.message, ["message": message]),
-                to: [stored.userA, stored.userB])
-            await notifier.publish(sent.notifications)
-            return .created(.init(body: .json(message)))
+        guard let sent else {
+            try await refusal(id, caller)
+            throw Self.friendsAndMatchesOnly
         }
-        return .ok(.init(body: .json(message)))
+        let message = Components.Schemas.Message(sent.message)
+        guard let stored = sent.stored else { return .ok(.init(body: .json(message))) }
+        await fanout.send(
+            try LiveFrame.event(LiveMessage.EventType.message, ["message": message]), to: [stored.userA, stored.userB])
+        // Someone with an open socket sees the message live; the others get it in the inbox (and
+        // pushed). The message is stored: whatever happens to its notice, the answer is 201.
+        if stored.recipientOnlineUntil <= Clock.millis() {
+            do {
+                let senderName = try await people.current(caller).shownName
+                let written = try await notifications.write(
+                    [
+                        .init(
+                            userID: caller.userID == stored.userA ? stored.userB : stored.userA, kind: .message,
+                            text: "\(senderName): \(String(text.prefix(80)))", actorID: caller.userID,
+                            conversationID: id)
+                    ], now: Clock.millis())
+                await notifier.publish(written)
+            } catch {
+                notifier.logger.warning("message notice failed", metadata: LoggedError.metadata(error))
+            }
+        }
+        return .created(.init(body: .json(message)))
+    }
+
+    /// Why a message to conversation `id` was refused: 404 when the caller is not in it, 403 when
+    /// they may no longer write; returns when they may.
+    private func refusal(_ id: String, _ caller: Principal) async throws {
+        guard let rights = try await chat.writingRights(id), rights.conversation.includes(caller.userID) else {
+            throw APIError.notFound("No such conversation.")
+        }
+        guard rights.writable else { throw Self.friendsAndMatchesOnly }
     }
 
     func markConversationRead(_ input: Operations.MarkConversationRead.Input) async throws

@@ -176,13 +176,12 @@ struct ChatRepository: Sendable {
     /// ``MessageBatcher/Stored``); with a `clientID` already used by the sender there, returns
     /// that message instead (`stored` nil). Nil when the message was refused: no such
     /// conversation, not a member, or no longer friends or matched (``writingRights(_:)``
-    /// tells which). `notice` makes the notifications of a stored message, written after it.
-    func send(
-        in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64,
-        notice: @escaping @Sendable (MessageRecord, MessageBatcher.Stored) async throws -> [NotificationDraft]
-    ) async throws -> (message: MessageRecord, stored: MessageBatcher.Stored?, notifications: [NotificationRecord])? {
+    /// tells which).
+    func send(in conversationID: String, from sender: String, text: String, clientID: String?, now: Int64)
+        async throws -> (message: MessageRecord, stored: MessageBatcher.Stored?)?
+    {
         if let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID) {
-            return (earlier, nil, [])
+            return (earlier, nil)
         }
         let id = Identifier.make()
         let pending = MessageBatcher.Pending(
@@ -192,19 +191,12 @@ struct ChatRepository: Sendable {
             let message = MessageRecord(
                 conversationID: conversationID, seq: stored.seq, id: id,
                 senderID: sender, clientID: clientID, text: text, createdAt: now)
-            let drafts = try await notice(message, stored)
-            let written =
-                drafts.isEmpty
-                ? []
-                : try await database.transaction { db in
-                    try await NotificationRepository.write(drafts, now: now, on: db)
-                }
-            return (message, stored, written)
+            return (message, stored)
         } catch  where Database.isUniqueViolation(error) {
             // The same client id raced with itself: the other attempt stored it.
             guard let clientID, let earlier = try await message(conversationID, sender: sender, clientID: clientID)
             else { throw error }
-            return (earlier, nil, [])
+            return (earlier, nil)
         }
     }
 
@@ -234,7 +226,8 @@ struct ChatRepository: Sendable {
     }
 
     /// Whether the members of conversation `table` may write to each other: it is a match's, or
-    /// they are friends.
+    /// they are friends (``ConversationRecord/allowsWriting(friends:)`` says the same in Swift,
+    /// for the conversation's own answers).
     fileprivate static func writable(_ table: String) -> String {
         """
         (\(table).match_id IS NOT NULL OR EXISTS (SELECT 1 FROM friends

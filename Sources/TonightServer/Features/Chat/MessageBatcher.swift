@@ -75,12 +75,14 @@ struct MessageBatcher: Sendable {
         try await queue.submit(message)
     }
 
-    /// Stores one group: each message's number, or its error.
+    /// Stores one group: what became of each message, or its error.
     private static func store(_ messages: [Pending], in database: Database, deadline: Duration) async
         -> [Result<Stored?, any Error>]
     {
         do {
             return try await withDeadline(deadline) {
+                // Alone, a message is one statement, with no transaction around it.
+                if messages.count == 1 { return [.success(try await store(messages[0], in: database))] }
                 if database.kind == .postgres {
                     let stored = try await ChatRepository.insertAll(messages, in: database)
                     return messages.map { .success(stored[$0.id]) }
@@ -112,7 +114,7 @@ struct MessageBatcher: Sendable {
         }
     }
 
-    /// One message alone, with no transaction around it.
+    /// One message in a statement of its own.
     private static func store(_ message: Pending, in database: Database) async throws -> Stored? {
         if database.kind == .postgres {
             return try await ChatRepository.insertAll([message], in: database)[message.id]
