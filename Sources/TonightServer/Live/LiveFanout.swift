@@ -71,7 +71,7 @@ struct LiveFrame: Sendable, Equatable {
 enum LiveEnvelope {
     /// `frame` for `users`, as a notification's payload.
     static func encode(_ frame: LiveFrame, to users: [String]) throws -> String {
-        let ids = String(decoding: try JSONEncoder().encode(users), as: UTF8.self)
+        let ids = String(decoding: try encoder.encode(users), as: UTF8.self)
         return #"{"users":"# + ids + #","message":"# + frame.text + "}"
     }
 
@@ -108,6 +108,8 @@ enum LiveEnvelope {
         guard !name.contains("\\") else { return nil }
         return (LiveFrame(type: String(name), text: String(text)), users)
     }
+
+    private static let encoder = JSONEncoder()
 
     /// The envelope as JSON, for payloads the fast path does not read.
     private struct Coded: Codable {

@@ -65,9 +65,7 @@ struct LiveEnvelopeTests {
     func groupedNotifications() async throws {
         guard Backend.available.contains(.postgres) else { return }
         try await withApp(.postgres) { services, _ in
-            let connection = try await PostgresConnection.connect(
-                configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
-                id: 9, logger: Logger(label: "notify-test"))
+            let connection = try await ownPostgresConnection(services, id: 9)
             let channel = PostgresFanout.channel
             let arrived = try await withDeadline(.seconds(30)) {
                 try await connection.listen(on: channel) { notifications in

@@ -1,5 +1,7 @@
 import Foundation
 import HummingbirdTesting
+import Logging
+import PostgresKit
 import Testing
 
 @testable import TonightServer
@@ -55,4 +57,12 @@ func holds(within limit: Duration, _ check: () async throws -> Bool) async throw
         try await Task.sleep(for: .milliseconds(50))
     }
     return try await check()
+}
+
+/// A connection of its own to the PostgreSQL database `services` use, outside their pool: to
+/// listen for notifications or to read a session's own state (its prepared statements).
+func ownPostgresConnection(_ services: AppServices, id: Int) async throws -> PostgresConnection {
+    try await PostgresConnection.connect(
+        configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
+        id: id, logger: Logger(label: "test-connection"))
 }

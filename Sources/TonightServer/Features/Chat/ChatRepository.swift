@@ -65,7 +65,7 @@ struct ChatRepository: Sendable {
             .map(Self.decode)
     }
 
-    /// Why a message was refused (``send(in:from:text:clientID:now:notice:)`` checks as it
+    /// Why a message was refused (``send(in:from:text:clientID:now:)`` checks as it
     /// stores): the conversation, if any, and whether its members may write (the store's rule).
     func writingRights(_ id: String) async throws -> (conversation: ConversationRecord, writable: Bool)? {
         let sql: SQLQueryString = """
@@ -297,11 +297,13 @@ struct ChatRepository: Sendable {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(String(decoding: try JSONEncoder().encode(messages), as: UTF8.self))
+            bindings.append(String(decoding: try Self.encoder.encode(messages), as: UTF8.self))
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+
+        private static let encoder = JSONEncoder()
     }
 
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.

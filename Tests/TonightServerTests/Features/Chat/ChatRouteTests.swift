@@ -179,9 +179,7 @@ struct ChatRouteTests {
     func preparedOnce() async throws {
         guard Backend.available.contains(.postgres) else { return }
         try await withApp(.postgres) { services, _ in
-            let connection = try await PostgresConnection.connect(
-                configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
-                id: 8, logger: Logger(label: "prepared-test"))
+            let connection = try await ownPostgresConnection(services, id: 8)
             for size in 1...8 {
                 let group = (0..<size).map {
                     MessageBatcher.Pending(

@@ -222,9 +222,7 @@ struct NearbyIndexTests {
                 #expect(try await services.database.placesVersion() == before + 1)
             case .postgres:
                 // The notifications themselves, in commit order: none for the spots, one for the venue.
-                let connection = try await PostgresConnection.connect(
-                    configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
-                    id: 7, logger: Logger(label: "nearby-test"))
+                let connection = try await ownPostgresConnection(services, id: 7)
                 let seen = try await withDeadline(.seconds(30)) {
                     try await connection.listen(on: PostgresFanout.channel) { notifications in
                         var iterator = notifications.makeAsyncIterator()
