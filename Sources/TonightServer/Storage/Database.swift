@@ -86,6 +86,21 @@ public final class Database: Sendable {
         -> [Statement.Row] where Statement.Row: Sendable
     {
         guard let postgres else { throw PreparedStatementsNeedPostgres() }
+        return try await Self.execute(prepared: statement, in: postgres)
+    }
+
+    /// PostgreSQL only: runs `statement` prepared (as ``execute(prepared:)``) on the connection
+    /// behind `db`: a transaction's (``transaction(_:)``), for a statement that belongs in one.
+    static func execute<Statement: PostgresPreparedStatement>(prepared statement: Statement, on db: any SQLDatabase)
+        async throws -> [Statement.Row] where Statement.Row: Sendable
+    {
+        guard let session = db as? PostgresSession else { throw PreparedStatementsNeedPostgres() }
+        return try await execute(prepared: statement, in: session.connection)
+    }
+
+    private static func execute<Statement: PostgresPreparedStatement>(
+        prepared statement: Statement, in postgres: any PostgresDatabase
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         let logger = postgres.logger
         return try await postgres.withConnection { connection in
             connection.eventLoop.makeFutureWithTask {
@@ -195,18 +210,30 @@ public final class Database: Sendable {
     }
 
     private func run<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await sql.withSession { connection in
-            try await connection.raw(self.kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-            do {
-                let result = try await body(connection)
-                try await connection.raw("COMMIT").run()
-                return result
-            } catch {
-                // Bounded: after a deadline has closed the connection, a query sent on it may
-                // never be answered (nor failed) by the driver.
-                _ = try? await withDeadline(.seconds(5)) { try await connection.raw("ROLLBACK").run() }
-                throw error
+        guard let postgres else {
+            return try await sql.withSession { try await Self.run(body, on: $0, begin: "BEGIN IMMEDIATE") }
+        }
+        // A session that also hands out its connection, for prepared statements in the transaction.
+        return try await postgres.withConnection { connection in
+            connection.eventLoop.makeFutureWithTask {
+                try await Self.run(body, on: PostgresSession(connection), begin: "BEGIN")
             }
+        }.get()
+    }
+
+    private static func run<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> T, on connection: any SQLDatabase, begin: String
+    ) async throws -> T {
+        try await connection.raw("\(unsafeRaw: begin)").run()
+        do {
+            let result = try await body(connection)
+            try await connection.raw("COMMIT").run()
+            return result
+        } catch {
+            // Bounded: after a deadline has closed the connection, a query sent on it may
+            // never be answered (nor failed) by the driver.
+            _ = try? await withDeadline(.seconds(5)) { try await connection.raw("ROLLBACK").run() }
+            throw error
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+import PostgresNIO
 import SQLKit
 import TonightCore
 
@@ -31,102 +33,147 @@ extension PostRepository {
     /// per-user rows are the truth; each post's counters move by exactly the difference its rows
     /// made, under the post's row lock (PostgreSQL) or the single writer (SQLite). A post flagged
     /// by `flagThreshold` distinct users is hidden pending review.
+    ///
+    /// A group costs PostgreSQL four round trips whatever its size: the transaction's start, the
+    /// lock on its posts, one prepared statement for everything else (``StoreVotes``), and the
+    /// commit (more only when a like crosses a milestone). The lock comes first, in a statement
+    /// of its own: a statement reads the rows as they were when it began, so the votes it reads
+    /// must be read after the lock is held.
     func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
         -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
     {
         guard !changes.isEmpty else { return ([], []) }
-        let lock = database.kind == .postgres ? "FOR UPDATE" : ""
+        let kind = database.kind
         return try await database.transaction { tx in
             let postIDs = Array(Set(changes.map(\.postID))).sorted()
-            // Lock the posts (in id order, so two batches never deadlock) and learn their authors.
-            var authors: [String: String?] = [:]
-            for row in try await tx.raw(
-                """
-                SELECT id, author_id FROM posts
-                WHERE id IN (\(binds: postIDs)) AND moderation = 'visible' AND status = 'ready'
-                  AND (author_id IS NULL OR author_id NOT IN (SELECT user_id FROM bans))
-                ORDER BY id \(unsafeRaw: lock)
-                """
-            ).all() {
-                authors[try row.decode(column: "id", as: String.self)] = try row.decode(
-                    column: "author_id", as: String?.self)
-            }
-            let userIDs = Array(Set(changes.map(\.userID)))
-            // Blocks between voters and authors, either way, in one query for the whole group.
-            let authorIDs = Array(Set(authors.values.compactMap { $0 }))
-            var blocked = Set<[String]>()  // [blocker, blocked], stored both ways
-            if !authorIDs.isEmpty {
-                for row in try await tx.raw(
-                    """
-                    SELECT blocker_id, blocked_id FROM blocks
-                    WHERE (blocker_id IN (\(binds: userIDs)) AND blocked_id IN (\(binds: authorIDs)))
-                        OR (blocked_id IN (\(binds: userIDs)) AND blocker_id IN (\(binds: authorIDs)))
-                    """
-                ).all() {
-                    let a = try row.decode(column: "blocker_id", as: String.self)
-                    let b = try row.decode(column: "blocked_id", as: String.self)
-                    blocked.insert([a, b])
-                    blocked.insert([b, a])
-                }
-            }
-            var state: [Pair: (value: Int, flagged: Bool)] = [:]
-            for row in try await tx.raw(
-                """
-                SELECT post_id, user_id, value, flagged FROM post_votes
-                WHERE post_id IN (\(binds: postIDs)) AND user_id IN (\(binds: userIDs))
-                """
-            ).all() {
-                let pair = Pair(
-                    post: try row.decode(column: "post_id", as: String.self),
-                    user: try row.decode(column: "user_id", as: String.self))
-                state[pair] = (
-                    try row.decode(column: "value", as: Int.self), try row.decode(column: "flagged", as: Bool.self)
-                )
-            }
-            // Apply in order in memory; remember each post's counter deltas and the rows to write.
-            var deltas: [String: (up: Int64, down: Int64, flags: Int64)] = [:]
-            var touched: [Pair] = []
-            var seen = Set<Pair>()
-            var results: [VoteOutcome?] = []
+            let authors = try await Self.lockVotable(postIDs, postgres: kind == .postgres, on: tx)
+            // What the group leaves each (post, user) pair: its last vote and last flag.
+            var finals: [VotePair: VoteFinal] = [:]
             for change in changes {
-                guard let author = authors[change.postID] else {
-                    results.append(.notFound)
-                    continue
-                }
-                guard author != change.userID else {
-                    results.append(.ownPost)
-                    continue
-                }
-                if let author, blocked.contains([author, change.userID]) {
-                    results.append(.blocked)
-                    continue
-                }
-                let pair = Pair(post: change.postID, user: change.userID)
-                let old = state[pair]
-                var new = old ?? (0, false)
+                guard let author = authors[change.postID], author != change.userID else { continue }
+                let pair = VotePair(post: change.postID, user: change.userID)
+                var final = finals[pair] ?? VoteFinal(author: author)
                 switch change.action {
-                case .vote(let value): new.value = value
-                case .flag(let flagged): new.flagged = flagged
+                case .vote(let value): final.vote = value
+                case .flag(let flagged): final.flag = flagged
                 }
-                var delta = deltas[change.postID] ?? (0, 0, 0)
-                delta.up += Int64((new.value == 1 ? 1 : 0) - (old?.value == 1 ? 1 : 0))
-                delta.down += Int64((new.value == -1 ? 1 : 0) - (old?.value == -1 ? 1 : 0))
-                delta.flags += Int64((new.flagged ? 1 : 0) - ((old?.flagged ?? false) ? 1 : 0))
-                deltas[change.postID] = delta
-                state[pair] = new
-                if seen.insert(pair).inserted { touched.append(pair) }
-                results.append(nil)
+                finals[pair] = final
             }
-            try await BulkWrite.upsert(
-                "post_votes", columns: ["post_id", "user_id", "value", "flagged", "updated_at"],
-                rows: touched.map { pair in
-                    let row = state[pair] ?? (0, false)
-                    return [pair.post, pair.user, row.value, row.flagged, now]
-                }, key: ["post_id", "user_id"], on: tx)
-            var counters: [String: (up: Int64, down: Int64)] = [:]
+            let pairs = finals.sorted { ($0.key.post, $0.key.user) < ($1.key.post, $1.key.user) }
+            let stored =
+                kind == .postgres
+                ? try await Self.storeOnPostgres(pairs, flagThreshold: flagThreshold, now: now, on: tx)
+                : try await Self.storeOnSQLite(pairs, flagThreshold: flagThreshold, now: now, on: tx)
+            // Each change's own outcome: its pair as the group left it at that change.
+            var state = stored.before
+            let outcomes = changes.map { change -> VoteOutcome in
+                guard let author = authors[change.postID] else { return .notFound }
+                guard author != change.userID else { return .ownPost }
+                let pair = VotePair(post: change.postID, user: change.userID)
+                guard var vote = state[pair] else { return .blocked }
+                switch change.action {
+                case .vote(let value): vote.value = value
+                case .flag(let flagged): vote.flagged = flagged
+                }
+                state[pair] = vote
+                let counters = stored.counters[change.postID] ?? (0, 0, 0)
+                return .applied(value: vote.value, flagged: vote.flagged, up: counters.up, down: counters.down)
+            }
             var drafts: [NotificationDraft] = []
-            for id in postIDs where authors[id] != nil {
-                let delta = deltas[id] ?? (0, 0, 0)
+            for (id, counters) in stored.counters.sorted(by: { $0.key < $1.key }) {
+                guard let author = authors[id] ?? nil,
+                    let milestone = VoteMilestones.crossed(from: counters.up - counters.addedUp, to: counters.up)
+                else { continue }
+                drafts.append(
+                    NotificationDraft(
+                        userID: author, kind: .postVote,
+                        text: milestone == 1 ? "Someone liked your post" : "Your post has \(milestone) likes",
+                        postID: id))
+            }
+            return (outcomes, try await NotificationRepository.write(drafts, now: now, on: tx))
+        }
+    }
+
+    /// Locks the posts that can be voted on (in id order, so two groups never deadlock) and
+    /// returns their authors.
+    private static func lockVotable(_ postIDs: [String], postgres: Bool, on tx: any SQLDatabase) async throws
+        -> [String: String?]
+    {
+        var authors: [String: String?] = [:]
+        for row in try await tx.raw(
+            """
+            SELECT id, author_id FROM posts
+            WHERE id IN (\(binds: postIDs)) AND moderation = 'visible' AND status = 'ready'
+              AND (author_id IS NULL OR author_id NOT IN (SELECT user_id FROM bans))
+            ORDER BY id \(unsafeRaw: postgres ? "FOR UPDATE" : "")
+            """
+        ).all() {
+            authors[try row.decode(column: "id", as: String.self)] = try row.decode(
+                column: "author_id", as: String?.self)
+        }
+        return authors
+    }
+
+    /// SQLite: reads the blocks and the pairs' votes, then writes the votes and each post's
+    /// counters (the process's single writer holds the file meanwhile). The same rules as
+    /// ``StoreVotes`` on PostgreSQL.
+    private static func storeOnSQLite(
+        _ pairs: [(key: VotePair, value: VoteFinal)], flagThreshold: Int, now: Int64, on tx: any SQLDatabase
+    ) async throws -> StoredVotes {
+        var stored = StoredVotes()
+        guard !pairs.isEmpty else { return stored }
+        let postIDs = Array(Set(pairs.map(\.key.post)))
+        let userIDs = Array(Set(pairs.map(\.key.user)))
+        // Blocks between voters and authors, either way, in one query for the whole group.
+        let authorIDs = Array(Set(pairs.compactMap(\.value.author)))
+        var blocked = Set<[String]>()  // [blocker, blocked], stored both ways
+        if !authorIDs.isEmpty {
+            for row in try await tx.raw(
+                """
+                SELECT blocker_id, blocked_id FROM blocks
+                WHERE (blocker_id IN (\(binds: userIDs)) AND blocked_id IN (\(binds: authorIDs)))
+                    OR (blocked_id IN (\(binds: userIDs)) AND blocker_id IN (\(binds: authorIDs)))
+                """
+            ).all() {
+                let a = try row.decode(column: "blocker_id", as: String.self)
+                let b = try row.decode(column: "blocked_id", as: String.self)
+                blocked.insert([a, b])
+                blocked.insert([b, a])
+            }
+        }
+        var votes: [VotePair: VoteState] = [:]
+        for row in try await tx.raw(
+            """
+            SELECT post_id, user_id, value, flagged FROM post_votes
+            WHERE post_id IN (\(binds: postIDs)) AND user_id IN (\(binds: userIDs))
+            """
+        ).all() {
+            let pair = VotePair(
+                post: try row.decode(column: "post_id", as: String.self),
+                user: try row.decode(column: "user_id", as: String.self))
+            votes[pair] = VoteState(
+                value: try row.decode(column: "value", as: Int.self),
+                flagged: try row.decode(column: "flagged", as: Bool.self))
+        }
+        var deltas: [String: (up: Int64, down: Int64, flags: Int64)] = [:]
+        var rows: [[any Encodable & Sendable]] = []
+        for (pair, final) in pairs {
+            if let author = final.author, blocked.contains([author, pair.user]) { continue }
+            let old = votes[pair] ?? VoteState()
+            let new = VoteState(value: final.vote ?? old.value, flagged: final.flag ?? old.flagged)
+            stored.before[pair] = old
+            var delta = deltas[pair.post] ?? (0, 0, 0)
+            delta.up += Int64((new.value == 1 ? 1 : 0) - (old.value == 1 ? 1 : 0))
+            delta.down += Int64((new.value == -1 ? 1 : 0) - (old.value == -1 ? 1 : 0))
+            delta.flags += Int64((new.flagged ? 1 : 0) - (old.flagged ? 1 : 0))
+            deltas[pair.post] = delta
+            rows.append([pair.post, pair.user, new.value, new.flagged, now])
+        }
+        try await BulkWrite.upsert(
+            "post_votes", columns: ["post_id", "user_id", "value", "flagged", "updated_at"], rows: rows,
+            key: ["post_id", "user_id"], on: tx)
+        for (id, delta) in deltas.sorted(by: { $0.key < $1.key }) {
+            guard
                 let row = try await tx.raw(
                     """
                     UPDATE posts SET up_count = up_count + \(bind: delta.up),
@@ -137,29 +184,119 @@ extension PostRepository {
                     WHERE id = \(bind: id) RETURNING up_count, down_count
                     """
                 ).first()
-                if let row {
-                    let up = try row.decode(column: "up_count", as: Int64.self)
-                    counters[id] = (up, try row.decode(column: "down_count", as: Int64.self))
-                    if let author = authors[id] ?? nil,
-                        let milestone = VoteMilestones.crossed(from: up - delta.up, to: up)
-                    {
-                        drafts.append(
-                            NotificationDraft(
-                                userID: author, kind: .postVote,
-                                text: milestone == 1 ? "Someone liked your post" : "Your post has \(milestone) likes",
-                                postID: id))
-                    }
-                }
-            }
-            let notifications = try await NotificationRepository.write(drafts, now: now, on: tx)
-            let outcomes = zip(changes, results).map { change, result in
-                if let result { return result }
-                let row = state[Pair(post: change.postID, user: change.userID)] ?? (0, false)
-                let count = counters[change.postID] ?? (0, 0)
-                return VoteOutcome.applied(value: row.value, flagged: row.flagged, up: count.up, down: count.down)
-            }
-            return (outcomes, notifications)
+            else { continue }
+            let up = try row.decode(column: "up_count", as: Int64.self)
+            stored.counters[id] = (up, try row.decode(column: "down_count", as: Int64.self), delta.up)
         }
+        return stored
+    }
+
+    /// PostgreSQL: the whole group's checks and writes in one prepared statement (``StoreVotes``).
+    private static func storeOnPostgres(
+        _ pairs: [(key: VotePair, value: VoteFinal)], flagThreshold: Int, now: Int64, on tx: any SQLDatabase
+    ) async throws -> StoredVotes {
+        var stored = StoredVotes()
+        guard !pairs.isEmpty else { return stored }
+        let statement = StoreVotes(
+            pairs: pairs.map { .init(post: $0.key.post, user: $0.key.user, final: $0.value) }, now: now,
+            flagThreshold: flagThreshold)
+        for (post, user, a, b, c) in try await Database.execute(prepared: statement, on: tx) {
+            if let user {
+                stored.before[VotePair(post: post, user: user)] = VoteState(value: Int(a), flagged: b != 0)
+            } else {
+                stored.counters[post] = (a, b, c)
+            }
+        }
+        return stored
+    }
+
+    /// The statement of a group's votes on PostgreSQL, after its posts are locked: skips the pairs
+    /// whose voter and author block one another, writes the others' votes, moves each post's
+    /// counters by the difference and hides a post flagged by the threshold. It answers one row
+    /// per pair written, `(post, user, vote before, flag before as 0 or 1, 0)`, and one per post,
+    /// `(post, NULL, up, down, ups added)`.
+    ///
+    /// Prepared, so each connection plans it once; the pairs travel as one JSON array (as
+    /// ``ChatRepository/StoreMessages`` explains). PostgreSQL guesses a hundred rows for the array,
+    /// so a plain join would read all of a hot post's votes to find a group's few: each pair's
+    /// vote is looked up on its own (the `LATERAL … LIMIT 1`). The same rules as the SQLite path
+    /// above.
+    struct StoreVotes: PostgresPreparedStatement {
+        typealias Row = (String, String?, Int64, Int64, Int64)
+        static let sql = """
+            WITH input AS (
+                SELECT * FROM json_to_recordset($1::text::json)
+                    AS (post_id text, user_id text, author_id text, vote int4, flag bool)),
+            changed AS (
+                SELECT input.post_id, input.user_id,
+                    COALESCE(old.value, 0) AS old_value, COALESCE(old.flagged, false) AS old_flagged,
+                    COALESCE(input.vote, old.value, 0) AS value, COALESCE(input.flag, old.flagged, false) AS flagged
+                FROM input
+                LEFT JOIN LATERAL (
+                    SELECT value, flagged FROM post_votes
+                    WHERE post_votes.post_id = input.post_id AND post_votes.user_id = input.user_id LIMIT 1) old ON true
+                WHERE input.author_id IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM blocks
+                    WHERE (blocker_id = input.user_id AND blocked_id = input.author_id)
+                        OR (blocker_id = input.author_id AND blocked_id = input.user_id))),
+            written AS (
+                INSERT INTO post_votes (post_id, user_id, value, flagged, updated_at)
+                SELECT post_id, user_id, value, flagged, $2 FROM changed ORDER BY post_id, user_id
+                ON CONFLICT (post_id, user_id) DO UPDATE
+                    SET value = excluded.value, flagged = excluded.flagged, updated_at = excluded.updated_at),
+            deltas AS (
+                SELECT post_id,
+                    sum((value = 1)::int - (old_value = 1)::int) AS up,
+                    sum((value = -1)::int - (old_value = -1)::int) AS down,
+                    sum(flagged::int - old_flagged::int) AS flags
+                FROM changed GROUP BY post_id),
+            counted AS (
+                UPDATE posts SET up_count = up_count + deltas.up, down_count = down_count + deltas.down,
+                    flag_count = flag_count + deltas.flags,
+                    moderation = CASE WHEN moderation = 'visible' AND flag_count + deltas.flags >= $3
+                        THEN 'hidden' ELSE moderation END
+                FROM deltas WHERE posts.id = deltas.post_id
+                RETURNING posts.id, posts.up_count, posts.down_count, deltas.up)
+            SELECT post_id, user_id, old_value::int8, old_flagged::int::int8, 0::int8 FROM changed
+            UNION ALL
+            SELECT id, NULL, up_count::int8, down_count::int8, up::int8 FROM counted
+            """
+
+        /// One pair's part of the JSON array: what the group leaves it (nil: unchanged).
+        struct Pair: Encodable {
+            var post: String
+            var user: String
+            var final: VoteFinal
+
+            enum CodingKeys: String, CodingKey {
+                case post = "post_id", user = "user_id", author = "author_id", vote, flag
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(post, forKey: .post)
+                try container.encode(user, forKey: .user)
+                try container.encodeIfPresent(final.author, forKey: .author)
+                try container.encodeIfPresent(final.vote, forKey: .vote)
+                try container.encodeIfPresent(final.flag, forKey: .flag)
+            }
+        }
+
+        let pairs: [Pair]
+        let now: Int64
+        let flagThreshold: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(String(decoding: try Self.encoder.encode(pairs), as: UTF8.self))
+            bindings.append(now)
+            bindings.append(Int64(flagThreshold))
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+
+        private static let encoder = JSONEncoder()
     }
 
     /// Recomputes counters from the vote rows (for checks): (up, down, flags).
@@ -180,7 +317,29 @@ extension PostRepository {
 }
 
 /// A (post, user) key.
-private struct Pair: Hashable {
+struct VotePair: Hashable, Sendable {
     var post: String
     var user: String
+}
+
+/// A user's vote and flag on a post.
+struct VoteState: Sendable, Equatable {
+    var value = 0
+    var flagged = false
+}
+
+/// What a group leaves one pair: its last vote and last flag (nil: not changed), and the post's
+/// author (nil: an account since deleted).
+struct VoteFinal: Sendable {
+    var author: String?
+    var vote: Int?
+    var flag: Bool?
+}
+
+/// What a group's writes left: each written pair's vote and flag before the group (a pair not
+/// there was skipped: its voter and author block one another), and each post's counters after it
+/// with the ups it added.
+private struct StoredVotes {
+    var before: [VotePair: VoteState] = [:]
+    var counters: [String: (up: Int64, down: Int64, addedUp: Int64)] = [:]
 }

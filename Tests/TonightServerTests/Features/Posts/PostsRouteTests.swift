@@ -486,6 +486,57 @@ struct PostsRouteTests {
         }
     }
 
+    /// On PostgreSQL a group of votes is one prepared statement after its posts' lock; two
+    /// instances' groups meet at that lock.
+    @Test("votes and flags racing through two instances on two posts leave exact counters")
+    func voteRaceAcrossInstances() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTwoInstances(configure: { $0.flagThreshold = 10_000 }) { a, clientA, _, clientB in
+            let author = try await clientA.member("author")
+            let posts = [try await insertPost(a, author: author.id), try await insertPost(a, author: author.id)]
+            let voters = try await quickUsers(a, 300, prefix: "v")
+            // The author blocks the last voter: refused through either instance, counted nowhere.
+            try await a.database.sql.raw(
+                """
+                INSERT INTO blocks (blocker_id, blocked_id, created_at)
+                VALUES (\(bind: author.id), \(bind: voters[299].id), 0)
+                """
+            ).run()
+            let ports = [try #require(clientA.port), try #require(clientB.port)]
+            // Every voter votes on both posts through both instances at once, then flags one.
+            let statuses = try await withThrowingTaskGroup(of: [HTTPResponse.Status].self) { group in
+                for (instance, port) in ports.enumerated() {
+                    group.addTask {
+                        try await race(port: port, voters.count) { user, connection in
+                            for (index, post) in posts.enumerated() {
+                                let status = try await connection.send(
+                                    .put, "/v1/posts/\(post)/vote", json: ["value": (user + instance + index) % 3 - 1],
+                                    token: voters[user].token)
+                                guard status == .ok else { return status }
+                            }
+                            return try await connection.send(
+                                .put, "/v1/posts/\(posts[user % 2])/flag", token: voters[user].token)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(statuses.filter { $0 == .ok }.count == 2 * 299)
+            #expect(statuses.filter { $0 == .notFound }.count == 2)
+            var flags: Int64 = 0
+            for post in posts {
+                let truth = try await a.posts.posts.countVotes(postID: post)
+                let stored = try #require(try await a.posts.posts.find(id: post))
+                #expect(stored.upCount == truth.up)
+                #expect(stored.downCount == truth.down)
+                #expect(stored.flagCount == truth.flags)
+                #expect(truth.up + truth.down > 0)
+                flags += stored.flagCount
+            }
+            #expect(flags == 299)
+        }
+    }
+
     @Test("votes: exact counts for a known sequence; flags hide a post at the threshold", arguments: Backend.available)
     func votesAndFlags(_ backend: Backend) async throws {
         try await withApp(backend, configure: { $0.flagThreshold = 2 }) { services, client in
