@@ -64,20 +64,18 @@ extension PostRepository {
                 kind == .postgres
                 ? try await Self.storeOnPostgres(pairs, flagThreshold: flagThreshold, now: now, on: tx)
                 : try await Self.storeOnSQLite(pairs, flagThreshold: flagThreshold, now: now, on: tx)
-            // Each change's own outcome: its pair as the group left it at that change.
-            var state = stored.before
+            // Each change is answered with its pair as the group left it, beside the post's
+            // counters after the group: a double tap's two answers agree with each other and with
+            // the counts.
             let outcomes = changes.map { change -> VoteOutcome in
                 guard let author = authors[change.postID] else { return .notFound }
                 guard author != change.userID else { return .ownPost }
                 let pair = VotePair(post: change.postID, user: change.userID)
-                guard var vote = state[pair] else { return .blocked }
-                switch change.action {
-                case .vote(let value): vote.value = value
-                case .flag(let flagged): vote.flagged = flagged
-                }
-                state[pair] = vote
+                guard let before = stored.before[pair], let final = finals[pair] else { return .blocked }
                 let counters = stored.counters[change.postID] ?? (0, 0, 0)
-                return .applied(value: vote.value, flagged: vote.flagged, up: counters.up, down: counters.down)
+                return .applied(
+                    value: final.vote ?? before.value, flagged: final.flag ?? before.flagged, up: counters.up,
+                    down: counters.down)
             }
             var drafts: [NotificationDraft] = []
             for (id, counters) in stored.counters.sorted(by: { $0.key < $1.key }) {

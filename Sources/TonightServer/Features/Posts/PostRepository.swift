@@ -317,7 +317,8 @@ struct PostRepository: Sendable {
         }
     }
 
-    /// Makes a hidden post visible again and clears its flags (rows and counter together).
+    /// Makes a hidden post visible again and clears its flags (rows and counter together; a
+    /// visible post's flags too, which before left its counter above its flagged rows).
     func restore(id: String, now: Int64) async throws {
         let lock = database.kind == .postgres ? "FOR UPDATE" : ""
         try await database.transaction { tx in
@@ -325,11 +326,45 @@ struct PostRepository: Sendable {
             try await tx.raw("UPDATE post_votes SET flagged = FALSE WHERE post_id = \(bind: id) AND flagged").run()
             try await tx.raw(
                 """
-                UPDATE posts SET moderation = 'visible', flag_count = 0, updated_at = \(bind: now)
-                WHERE id = \(bind: id) AND moderation = 'hidden'
+                UPDATE posts SET flag_count = 0, updated_at = \(bind: now),
+                    moderation = CASE WHEN moderation = 'hidden' THEN 'visible' ELSE moderation END
+                WHERE id = \(bind: id)
                 """
             ).run()
         }
+    }
+
+    /// Before an account is deleted, with its votes and comments by cascade: takes them out of
+    /// the counters of the posts they were on, so that the counters keep matching the rows. On
+    /// PostgreSQL those posts are locked first, in id order, as a group of votes locks them.
+    static func withdraw(userID: String, postgres: Bool, on tx: any SQLDatabase) async throws {
+        if postgres {
+            try await tx.raw(
+                """
+                SELECT id FROM posts WHERE id IN (SELECT post_id FROM post_votes WHERE user_id = \(bind: userID)
+                    UNION SELECT post_id FROM comments WHERE author_id = \(bind: userID))
+                ORDER BY id FOR UPDATE
+                """
+            ).run()
+        }
+        try await tx.raw(
+            """
+            UPDATE posts SET up_count = up_count - v.up, down_count = down_count - v.down,
+                flag_count = flag_count - v.flags
+            FROM (SELECT post_id, SUM(CASE WHEN value = 1 THEN 1 ELSE 0 END) AS up,
+                    SUM(CASE WHEN value = -1 THEN 1 ELSE 0 END) AS down,
+                    SUM(CASE WHEN flagged THEN 1 ELSE 0 END) AS flags
+                FROM post_votes WHERE user_id = \(bind: userID) GROUP BY post_id) AS v
+            WHERE posts.id = v.post_id
+            """
+        ).run()
+        try await tx.raw(
+            """
+            UPDATE posts SET comment_count = comment_count - c.n
+            FROM (SELECT post_id, COUNT(*) AS n FROM comments WHERE author_id = \(bind: userID) GROUP BY post_id) AS c
+            WHERE posts.id = c.post_id
+            """
+        ).run()
     }
 
     // MARK: - Helpers

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import PostgresKit
 import Testing
 import TonightCore
 
@@ -534,6 +535,100 @@ struct PostsRouteTests {
                 flags += stored.flagCount
             }
             #expect(flags == 299)
+        }
+    }
+
+    /// A group's vote statement and `/v1/me`'s query are prepared so that PostgreSQL plans them
+    /// once per connection, which only holds if it keeps their generic plans.
+    @Test("PostgreSQL: a group's vote statement and /v1/me's query are planned once per connection")
+    func preparedOnce() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres) { services, client in
+            let author = try await client.member("author")
+            let post = try await insertPost(services, author: author.id)
+            let voters = try await quickUsers(services, 8, prefix: "v")
+            let connection = try await ownPostgresConnection(services, id: 9)
+            for size in 1...8 {
+                let pairs = voters.prefix(size).map {
+                    PostRepository.StoreVotes.Pair(
+                        post: post, user: $0.id, final: VoteFinal(author: author.id, vote: size % 3 - 1))
+                }
+                _ = try await connection.execute(
+                    PostRepository.StoreVotes(pairs: pairs, now: 1, flagThreshold: 100), logger: .init(label: "t"))
+                _ = try await connection.execute(
+                    UserRepository.FindWithPendingEmail(id: voters[size - 1].id, now: 1), logger: .init(label: "t"))
+            }
+            var plans: [String: Int] = [:]
+            for try await (name, generic) in try await connection.query(
+                "SELECT name, generic_plans FROM pg_prepared_statements", logger: .init(label: "t")
+            ).decode((String, Int).self) {
+                plans[name] = generic
+            }
+            try await connection.close()
+            #expect(plans.count == 2 && plans.values.allSatisfy { $0 >= 3 }, "\(plans)")
+            // The statement kept the counters with the rows, the last group's votes being +1.
+            let truth = try await services.posts.posts.countVotes(postID: post)
+            let stored = try #require(try await services.posts.posts.find(id: post))
+            #expect(stored.upCount == truth.up && stored.downCount == truth.down && truth.up == 8)
+        }
+    }
+
+    /// Failed before: a deleted account's votes and comments went by cascade while the posts'
+    /// counters kept them, and restoring a visible post cleared its flagged rows but not its count.
+    @Test(
+        "counters keep matching the rows when an account is deleted or a visible post restored",
+        arguments: Backend.available)
+    func countersFollowTheRows(_ backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.flagThreshold = 3 }) { services, client in
+            let author = try await client.member("author")
+            let (ann, ben) = (try await client.member("ann"), try await client.member("ben"))
+            let post = try await insertPost(services, author: author.id)
+            for user in [ann, ben] {
+                _ = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: user.token)
+                _ = try await client.send(.put, "/v1/posts/\(post)/flag", token: user.token)
+                _ = try await client.send(.post, "/v1/posts/\(post)/comments", json: ["text": "hi"], token: user.token)
+            }
+            func expectExact(up: Int64, flags: Int64, comments: Int64) async throws {
+                let truth = try await services.posts.posts.countVotes(postID: post)
+                let stored = try #require(try await services.posts.posts.find(id: post))
+                #expect(stored.upCount == truth.up && stored.flagCount == truth.flags)
+                #expect(stored.upCount == up && stored.flagCount == flags && stored.commentCount == comments)
+            }
+            try await expectExact(up: 2, flags: 2, comments: 2)
+            let gone = try await client.send(
+                .delete, "/v1/me", json: ["password": "a long enough passphrase"], token: ann.token)
+            #expect(gone.status == .noContent, "\(gone.text)")
+            try await expectExact(up: 1, flags: 1, comments: 1)
+            let moderator = try await client.member("mod")
+            try await services.database.sql.raw("UPDATE users SET role = 'moderator' WHERE id = \(bind: moderator.id)")
+                .run()
+            let token = try await services.tokens.accessToken(
+                for: Principal(userID: moderator.id, loginID: "s", role: .moderator, isAnonymous: false))
+            let restored = try await client.send(.post, "/v1/moderation/posts/\(post)/restore", token: token)
+            #expect(restored.status == .ok, "\(restored.text)")
+            try await expectExact(up: 1, flags: 0, comments: 1)
+        }
+    }
+
+    /// A double tap lands in one group: both answers give the pair as the group left it.
+    @Test(
+        "a group with one user's vote, change of mind and flag answers each with where they ended",
+        arguments: Backend.available)
+    func oneUserTwiceInAGroup(_ backend: Backend) async throws {
+        try await withApp(backend) { services, client in
+            let author = try await client.member("author")
+            let voter = try await client.member("voter")
+            let post = try await insertPost(services, author: author.id)
+            let (outcomes, _) = try await services.posts.posts.apply(
+                [
+                    VoteChange(postID: post, userID: voter.id, action: .vote(1)),
+                    VoteChange(postID: post, userID: voter.id, action: .vote(-1)),
+                    VoteChange(postID: post, userID: voter.id, action: .flag(true)),
+                    VoteChange(postID: post, userID: author.id, action: .vote(1)),
+                    VoteChange(postID: "none", userID: voter.id, action: .vote(1)),
+                ], flagThreshold: 10, now: Clock.millis())
+            let final = VoteOutcome.applied(value: -1, flagged: true, up: 0, down: 1)
+            #expect(outcomes == [final, final, final, .ownPost, .notFound])
         }
     }
 
