@@ -568,6 +568,18 @@ struct ImportTests {
                     == .noContent)
             let none = try await client.send(.get, "/v1/me/feed/favorites", token: token)
             #expect((none.json["items"] as? [JSON])?.isEmpty == true)
+            // A deleted account's favorite leaves the artist's count with it (it stayed before).
+            let leaving = try await client.signUp("leaving").accessToken
+            _ = try await client.send(.put, "/v1/me/favorites/artists/feed:735647", token: leaving)
+            func count() async throws -> Int? {
+                (try await client.send(.get, "/v1/artists/feed:735647").json["artist"] as? JSON)?["favoritesCount"]
+                    as? Int
+            }
+            #expect(try await count() == 1)
+            let gone = try await client.send(
+                .delete, "/v1/me", json: ["password": "a long enough passphrase"], token: leaving)
+            #expect(gone.status == .noContent, "\(gone.text)")
+            #expect(try await count() == 0)
         }
     }
 

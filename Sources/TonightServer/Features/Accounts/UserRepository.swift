@@ -248,8 +248,9 @@ struct UserRepository: Sendable {
     func delete(id: String) async throws {
         let postgres = database?.kind == .postgres
         try await Database.write(database, db, atomic: true) { db in
-            // Its votes and comments go with it: the posts' counters first let go of them.
+            // Its votes, comments and favourites go with it: the counters first let go of them.
             try await PostRepository.withdraw(userID: id, postgres: postgres, on: db)
+            try await CatalogRepository.withdrawFavorites(of: id, on: db)
             try await db.raw("DELETE FROM users WHERE id = \(bind: id)").run()
         }
     }

@@ -197,6 +197,17 @@ struct CatalogRepository: Sendable {
         }
     }
 
+    /// Before an account is deleted, with its favourites by cascade: takes them out of the
+    /// artists' counts, so that the counts keep matching the rows.
+    static func withdrawFavorites(of userID: String, on tx: any SQLDatabase) async throws {
+        try await tx.raw(
+            """
+            UPDATE artists SET favorites_count = favorites_count - 1
+            WHERE id IN (SELECT artist_id FROM favorite_artists WHERE user_id = \(bind: userID))
+            """
+        ).run()
+    }
+
     func removeFavorite(userID: String, artistID: String) async throws {
         try await database.transaction { db in
             let deleted = try await db.raw(
