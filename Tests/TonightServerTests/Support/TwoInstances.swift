@@ -66,3 +66,15 @@ func ownPostgresConnection(_ services: AppServices, id: Int) async throws -> Pos
         configuration: try SQLPostgresConfiguration(url: services.config.databaseURL).coreConfiguration,
         id: id, logger: Logger(label: "test-connection"))
 }
+
+/// How many times `connection` ran each of its prepared statements with the generic plan, by
+/// name: a statement prepared to be planned once per connection only is if PostgreSQL keeps it.
+func genericPlans(on connection: PostgresConnection) async throws -> [String: Int] {
+    var plans: [String: Int] = [:]
+    for try await (name, generic) in try await connection.query(
+        "SELECT name, generic_plans FROM pg_prepared_statements", logger: .init(label: "test-connection")
+    ).decode((String, Int).self) {
+        plans[name] = generic
+    }
+    return plans
+}

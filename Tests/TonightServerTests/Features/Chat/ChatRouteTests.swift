@@ -195,12 +195,7 @@ struct ChatRouteTests {
                     LiveOutbox.Notify(channel: "test_prepared", payloads: (0..<size).map { "\($0)" }),
                     logger: .init(label: "t"))
             }
-            var plans: [String: Int] = [:]
-            for try await (name, generic) in try await connection.query(
-                "SELECT name, generic_plans FROM pg_prepared_statements", logger: .init(label: "t")
-            ).decode((String, Int).self) {
-                plans[name] = generic
-            }
+            let plans = try await genericPlans(on: connection)
             try await connection.close()
             #expect(plans.count == 2 && plans.values.allSatisfy { $0 >= 3 }, "\(plans)")
         }

@@ -556,12 +556,7 @@ struct PostsRouteTests {
                 _ = try await connection.execute(
                     PostRepository.StoreVotes(pairs: pairs, now: 1, flagThreshold: 100), logger: .init(label: "t"))
             }
-            var plans: [String: Int] = [:]
-            for try await (name, generic) in try await connection.query(
-                "SELECT name, generic_plans FROM pg_prepared_statements", logger: .init(label: "t")
-            ).decode((String, Int).self) {
-                plans[name] = generic
-            }
+            let plans = try await genericPlans(on: connection)
             try await connection.close()
             #expect(plans.count == 1 && plans.values.allSatisfy { $0 >= 3 }, "\(plans)")
             // The statement kept the counters with the rows, the last group's votes being +1.
@@ -597,11 +592,7 @@ struct PostsRouteTests {
                 .delete, "/v1/me", json: ["password": "a long enough passphrase"], token: ann.token)
             #expect(gone.status == .noContent, "\(gone.text)")
             try await expectExact(up: 1, flags: 1, comments: 1)
-            let moderator = try await client.member("mod")
-            try await services.database.sql.raw("UPDATE users SET role = 'moderator' WHERE id = \(bind: moderator.id)")
-                .run()
-            let token = try await services.tokens.accessToken(
-                for: Principal(userID: moderator.id, loginID: "s", role: .moderator, isAnonymous: false))
+            let token = try await moderatorToken(services, client)
             let restored = try await client.send(.post, "/v1/moderation/posts/\(post)/restore", token: token)
             #expect(restored.status == .ok, "\(restored.text)")
             try await expectExact(up: 1, flags: 0, comments: 1)
