@@ -268,7 +268,7 @@ public final class Database: Sendable {
     /// anything else (a client gone, a media file) is not an outage of the database.
     public static func isUnavailable(_ error: any Error) -> Bool {
         switch error {
-        case is DeadlineExceeded:
+        case is DeadlineExceeded, is ConnectionLost:
             return true
         case let error as PSQLError:
             if [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed]
