@@ -1,4 +1,5 @@
 import Foundation
+import PostgresKit
 import SQLKit
 import TonightCore
 
@@ -112,7 +113,13 @@ struct UserRepository: Sendable {
 
     /// The account and the address its newest live change-of-address link was mailed to, in one
     /// query: `GET /v1/me`, the hottest signed-in read, pays no second round trip for it.
+    ///
+    /// On PostgreSQL it is a prepared statement (``FindWithPendingEmail``): planning it cost
+    /// PostgreSQL more than running it.
     func findWithPendingEmail(id: String, now: Int64) async throws -> (UserRecord, String?)? {
+        if let database, database.kind == .postgres {
+            return try await database.execute(prepared: FindWithPendingEmail(id: id, now: now)).first
+        }
         guard
             let row = try await db.raw(
                 """
@@ -125,6 +132,33 @@ struct UserRepository: Sendable {
             ).first()
         else { return nil }
         return (try Self.decode(row), try row.decode(column: "pending_email", as: String?.self))
+    }
+
+    /// ``findWithPendingEmail(id:now:)``'s query on PostgreSQL, prepared (the same text with
+    /// numbered parameters).
+    struct FindWithPendingEmail: PostgresPreparedStatement {
+        typealias Row = (UserRecord, String?)
+        static let sql = """
+            SELECT \(UserRepository.columns), (
+                SELECT email FROM email_tokens
+                WHERE user_id = users.id AND purpose = 'change' AND used_at IS NULL AND expires_at > $2
+                ORDER BY created_at DESC LIMIT 1) AS pending_email
+            FROM users WHERE id = $1
+            """
+        let id: String
+        let now: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(id)
+            bindings.append(now)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let sqlRow = row.sql()
+            return (try UserRepository.decode(sqlRow), try sqlRow.decode(column: "pending_email", as: String?.self))
+        }
     }
 
     /// The users with these ids that exist, by id (one query).

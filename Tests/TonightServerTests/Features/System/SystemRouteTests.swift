@@ -178,13 +178,17 @@ struct SystemRouteTests {
     func idempotencyRace(backend: Backend) async throws {
         try await withApp(backend) { services, client in
             nonisolated(unsafe) let client = client
+            let key: HTTPFields = [.init("Idempotency-Key")!: "device-1"]
             let statuses = try await client.concurrentStatuses(50) { _ in
-                try await client.send(
-                    .post, "/v1/auth/anonymous", headers: [.init("Idempotency-Key")!: "device-1"]
-                )
+                try await client.send(.post, "/v1/auth/anonymous", headers: key)
             }
-            #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
-            #expect(statuses.contains(.created))
+            // With the whole suite on two cores, the one request that ran may have waited past the
+            // busy timeout for a connection (503, its key released): its retry then runs it.
+            #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict || $0 == .serviceUnavailable })
+            #expect(statuses.filter { $0 == .created }.count <= 1)
+            if !statuses.contains(.created) {
+                #expect(try await client.send(.post, "/v1/auth/anonymous", headers: key).status == .created)
+            }
             let count = try await rowCount("users", in: services)
             #expect(count == 1)
         }
