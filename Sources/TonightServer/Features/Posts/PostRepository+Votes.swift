@@ -34,11 +34,13 @@ extension PostRepository {
     /// made, under the post's row lock (PostgreSQL) or the single writer (SQLite). A post flagged
     /// by `flagThreshold` distinct users is hidden pending review.
     ///
-    /// A group costs PostgreSQL four round trips whatever its size: the transaction's start, the
-    /// lock on its posts, one prepared statement for everything else (``StoreVotes``), and the
-    /// commit (more only when a like crosses a milestone). The lock comes first, in a statement
-    /// of its own: a statement reads the rows as they were when it began, so the votes it reads
-    /// must be read after the lock is held.
+    /// A group costs PostgreSQL five round trips whatever its size: the transaction's start, the
+    /// hold on its voters (``holdVoters(_:postgres:on:)``, before any post's lock, so it adds
+    /// nothing to the time a hot post stays locked), the lock on its posts, one prepared
+    /// statement for everything else (``StoreVotes``), and the commit (more only when a like
+    /// crosses a milestone). The lock comes before the statement, in one of its own: a statement
+    /// reads the rows as they were when it began, so the votes it reads must be read after the
+    /// lock is held. A voter whose account is gone is answered ``VoteOutcome/notFound``.
     func apply(_ changes: [VoteChange], flagThreshold: Int, now: Int64) async throws
         -> (outcomes: [VoteOutcome], notifications: [NotificationRecord])
     {
@@ -46,11 +48,14 @@ extension PostRepository {
         let kind = database.kind
         return try await database.transaction { tx in
             let postIDs = Array(Set(changes.map(\.postID))).sorted()
+            let voters = try await Self.holdVoters(
+                Array(Set(changes.map(\.userID))).sorted(), postgres: kind == .postgres, on: tx)
             let authors = try await Self.lockVotable(postIDs, postgres: kind == .postgres, on: tx)
             // What the group leaves each (post, user) pair: its last vote and last flag.
             var finals: [VotePair: VoteFinal] = [:]
             for change in changes {
-                guard let author = authors[change.postID], author != change.userID else { continue }
+                guard voters.contains(change.userID), let author = authors[change.postID], author != change.userID
+                else { continue }
                 let pair = VotePair(post: change.postID, user: change.userID)
                 var final = finals[pair] ?? VoteFinal(author: author)
                 switch change.action {
@@ -68,7 +73,7 @@ extension PostRepository {
             // counters after the group: a double tap's two answers agree with each other and with
             // the counts.
             let outcomes = changes.map { change -> VoteOutcome in
-                guard let author = authors[change.postID] else { return .notFound }
+                guard voters.contains(change.userID), let author = authors[change.postID] else { return .notFound }
                 guard author != change.userID else { return .ownPost }
                 let pair = VotePair(post: change.postID, user: change.userID)
                 guard let before = stored.before[pair], let final = finals[pair] else { return .blocked }
@@ -90,6 +95,29 @@ extension PostRepository {
             }
             return (outcomes, try await NotificationRepository.write(drafts, now: now, on: tx))
         }
+    }
+
+    /// The voters whose accounts still exist. On PostgreSQL their rows are held (`FOR KEY SHARE`,
+    /// in id order) until the group commits, and before any post's lock: an account deletion,
+    /// which holds its user's row first and its posts after (``UserRepository/delete(id:)``),
+    /// then waits for the group to end, or the group for the deletion, never each for the
+    /// other. Without it a group that met a voter deleted a moment earlier failed whole on the
+    /// votes' foreign key, and a vote added between a deletion's count of the account's votes and
+    /// the account's removal left its post's counter one off. (On SQLite the single writer keeps
+    /// the two apart; a voter deleted before the group is left out the same way.)
+    private static func holdVoters(_ userIDs: [String], postgres: Bool, on tx: any SQLDatabase) async throws
+        -> Set<String>
+    {
+        var voters: Set<String> = []
+        for row in try await tx.raw(
+            """
+            SELECT id FROM users WHERE id IN (\(binds: userIDs))
+            ORDER BY id \(unsafeRaw: postgres ? "FOR KEY SHARE" : "")
+            """
+        ).all() {
+            voters.insert(try row.decode(column: "id", as: String.self))
+        }
+        return voters
     }
 
     /// Locks the posts that can be voted on (in id order, so two groups never deadlock) and
