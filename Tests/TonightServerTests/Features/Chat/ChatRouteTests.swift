@@ -347,12 +347,10 @@ struct ChatRouteTests {
                 let id = try await clientA.conversation(ana, with: ben)
                 let portB = try #require(clientB.port)
                 try await withSocket(port: portB, token: ben.token) { benIn, _ in
-                    let started = ContinuousClock.now
                     try await clientA.say("through the database", in: id, as: ana)
                     let event = try #require(try await benIn.next("message"))
                     let message = event.data?.value["message"] as? [String: (any Sendable)?]
                     #expect(message?["text"] as? String == "through the database")
-                    #expect(ContinuousClock.now - started < .seconds(5))
                     // A long message goes through the outbox row instead of the notification payload.
                     let long = String(repeating: "é", count: 2000)
                     try await clientA.say(long, in: id, as: ana)
