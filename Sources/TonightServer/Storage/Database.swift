@@ -95,43 +95,20 @@ public final class Database: Sendable {
         async throws -> [Statement.Row] where Statement.Row: Sendable
     {
         guard let session = db as? PostgresSession else { throw PreparedStatementsNeedPostgres() }
-        do {
-            return try await run(statement, on: session.connection)
-        } catch let error as PSQLError where error.code == .server {
-            // Closed once the transaction has rolled back (see `run(_:on:)`).
-            session.discarded.withLockedValue { $0 = true }
-            throw error
-        }
+        return try await execute(prepared: statement, in: session.connection)
     }
 
     private static func execute<Statement: PostgresPreparedStatement>(
         prepared statement: Statement, in postgres: any PostgresDatabase
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await postgres.withConnection { connection in
+        let logger = postgres.logger
+        return try await postgres.withConnection { connection in
             connection.eventLoop.makeFutureWithTask {
-                do {
-                    return try await run(statement, on: connection)
-                } catch let error as PSQLError where error.code == .server {
-                    try? await connection.close()
-                    throw error
-                }
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
             }
         }.get()
-    }
-
-    /// Runs a prepared statement on `connection`. PostgresNIO remembers a failed preparation
-    /// for the life of the connection and fails every later use of that statement there with the
-    /// same error, so a connection where the database refused a prepared statement is closed
-    /// (the pool opens another): one refusal (a table briefly missing, a lock timeout, a
-    /// transaction already aborted) would otherwise break that statement on that connection for
-    /// good. Refusals are rare (a group's client id stored twice is one), and a new connection
-    /// costs a few milliseconds. `PreparedOutageTests` has the case.
-    private static func run<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, on connection: PostgresConnection
-    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        var rows: [Statement.Row] = []
-        for try await row in try await connection.execute(statement, logger: connection.logger) { rows.append(row) }
-        return rows
     }
 
     /// ``execute(prepared:)`` was called on SQLite.
@@ -239,13 +216,7 @@ public final class Database: Sendable {
         // A session that also hands out its connection, for prepared statements in the transaction.
         return try await postgres.withConnection { connection in
             connection.eventLoop.makeFutureWithTask {
-                let session = PostgresSession(connection)
-                do {
-                    return try await Self.run(body, on: session, begin: "BEGIN")
-                } catch {
-                    if session.discarded.withLockedValue({ $0 }) { try? await connection.close() }
-                    throw error
-                }
+                try await Self.run(body, on: PostgresSession(connection), begin: "BEGIN")
             }
         }.get()
     }
