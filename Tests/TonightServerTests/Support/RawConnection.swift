@@ -39,11 +39,15 @@ final class RawConnection: Sendable {
         try await channel.close(mode: .output).get()
     }
 
-    /// Waits up to 5 s until `done` holds for what has arrived, and returns it.
-    func receive(until done: (String) -> Bool) async throws -> String {
-        for _ in 0..<500 {
+    /// Waits up to `limit` until `done` holds for what has arrived, or the connection closes, and
+    /// returns it.
+    func receive(within limit: Duration = .seconds(5), until done: (String) -> Bool) async throws -> String {
+        let clock = ContinuousClock()
+        let end = clock.now + limit
+        while clock.now < end {
             let text = received.withLockedValue { $0 }
-            if done(text) { return text }
+            // Nothing more comes once the connection is closed.
+            if done(text) || !channel.isActive { return text }
             try await Task.sleep(for: .milliseconds(10))
         }
         return received.withLockedValue { $0 }
