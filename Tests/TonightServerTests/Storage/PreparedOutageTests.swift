@@ -74,7 +74,9 @@ struct PreparedOutageTests {
                 return first
             }
             #expect(ended)
-            #expect(slowest.withLockedValue { $0 } < .seconds(10))
+            // Far from the 300 s a dropped statement waited; a call may wait the 10 s busy timeout
+            // for a pooled connection while the whole suite runs.
+            #expect(slowest.withLockedValue { $0 } < .seconds(60))
             #expect(answered.withLockedValue { $0 } > 0)
             // Served again once it is back.
             #expect(try await services.database.execute(prepared: Echo(value: 7)) == [7])
