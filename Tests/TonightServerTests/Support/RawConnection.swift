@@ -45,9 +45,11 @@ final class RawConnection: Sendable {
         let clock = ContinuousClock()
         let end = clock.now + limit
         while clock.now < end {
+            // Nothing more comes once the connection is closed. Asked before reading the text:
+            // every read arrives before the close, so a closed connection's text is complete.
+            let open = channel.isActive
             let text = received.withLockedValue { $0 }
-            // Nothing more comes once the connection is closed.
-            if done(text) || !channel.isActive { return text }
+            if done(text) || !open { return text }
             try await Task.sleep(for: .milliseconds(10))
         }
         return received.withLockedValue { $0 }
