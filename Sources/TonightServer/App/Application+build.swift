@@ -21,6 +21,8 @@ public func buildApplication(
     let built: AppServices
     if let services { built = services } else { built = try await AppServices.make(config: config) }
     let services = built
+    // Venues, sessions and home cities resolve through it: built while the server starts.
+    services.geo.warm()
     let router = Router(context: AppRequestContext.self)
     let proxies = try config.trustedProxyList()
     router.add(middleware: RequestMiddleware(proxies: proxies))

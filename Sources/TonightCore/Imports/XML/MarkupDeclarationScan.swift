@@ -18,17 +18,26 @@ public enum MarkupDeclarationScan {
             let count = carry + read
             if count == 0 { return }
             let limit = read == 0 ? count : max(0, count - 9)
-            var index = 0
-            while index < limit {
-                if buffer[index] == UInt8(ascii: "<"), index + 1 < count, buffer[index + 1] == UInt8(ascii: "!") {
-                    if !startsWith(buffer, at: index + 2, count: count, "--")
-                        && !startsWith(buffer, at: index + 2, count: count, "[CDATA[")
-                    {
-                        throw ImportError.hostile(
-                            "markup declaration at byte \(offset + index); DTDs and entities are refused")
+            // `!` is rare in a feed: libc's memchr finds each one, then the byte before is looked
+            // at (a byte loop cost a tenth of a second of a 122 MB feed's import, before anything
+            // else could start). A `<!` may start up to `limit - 1`: its `!` is still in the buffer.
+            var from = 1
+            let end = min(limit + 1, count)
+            while from < end {
+                let bang = buffer.withUnsafeBytes { bytes in
+                    memchr(bytes.baseAddress! + from, Int32(UInt8(ascii: "!")), end - from).map {
+                        bytes.baseAddress!.distance(to: UnsafeRawPointer($0))
                     }
                 }
-                index += 1
+                guard let bang else { break }
+                let start = bang - 1
+                if buffer[start] == UInt8(ascii: "<") && !startsWith(buffer, at: bang + 1, count: count, "--")
+                    && !startsWith(buffer, at: bang + 1, count: count, "[CDATA[")
+                {
+                    throw ImportError.hostile(
+                        "markup declaration at byte \(offset + start); DTDs and entities are refused")
+                }
+                from = bang + 1
             }
             if read == 0 { return }
             // Keep the tail so a `<!` split across chunks is still seen.

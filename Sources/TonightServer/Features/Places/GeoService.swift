@@ -30,13 +30,17 @@ struct GeoService: Sendable {
     }()
 
     /// The bundled gazetteer merged with the cities of `tonight import geonames`. It is built on
-    /// a thread of its own (a third of a second): start-up goes on meanwhile, and an import parses
-    /// its first records before it needs a city.
+    /// a thread of its own (a third of a second of one core) when first needed, or from
+    /// ``warm()``: the server warms it as it starts; an import warms it only when it will resolve
+    /// venues (a first import), so a refresh that changes no venue does not build it at all.
     static func load(cities: CityRepository, logger: Logger) async throws -> GeoService {
         let extra = try await cities.all()
         if !extra.isEmpty { logger.info("gazetteer extended", metadata: ["cities": "\(extra.count)"]) }
         return GeoService(ready: Awaited { extra.isEmpty ? bundled : bundled.merging(extra) })
     }
+
+    /// Starts building the gazetteer on its own thread, if it has not started yet.
+    func warm() { ready.start() }
 
     /// The city a point belongs to: the nearest gazetteer city, unless a city at least ten times as
     /// populous is within 8 km more than that. GeoNames lists city sections ("Downtown Halifax",
@@ -67,10 +71,13 @@ struct GeoService: Sendable {
     }
 }
 
-/// A value made on a thread of its own; reading it waits until it is there.
+/// A value made on a thread of its own, started by ``start()`` or by the first read; reading it
+/// waits until it is there.
 final class Awaited<Value: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var made: Value?
+    /// The thread that makes the value, until it is started.
+    private var maker: Thread?
 
     init(_ make: @escaping @Sendable () -> Value) {
         let thread = Thread { [self] in
@@ -81,12 +88,25 @@ final class Awaited<Value: Sendable>: @unchecked Sendable {
             condition.unlock()
         }
         thread.stackSize = 4 << 20
-        thread.start()
+        maker = thread
+    }
+
+    /// Starts making the value (again is harmless).
+    func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        startLocked()
+    }
+
+    private func startLocked() {
+        maker?.start()
+        maker = nil
     }
 
     var value: Value {
         condition.lock()
         defer { condition.unlock() }
+        startLocked()
         while made == nil { condition.wait() }
         return made!
     }

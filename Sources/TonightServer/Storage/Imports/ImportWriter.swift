@@ -133,6 +133,9 @@ public actor ImportWriter {
             if !venuesOnly { placeZones[id] = try row.decode(column: "time_zone", as: String.self) }
             placeRows[id] = StoredRow(print: try row.decode(column: "import_hash", as: Int64?.self))
         }
+        // A first import resolves every venue: the gazetteer is built while the rest is read. A
+        // refresh builds it only if a changed venue needs it.
+        if placeRows.isEmpty { geo.warm() }
         // Every fingerprint at once: one pass over each table instead of a lookup per batch. A
         // removed event counts as listed: a full import has nothing more to remove there.
         let artists: SQLQueryString = "SELECT id, import_hash FROM artists WHERE id LIKE \(bind: prefix)"

@@ -54,7 +54,10 @@ final class SQLiteImportSession: @unchecked Sendable {
             }
             guard empty.contains(main) else {
                 try await db.exec("COMMIT")
-                try await db.exec("PRAGMA foreign_keys = ON")
+                // Each upsert of a batch keeps a statement journal (to undo that statement alone):
+                // in memory, not a temporary file written for every changed page. A first import
+                // keeps temporary files, for its index builds' sorts.
+                try await db.exec("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY")
                 await database.leaveWriteGate()
                 return SQLiteImportSession(db: db, database: database, emptyTables: [])
             }
