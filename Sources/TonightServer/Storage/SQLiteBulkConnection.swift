@@ -129,11 +129,13 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     }
 
     /// The rows of a query whose first column is a text key, read in place on the connection's
-    /// thread: `value` makes each row's value from its integer columns (for reading a whole table's
-    /// keys and fingerprints without a row value and a decoder for each).
-    func keyed<Value: Sendable>(
-        _ query: any SQLExpression, _ value: @escaping @Sendable (BulkIntegers) -> Value
-    ) async throws -> [String: Value] {
+    /// thread: `key` makes each row's key from that text's bytes, `value` its value from its integer
+    /// columns (for reading a whole table's keys and fingerprints without a row value and a decoder
+    /// for each).
+    func keyed<Key: Hashable & Sendable, Value: Sendable>(
+        _ query: any SQLExpression, key: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Key,
+        _ value: @escaping @Sendable (BulkIntegers) -> Value
+    ) async throws -> [Key: Value] {
         let (sql, binds) = serialize(query)
         let encoder = SQLiteDataEncoder()
         let values = try binds.map { try encoder.encode($0) }
@@ -144,7 +146,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
             for (index, bound) in values.enumerated() {
                 try self.check(self.bind(bound, at: Int32(index + 1), of: statement))
             }
-            var result: [String: Value] = [:]
+            var result: [Key: Value] = [:]
             while true {
                 let status = sqlite_nio_sqlite3_step(statement)
                 if status == SQLITE_DONE { break }
@@ -152,8 +154,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
                 // The text first, then its length (the order SQLite documents).
                 guard let text = sqlite_nio_sqlite3_column_text(statement, 0) else { continue }
                 let count = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
-                let key = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-                result[key] = value(BulkIntegers(statement: statement))
+                result[key(UnsafeBufferPointer(start: text, count: count))] = value(BulkIntegers(statement: statement))
             }
             return result
         }
