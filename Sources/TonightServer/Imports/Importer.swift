@@ -42,12 +42,14 @@ public enum Importer {
             if kind == .feed || kind == .osm { try MarkupDeclarationScan.check(path: path) }
             let writer = ImportWriter(services: services, source: kind.source, dryRun: dryRun, full: full)
             // The parser starts while the writer reads what is stored (a refresh of the benchmark
-            // feed reads 340,000 fingerprints, a core's 0.4 s): up to 32 batches wait for it.
+            // feed reads 340,000 fingerprints, a core's 0.4 s): up to 32 batches wait for it, then
+            // 4 as usual (a first import's writer is slower than its parser all along).
             let pipe = ParserPipe<Parsed<ImportRecord>>(depth: 32)
             startParser(kind, path: path, on: pipe)
             do {
                 // Inside: a first import's session holds the write gate from the start of prepare().
                 try await writer.prepare()
+                pipe.limit(to: 4)
                 return try await feedRecords(from: pipe, writer: writer, services: services, progress: progress)
             } catch {
                 pipe.cancel()

@@ -11,7 +11,7 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
     private var cancelled = false
     private var failure: (any Error)?
     private var waiting: CheckedContinuation<Void, Never>?
-    private let depth: Int
+    private var depth: Int
     private let batchSize: Int
 
     init(depth: Int = 4, batchSize: Int = 2000) {
@@ -65,6 +65,13 @@ final class ParserPipe<Item: Sendable>: @unchecked Sendable {
         waiting = nil
         condition.unlock()
         resume?.resume()
+    }
+
+    /// Holds at most `depth` batches from now on (the parser waits until fewer are queued).
+    func limit(to depth: Int) {
+        condition.lock()
+        self.depth = depth
+        condition.unlock()
     }
 
     /// Drops what is queued and makes the parser's next emit throw, so its thread ends.
