@@ -22,7 +22,11 @@ extension Database {
     /// `recs` notification, delivered when the transaction commits.
     func moveRecommendationVersion(on db: any SQLDatabase) async throws {
         switch kind {
-        case .sqlite: try await db.raw("UPDATE recs_version SET version = version + 1 WHERE id = 1").run()
+        case .sqlite:
+            let move = "UPDATE recs_version SET version = version + 1 WHERE id = 1"
+            // An import's batch queues it with its rows instead of waiting for them.
+            if let bulk = db as? SQLiteBulkConnection { return await bulk.enqueue(move) }
+            try await db.raw(SQLQueryString(move)).run()
         case .postgres: try await db.raw("SELECT pg_notify('tonight_live', 'recs')").run()
         }
     }
@@ -40,6 +44,8 @@ extension Database {
     /// SQLite, migration 0037). PostgreSQL's statement trigger covers them: nothing to do there.
     func movePlacesVersion(on db: any SQLDatabase) async throws {
         guard kind == .sqlite else { return }
-        try await db.raw("UPDATE places_version SET version = version + 1 WHERE id = 1").run()
+        let move = "UPDATE places_version SET version = version + 1 WHERE id = 1"
+        if let bulk = db as? SQLiteBulkConnection { return await bulk.enqueue(move) }
+        try await db.raw(SQLQueryString(move)).run()
     }
 }

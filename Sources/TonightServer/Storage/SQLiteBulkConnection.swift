@@ -176,6 +176,42 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
+    /// Queues statements that bind nothing and return nothing, without waiting (as an upsert is;
+    /// skipped after a queued failure, and failing like one).
+    func enqueue(_ sql: String) async {
+        await takeWriteSlot()
+        queue.async { [self] in
+            defer { releaseWriteSlot() }
+            guard failure == nil else { return }
+            do {
+                try execNow(sql)
+            } catch {
+                failure = error
+            }
+        }
+    }
+
+    /// Queues the `COMMIT` of the open transaction without waiting, then `done` on the queue: a
+    /// queued failure before it, or of the commit itself, rolls the transaction back instead, and
+    /// the next call that waits throws it.
+    func enqueueCommit(then done: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            defer { done() }
+            do {
+                guard failure == nil else { throw failure! }
+                try execNow("COMMIT")
+            } catch {
+                try? execNow("ROLLBACK")
+                if failure == nil { failure = error }
+            }
+        }
+    }
+
+    /// Waits for everything queued, throwing a queued failure.
+    func settle() async throws {
+        try await serially {}
+    }
+
     /// Takes a free place in the write queue, or waits in line for the next one.
     private func takeWriteSlot() async {
         await withCheckedContinuation { continuation in

@@ -486,6 +486,44 @@ struct ImportTests {
         }
     }
 
+    @Test(
+        "a refresh batch's queued commit: written when it runs; a failed write rolls back that batch alone, is thrown by the next batch, and lets go of the gate"
+    )
+    func queuedBatchCommit() async throws {
+        try await withApp(.sqlite) { services, _ in
+            // Stored events make the next import a refresh: a transaction per batch.
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            let session = try await SQLiteImportSession.begin(
+                database: services.database, path: try #require(services.database.sqlitePath), logger: services.logger)
+            #expect(!session.isBulkLoad)
+            let columns = ["id", "name", "updated_at"]
+            @Sendable func category(_ id: String, _ name: String?) -> [SQLValue] { [.text(id), .init(name), .integer(1)] }
+            try await session.batch { db in
+                try await BulkWrite.upsert(
+                    "categories", columns: columns, rows: [category("q1", "One")], key: ["id"], on: db)
+            }
+            // name is NOT NULL: this batch's commit is queued after a failed write.
+            try await session.batch { db in
+                try await BulkWrite.upsert(
+                    "categories", columns: columns, rows: [category("q2", "Two")], key: ["id"], on: db)
+                try await BulkWrite.upsert(
+                    "categories", columns: columns, rows: [category("q3", nil)], key: ["id"], on: db)
+            }
+            await #expect(throws: SQLiteBulkError.self) { try await session.batch { _ in } }
+            // The gate is free for this process's other writers.
+            try await services.database.transaction { db in try await db.raw("SELECT 1").run() }
+            try await session.batch { db in
+                try await BulkWrite.upsert(
+                    "categories", columns: columns, rows: [category("q4", "Four")], key: ["id"], on: db)
+            }
+            try await session.commit()
+            let ids = try await services.database.sql.raw("SELECT id FROM categories WHERE id LIKE 'q%' ORDER BY id")
+                .all().map { try $0.decode(column: "id", as: String.self) }
+            #expect(ids == ["q1", "q4"])
+        }
+    }
+
     @Test("hostile feeds are refused before anything is written")
     func hostile() async throws {
         try await withApp(.sqlite) { services, _ in

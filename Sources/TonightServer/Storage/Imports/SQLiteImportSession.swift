@@ -81,15 +81,18 @@ final class SQLiteImportSession: @unchecked Sendable {
         }
     }
 
-    /// Runs one batch: in the import's transaction, or in a transaction of its own.
+    /// Runs one batch: in the import's transaction, or in a transaction of its own. Such a batch's
+    /// `COMMIT` is queued, not awaited: SQLite writes the batch while the importer sifts the
+    /// records of the next one on the other core (the next batch's `BEGIN` waits for it, and a
+    /// failed commit is thrown there, or by ``commit()``). The write gate is left once it ran.
     func batch<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if isBulkLoad { return try await body(db) }
         await database.enterWriteGate()
         do {
             try await db.exec("BEGIN IMMEDIATE")
             let result = try await body(db)
-            try await db.exec("COMMIT")
-            await database.leaveWriteGate()
+            let database = database
+            db.enqueueCommit { Task { await database.leaveWriteGate() } }
             return result
         } catch {
             try? await db.exec("ROLLBACK")
@@ -105,7 +108,8 @@ final class SQLiteImportSession: @unchecked Sendable {
         }
     }
 
-    /// Builds every dropped index, commits, and closes the connection.
+    /// Builds every dropped index, commits, and closes the connection; throws a batch's failed
+    /// commit.
     func commit() async throws {
         guard open else { return }
         if isBulkLoad {
@@ -119,7 +123,8 @@ final class SQLiteImportSession: @unchecked Sendable {
             await database.leaveWriteGate()
         }
         open = false
-        db.close()
+        defer { db.close() }
+        try await db.settle()
     }
 
     /// Rolls back what is not committed (everything, for a first import) and closes.
