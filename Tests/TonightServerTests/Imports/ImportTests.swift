@@ -498,7 +498,9 @@ struct ImportTests {
                 database: services.database, path: try #require(services.database.sqlitePath), logger: services.logger)
             #expect(!session.isBulkLoad)
             let columns = ["id", "name", "updated_at"]
-            @Sendable func category(_ id: String, _ name: String?) -> [SQLValue] { [.text(id), .init(name), .integer(1)] }
+            @Sendable func category(_ id: String, _ name: String?) -> [SQLValue] {
+                [.text(id), .init(name), .integer(1)]
+            }
             try await session.batch { db in
                 try await BulkWrite.upsert(
                     "categories", columns: columns, rows: [category("q1", "One")], key: ["id"], on: db)
