@@ -71,6 +71,8 @@ if want feed || want suggest; then
     refresh_file="$cache/$refresh_key.xml"
     cached "$refresh_key" sh -c 'python3 bench/gen_feed_refresh.py "$1" "$2" >"$3"' _ \
       "$feed_file" "$refresh_file" "$cache/$refresh_key.json"
+    # The refresh's writes are the events updated after the latest of the first import.
+    first_updated=$(sqlite3 "$feed_data/tonight.sqlite" "SELECT max(updated_at) FROM events")
     import_file feed "$refresh_file" "$feed_data" import-refresh --full
     refresh_secs=$secs refresh_peak=$peak_mb
     read -r want_changes want_removed want_added < <(python3 -c 'import json, sys
@@ -82,8 +84,8 @@ d = json.load(open(sys.argv[1])); print(d["changes"] + d["dropped"], d["dropped"
 
     # SQLite's own share of the refresh, on a copy of the refreshed database: the sqlite3 shell
     # reads the stored fingerprints as the refresh does at its start, then writes the rows the
-    # refresh wrote (those of its one batch: the latest updated_at among fingerprinted events)
-    # again, each with a new start (five of the events table's eight indexes change), and commits.
+    # refresh wrote (fingerprinted events updated after the first import) again, each with a new
+    # start (five of the events table's eight indexes change), in one transaction.
     section "feed: SQLite's share of the refresh (sqlite3 reads the fingerprints, rewrites the written rows)"
     share_db="$tmp/share.sqlite"
     rm -f "$share_db"*
@@ -93,8 +95,8 @@ d = json.load(open(sys.argv[1])); print(d["changes"] + d["dropped"], d["dropped"
       ELSE name END, ', ') FROM pragma_table_info('events')")
     updates=$(sqlite3 "$share_db" "SELECT group_concat(name || ' = excluded.' || name, ', ')
       FROM pragma_table_info('events') WHERE name <> 'id'")
-    sqlite3 "$share_db" "CREATE TABLE written AS SELECT * FROM events WHERE import_hash IS NOT NULL AND updated_at =
-      (SELECT max(updated_at) FROM events WHERE import_hash IS NOT NULL)"
+    sqlite3 "$share_db" "CREATE TABLE written AS SELECT * FROM events WHERE import_hash IS NOT NULL
+      AND updated_at > $first_updated"
     share_rows=$(sqlite3 "$share_db" "SELECT count(*) FROM written")
     pragmas="PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON;"
     timed sqlite-share-read sqlite3 "$share_db" "$pragmas

@@ -131,9 +131,9 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     /// The rows of a query whose first column is a text key, read in place on the connection's
     /// thread: `key` makes each row's key from that text's bytes, `value` its value from its integer
     /// columns (for reading a whole table's keys and fingerprints without a row value and a decoder
-    /// for each).
+    /// for each). `capacity`: the rows expected, so the dictionary is not grown again and again.
     func keyed<Key: Hashable & Sendable, Value: Sendable>(
-        _ query: any SQLExpression, key: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Key,
+        _ query: any SQLExpression, capacity: Int = 0, key: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Key,
         _ value: @escaping @Sendable (BulkIntegers) -> Value
     ) async throws -> [Key: Value] {
         let (sql, binds) = serialize(query)
@@ -147,6 +147,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
                 try self.check(self.bind(bound, at: Int32(index + 1), of: statement))
             }
             var result: [Key: Value] = [:]
+            result.reserveCapacity(capacity)
             while true {
                 let status = sqlite_nio_sqlite3_step(statement)
                 if status == SQLITE_DONE { break }

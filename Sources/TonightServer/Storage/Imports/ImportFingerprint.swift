@@ -231,37 +231,24 @@ struct ImportKey: Hashable, Sendable {
         append(bytes)
     }
 
+    /// Copies `bytes` after those kept so far (the four words are 32 contiguous bytes).
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { append(byte) }
+        let offset = count
+        withUnsafeMutableBytes(of: &words) {
+            $0.baseAddress!.advanced(by: offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
+        count += bytes.count
     }
 
     private mutating func append(_ byte: UInt8) {
-        let shift = UInt64((count % 8) * 8)
-        switch count / 8 {
-        case 0: words.0 |= UInt64(byte) << shift
-        case 1: words.1 |= UInt64(byte) << shift
-        case 2: words.2 |= UInt64(byte) << shift
-        default: words.3 |= UInt64(byte) << shift
-        }
-        count += 1
+        withUnsafeBytes(of: byte) { append($0.bindMemory(to: UInt8.self)) }
     }
 
     /// The id as text.
     var text: String {
         if let long { return long }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        for index in 0..<count {
-            let word =
-                switch index / 8 {
-                case 0: words.0
-                case 1: words.1
-                case 2: words.2
-                default: words.3
-                }
-            bytes.append(UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8)))
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        var words = words
+        return withUnsafeBytes(of: &words) { String(decoding: $0.prefix(count), as: UTF8.self) }
     }
 
     static func == (a: ImportKey, b: ImportKey) -> Bool {

@@ -155,11 +155,18 @@ public actor ImportWriter {
         let events: SQLQueryString =
             "SELECT id, import_hash, status = 'removed' AS removed FROM events WHERE source = \(bind: source)"
         if let bulk = db as? SQLiteBulkConnection {
-            // Read in place: a refresh reads one such row for every record of the feed.
-            artistRows = try await bulk.keyed(artists, key: { String(decoding: $0, as: UTF8.self) }) {
-                StoredRow(print: $0[1])
-            }
-            eventRows = try await bulk.keyed(events, key: { ImportKey(bytes: $0) }) {
+            // Read in place: a refresh reads one such row for every record of the feed. Every
+            // source's rows (counted from the smallest index) bound this one's.
+            let counts = try await bulk.rows(
+                "SELECT (SELECT count(*) FROM artists) AS a, (SELECT count(*) FROM events) AS e")
+            let (artistCount, eventCount) = (
+                try counts.first?.decode(column: "a", as: Int.self) ?? 0,
+                try counts.first?.decode(column: "e", as: Int.self) ?? 0
+            )
+            artistRows = try await bulk.keyed(
+                artists, capacity: artistCount, key: { String(decoding: $0, as: UTF8.self) }
+            ) { StoredRow(print: $0[1]) }
+            eventRows = try await bulk.keyed(events, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
                 StoredRow(print: $0[1], listed: $0[2] == 1)
             }
             return
