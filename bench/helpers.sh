@@ -122,6 +122,9 @@ mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 import_file() {
   local kind=$1 file=$2 data=$3 name=$4
   shift 4
+  # Each import starts on a quiet disk: the kernel's write-back of the steps before (a first
+  # import's 200 MB, the SQLite floor's copy) would otherwise be timed with it.
+  sync
   timed "$name" env -C "$tmp" -u DATA_DIR -u DATABASE_URL LOG_LEVEL=warning \
     "$bin" import "$kind" "$file" --data-dir "$data" "$@"
   sed 's/^/    /' "$out/$name.log" | head -n 20
