@@ -57,6 +57,13 @@ enum BulkWrite {
         }
     }
 
+    /// A statement that binds nothing and returns nothing: on an import's
+    /// ``SQLiteBulkConnection`` queued with the rows before it instead of waiting for them.
+    static func run(_ sql: String, on db: any SQLDatabase) async throws {
+        if let bulk = db as? SQLiteBulkConnection { return await bulk.enqueue(sql) }
+        try await db.raw(SQLQueryString(sql)).run()
+    }
+
     /// `DELETE FROM table WHERE column IN (…)`, chunked.
     static func delete(from table: String, where column: String, in values: [String], on db: any SQLDatabase)
         async throws

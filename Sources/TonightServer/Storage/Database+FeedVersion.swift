@@ -22,11 +22,8 @@ extension Database {
     /// `recs` notification, delivered when the transaction commits.
     func moveRecommendationVersion(on db: any SQLDatabase) async throws {
         switch kind {
-        case .sqlite:
-            let move = "UPDATE recs_version SET version = version + 1 WHERE id = 1"
-            // An import's batch queues it with its rows instead of waiting for them.
-            if let bulk = db as? SQLiteBulkConnection { return await bulk.enqueue(move) }
-            try await db.raw(SQLQueryString(move)).run()
+        // An import's batch queues it with its rows instead of waiting for them.
+        case .sqlite: try await BulkWrite.run("UPDATE recs_version SET version = version + 1 WHERE id = 1", on: db)
         case .postgres: try await db.raw("SELECT pg_notify('tonight_live', 'recs')").run()
         }
     }
@@ -44,8 +41,6 @@ extension Database {
     /// SQLite, migration 0037). PostgreSQL's statement trigger covers them: nothing to do there.
     func movePlacesVersion(on db: any SQLDatabase) async throws {
         guard kind == .sqlite else { return }
-        let move = "UPDATE places_version SET version = version + 1 WHERE id = 1"
-        if let bulk = db as? SQLiteBulkConnection { return await bulk.enqueue(move) }
-        try await db.raw(SQLQueryString(move)).run()
+        try await BulkWrite.run("UPDATE places_version SET version = version + 1 WHERE id = 1", on: db)
     }
 }

@@ -1,4 +1,4 @@
-// One file on purpose (~750 lines): the import's writer is one batching state machine (what a
+// One file on purpose (~790 lines): the import's writer is one batching state machine (what a
 // batch holds, what it has written, what it must look up) over every imported table.
 import Foundation
 import Logging
@@ -92,8 +92,8 @@ public actor ImportWriter {
     private var zones: [String: TimeZone] = [:]
 
     /// Records a batch holds before it is written: `batchSize`, or in a refresh on SQLite
-    /// ``refreshBatchSize``.
-    private var pendingLimit = Int.max
+    /// ``refreshBatchSize`` (known once ``prepare()`` has opened the session).
+    private var pendingLimit: Int
     /// A refresh's batches on SQLite: SQLite writes one (its commit queued, not awaited) while the
     /// next fills, so they are small enough that the last one, written after the parse, is short.
     /// The benchmark feed's refresh (6,530 changed records): 2.73-3.03 s in one batch of 10,000,
@@ -123,6 +123,7 @@ public actor ImportWriter {
         self.database = services.database
         self.geo = services.geo
         self.batchSize = batchSize
+        self.pendingLimit = batchSize
         self.logger = services.logger
     }
 
@@ -361,8 +362,9 @@ public actor ImportWriter {
     /// listed again is compared and restored. Which ids the file did not list is known from the
     /// fingerprints read at the start; only those rows are read.
     private func removeUnlisted(now: Int64) async throws {
-        let unlisted = eventRows.compactMap { $0.value.listed ? nil : $0.key.text }
-        for id in unlisted { eventRows[ImportKey(id)] = StoredRow(print: nil, listed: true) }
+        let keys = eventRows.compactMap { $0.value.listed ? nil : $0.key }
+        for key in keys { eventRows[key] = StoredRow(print: nil, listed: true) }
+        let unlisted = keys.map(\.text)
         let remove: @Sendable (any SQLDatabase) async throws -> Int = { [dryRun] db in
             var count = 0
             for start in stride(from: 0, to: unlisted.count, by: 1000) {
