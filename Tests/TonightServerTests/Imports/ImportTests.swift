@@ -526,6 +526,30 @@ struct ImportTests {
         }
     }
 
+    @Test("a refresh's commits are copied into the database file apart, and its WAL is empty once it ends")
+    func checkpointApart() async throws {
+        try await withApp(.sqlite) { services, _ in
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            let path = try #require(services.database.sqlitePath)
+            let session = try await SQLiteImportSession.begin(
+                database: services.database, path: path, logger: services.logger)
+            #expect(!session.isBulkLoad)
+            // Fewer pages than SQLite's automatic checkpoint waits for: only the apart one copies them.
+            let rows: [[SQLValue]] = (0..<200).map { [.text("w\($0)"), .text("Name \($0)"), .integer(1)] }
+            try await session.batch { db in
+                try await BulkWrite.upsert(
+                    "categories", columns: ["id", "name", "updated_at"], rows: rows, key: ["id"], on: db)
+            }
+            try await session.commit()
+            let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+            #expect(wal == 0)
+            let count = try await services.database.sql.raw("SELECT count(*) AS n FROM categories WHERE id LIKE 'w%'")
+                .first()?.decode(column: "n", as: Int.self)
+            #expect(count == 200)
+        }
+    }
+
     @Test("hostile feeds are refused before anything is written")
     func hostile() async throws {
         try await withApp(.sqlite) { services, _ in

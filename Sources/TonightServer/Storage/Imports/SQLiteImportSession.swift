@@ -58,6 +58,8 @@ final class SQLiteImportSession: @unchecked Sendable {
                 // in memory, not a temporary file written for every changed page. A first import
                 // keeps temporary files, for its index builds' sorts.
                 try await db.exec("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY")
+                // Each batch's pages are copied into the database file on another thread.
+                try await db.checkpointApart(path: path)
                 await database.leaveWriteGate()
                 return SQLiteImportSession(db: db, database: database, emptyTables: [])
             }
