@@ -78,6 +78,14 @@ struct ImportFingerprintTests {
                 description: "", minPrice: Decimal(string: "180.50"), maxPrice: Decimal(string: "310.99"),
                 currency: "USD"),
             ImportedEvent(id: "e3", name: "", start: .instant(Date(timeIntervalSince1970: 0))),
+            // Single digits padded; a year of five digits (made from a date, not from a feed's text).
+            ImportedEvent(
+                id: "e4", name: "Early",
+                start: .local(
+                    date: try #require(CalendarDate("0005-01-09")), time: LocalTime(hour: 9, minute: 5),
+                    timeZone: "UTC"),
+                end: .local(
+                    date: CalendarDate(date: Date(timeIntervalSince1970: 1e12)), time: nil, timeZone: nil)),
         ]
         for event in events {
             for (category, performers) in [(nil, [String]()), ("feed:10099", ["feed:1", "feed:2"])] {

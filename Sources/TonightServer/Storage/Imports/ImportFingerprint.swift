@@ -102,6 +102,16 @@ enum ImportFingerprint {
             text.withUTF8 { for byte in $0 { add(byte: byte) } }
         }
 
+        /// The decimal digits of `value` (at most `width` of them), zero-padded to `width`.
+        mutating func add(digits value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                add(byte: UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+
         /// A text value as ``ImportFingerprint/of(_:_:)`` hashes it (nil as null).
         mutating func add(text: String?) {
             guard let text else { return add(tag: 0) }
@@ -117,18 +127,44 @@ enum ImportFingerprint {
         }
 
         /// An event's time: a local one as the text `date time zone` (`-` for none), an instant as
-        /// its seconds.
+        /// its seconds. The date and time are hashed digit by digit, without making their text (a
+        /// tenth of a refresh's sifting), as their descriptions write them.
         mutating func add(time: ImportedTime?) {
             switch time {
             case .local(let date, let clock, let zone)?:
-                let (date, clock, zone) = (date.description, clock?.description ?? "-", zone ?? "-")
                 add(tag: 3)
-                add(bytesOf: date)
+                var count = 0
+                if (0...9999).contains(date.year), (1...12).contains(date.month), (1...31).contains(date.day) {
+                    add(digits: date.year, 4)
+                    add(byte: UInt8(ascii: "-"))
+                    add(digits: date.month, 2)
+                    add(byte: UInt8(ascii: "-"))
+                    add(digits: date.day, 2)
+                    count += 10
+                } else {
+                    let text = date.description
+                    add(bytesOf: text)
+                    count += text.utf8.count
+                }
                 add(byte: UInt8(ascii: " "))
-                add(bytesOf: clock)
+                if let clock, (0...99).contains(clock.hour), (0...99).contains(clock.minute),
+                    (0...99).contains(clock.second)
+                {
+                    add(digits: clock.hour, 2)
+                    add(byte: UInt8(ascii: ":"))
+                    add(digits: clock.minute, 2)
+                    add(byte: UInt8(ascii: ":"))
+                    add(digits: clock.second, 2)
+                    count += 8
+                } else {
+                    let text = clock?.description ?? "-"
+                    add(bytesOf: text)
+                    count += text.utf8.count
+                }
                 add(byte: UInt8(ascii: " "))
+                let zone = zone ?? "-"
                 add(bytesOf: zone)
-                add(UInt64(date.utf8.count + clock.utf8.count + zone.utf8.count + 2))
+                add(UInt64(count + zone.utf8.count + 2))
             case .instant(let instant)?: add(real: instant.timeIntervalSince1970)
             case nil: add(tag: 0)
             }
