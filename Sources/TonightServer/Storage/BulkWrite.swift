@@ -3,20 +3,24 @@ import SQLKit
 /// Multi-row `INSERT … ON CONFLICT DO UPDATE`, chunked under both databases' bind limits.
 enum BulkWrite {
     /// Typed rows: on an import's ``SQLiteBulkConnection`` each row is bound into one prepared
-    /// statement; elsewhere they go through SQLKit like any other rows.
+    /// statement; elsewhere they go through SQLKit like any other rows. A row that exists has
+    /// `updating` set (nil: every column but the key): an index over none of them is not written.
     static func upsert(
-        _ table: String, columns: [String], rows: [[SQLValue]], key: [String], on db: any SQLDatabase
+        _ table: String, columns: [String], rows: [[SQLValue]], key: [String], updating: [String]? = nil,
+        on db: any SQLDatabase
     ) async throws {
         if let bulk = db as? SQLiteBulkConnection {
-            await bulk.upsert(table, columns: columns, rows: rows, key: key)
+            await bulk.upsert(table, columns: columns, rows: rows, key: key, updating: updating)
         } else {
             try await upsert(
-                table, columns: columns, rows: rows.map { $0 as [any Encodable & Sendable] }, key: key, on: db)
+                table, columns: columns, rows: rows.map { $0 as [any Encodable & Sendable] }, key: key,
+                updating: updating, on: db)
         }
     }
 
     static func upsert(
-        _ table: String, columns: [String], rows: [[any Encodable & Sendable]], key: [String], on db: any SQLDatabase
+        _ table: String, columns: [String], rows: [[any Encodable & Sendable]], key: [String],
+        updating: [String]? = nil, on db: any SQLDatabase
     ) async throws {
         guard !rows.isEmpty else { return }
         let perStatement = max(1, 30_000 / columns.count)
@@ -25,7 +29,7 @@ enum BulkWrite {
             let end = min(rows.count, start + perStatement)
             let builder = db.insert(into: table).columns(columns)
             for row in rows[start..<end] { builder.values(row) }
-            let updated = columns.filter { !key.contains($0) }
+            let updated = updating ?? columns.filter { !key.contains($0) }
             if updated.isEmpty {
                 builder.ignoringConflicts(with: key)
             } else {

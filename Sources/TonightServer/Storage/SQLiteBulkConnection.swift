@@ -163,16 +163,19 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
-    /// Queues `INSERT … ON CONFLICT (key) DO UPDATE` (or `DO NOTHING` when every column is the
-    /// key) of each row, through one prepared statement; waits only while the queue is full.
-    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) async {
+    /// Queues `INSERT … ON CONFLICT (key) DO UPDATE` of `updating` (nil: every column but the key;
+    /// `DO NOTHING` when that is none) for each row, through one prepared statement; waits only
+    /// while the queue is full.
+    func upsert(_ table: String, columns: [String], rows: [[SQLValue]], key: [String], updating: [String]? = nil)
+        async
+    {
         guard !rows.isEmpty else { return }
         await takeWriteSlot()
         queue.async { [self] in
             defer { releaseWriteSlot() }
             guard failure == nil else { return }
             do {
-                try write(table, columns: columns, rows: rows, key: key)
+                try write(table, columns: columns, rows: rows, key: key, updating: updating)
             } catch {
                 failure = error
             }
@@ -352,8 +355,10 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         return rows
     }
 
-    private func write(_ table: String, columns: [String], rows: [[SQLValue]], key: [String]) throws {
-        let statement = try statement(for: Self.upsertSQL(table, columns: columns, key: key))
+    private func write(_ table: String, columns: [String], rows: [[SQLValue]], key: [String], updating: [String]?)
+        throws
+    {
+        let statement = try statement(for: Self.upsertSQL(table, columns: columns, key: key, updating: updating))
         defer { sqlite_nio_sqlite3_clear_bindings(statement) }
         for row in rows {
             precondition(row.count == columns.count, "a row of \(table) has \(row.count) values")
@@ -373,8 +378,8 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    static func upsertSQL(_ table: String, columns: [String], key: [String]) -> String {
-        let updated = columns.filter { !key.contains($0) }
+    static func upsertSQL(_ table: String, columns: [String], key: [String], updating: [String]? = nil) -> String {
+        let updated = updating ?? columns.filter { !key.contains($0) }
         let conflict =
             updated.isEmpty
             ? "DO NOTHING" : "DO UPDATE SET " + updated.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")

@@ -79,6 +79,43 @@ struct ImportTests {
     }
 
     @Test(
+        "a stored event's row gets the changed columns (and the folded name with the name), nothing else",
+        arguments: Backend.available)
+    func changedColumnsOnly(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            _ = try await Importer.run(
+                .feed, path: try temporaryFile(sampleFeed(), suffix: ".xml"), dryRun: false, services: services)
+            let select = "SELECT * FROM events WHERE id = 'feed:E1'"
+            func row() async throws -> [String: String] {
+                let row = try #require(try await services.database.sql.raw(SQLQueryString(select)).first())
+                var values: [String: String] = [:]
+                for column in row.allColumns {
+                    values[column] =
+                        (try? row.decode(column: column, as: String?.self)).flatMap { $0 }
+                        ?? (try? row.decode(column: column, as: Double?.self)).flatMap { $0 }.map { "\($0)" } ?? "-"
+                }
+                return values
+            }
+            let before = try await row()
+            let renamed = sampleFeed()
+                .replacingOccurrences(of: "Sigur Rós — Live", with: "Sigur Rós — Encore")
+                .replacingOccurrences(of: "<min_price>45.00", with: "<min_price>49.00")
+            let summary = try await Importer.run(
+                .feed, path: try temporaryFile(renamed, suffix: ".xml"), dryRun: false, services: services)
+            #expect(summary.tallies["events"]?.updated == 1)
+            let after = try await row()
+            let changed = Set(before.keys.filter { before[$0] != after[$0] })
+            #expect(changed == ["name", "name_folded", "min_price", "updated_at", "import_hash"])
+            #expect(after["name"] == "Sigur Rós — Encore")
+            #expect(after["name_folded"] == SearchText.fold("Sigur Rós — Encore"))
+            let price = try await services.database.sql.raw("SELECT min_price FROM events WHERE id = 'feed:E1'")
+                .first()?
+                .decode(column: "min_price", as: Double.self)
+            #expect(price == 49)
+        }
+    }
+
+    @Test(
         "a refresh writes only what changed; a full feed removes the events it no longer lists, and they come back",
         arguments: Backend.available)
     func refresh(backend: Backend) async throws {
