@@ -102,14 +102,34 @@ enum ImportFingerprint {
             text.withUTF8 { for byte in $0 { add(byte: byte) } }
         }
 
-        /// The decimal digits of `value` (at most `width` of them), zero-padded to `width`.
-        mutating func add(digits value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
+        /// Three numbers zero-padded to their widths and joined by `separator`, as a date's or a
+        /// clock's description writes them: how many bytes, or nil (nothing hashed) if one does
+        /// not fit its width.
+        mutating func add(_ a: Int, _ b: Int, _ c: Int, widths: (Int, Int, Int), separator: Unicode.Scalar) -> Int? {
+            func power(_ width: Int) -> Int { (0..<width).reduce(1) { value, _ in value * 10 } }
+            func fits(_ value: Int, _ width: Int) -> Bool { value >= 0 && value < power(width) }
+            guard fits(a, widths.0), fits(b, widths.1), fits(c, widths.2) else { return nil }
+            add(digits: a, power(widths.0 - 1))
+            add(byte: UInt8(ascii: separator))
+            add(digits: b, power(widths.1 - 1))
+            add(byte: UInt8(ascii: separator))
+            add(digits: c, power(widths.2 - 1))
+            return widths.0 + widths.1 + widths.2 + 2
+        }
+
+        /// The decimal digits of `value` from the one `divisor` (a power of ten) stands for.
+        private mutating func add(digits value: Int, _ divisor: Int) {
+            var divisor = divisor
             while divisor > 0 {
                 add(byte: UInt8(ascii: "0") + UInt8(value / divisor % 10))
                 divisor /= 10
             }
+        }
+
+        /// The bytes of `text`: how many.
+        mutating func add(counting text: String) -> Int {
+            add(bytesOf: text)
+            return text.utf8.count
         }
 
         /// A text value as ``ImportFingerprint/of(_:_:)`` hashes it (nil as null).
@@ -133,38 +153,16 @@ enum ImportFingerprint {
             switch time {
             case .local(let date, let clock, let zone)?:
                 add(tag: 3)
-                var count = 0
-                if (0...9999).contains(date.year), (1...12).contains(date.month), (1...31).contains(date.day) {
-                    add(digits: date.year, 4)
-                    add(byte: UInt8(ascii: "-"))
-                    add(digits: date.month, 2)
-                    add(byte: UInt8(ascii: "-"))
-                    add(digits: date.day, 2)
-                    count += 10
-                } else {
-                    let text = date.description
-                    add(bytesOf: text)
-                    count += text.utf8.count
-                }
+                var count =
+                    add(date.year, date.month, date.day, widths: (4, 2, 2), separator: "-")
+                    ?? add(counting: date.description)
                 add(byte: UInt8(ascii: " "))
-                if let clock, (0...99).contains(clock.hour), (0...99).contains(clock.minute),
-                    (0...99).contains(clock.second)
-                {
-                    add(digits: clock.hour, 2)
-                    add(byte: UInt8(ascii: ":"))
-                    add(digits: clock.minute, 2)
-                    add(byte: UInt8(ascii: ":"))
-                    add(digits: clock.second, 2)
-                    count += 8
-                } else {
-                    let text = clock?.description ?? "-"
-                    add(bytesOf: text)
-                    count += text.utf8.count
-                }
+                count +=
+                    clock.flatMap { add($0.hour, $0.minute, $0.second, widths: (2, 2, 2), separator: ":") }
+                    ?? add(counting: clock?.description ?? "-")
                 add(byte: UInt8(ascii: " "))
-                let zone = zone ?? "-"
-                add(bytesOf: zone)
-                add(UInt64(count + zone.utf8.count + 2))
+                count += add(counting: zone ?? "-")
+                add(UInt64(count + 2))
             case .instant(let instant)?: add(real: instant.timeIntervalSince1970)
             case nil: add(tag: 0)
             }
