@@ -584,6 +584,24 @@ struct ImportTests {
             let count = try await services.database.sql.raw("SELECT count(*) AS n FROM categories WHERE id LIKE 'w%'")
                 .first()?.decode(column: "n", as: Int.self)
             #expect(count == 200)
+            // A reader holding an older snapshot keeps the WAL's pages: the refresh still ends, and
+            // the checkpoint copies what it can without waiting for the reader.
+            let reader = try SQLiteBulkConnection(path: path, logger: services.logger)
+            defer { reader.close() }
+            try await reader.exec("BEGIN")
+            _ = try await reader.rows("SELECT count(*) FROM categories")
+            let again = try await SQLiteImportSession.begin(
+                database: services.database, path: path, logger: services.logger)
+            try await again.batch { db in
+                try await BulkWrite.upsert(
+                    "categories", columns: ["id", "name", "updated_at"],
+                    rows: [[.text("w-late"), .text("Late"), .integer(2)]],
+                    key: ["id"], on: db)
+            }
+            try await again.commit()
+            #expect(try await reader.rows("SELECT id FROM categories WHERE id = 'w-late'").isEmpty)
+            try await reader.exec("COMMIT")
+            #expect(try await reader.rows("SELECT id FROM categories WHERE id = 'w-late'").count == 1)
         }
     }
 
