@@ -7,38 +7,6 @@ import SQLKit
 import SQLiteKit
 import VaporCSQLite
 
-/// A value bound to an SQL statement: what import rows are made of. Typed, so a bulk write binds
-/// each value straight into SQLite without asking an `Encodable` what it is; encodes as the plain
-/// value for SQLKit (PostgreSQL).
-enum SQLValue: Encodable, Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-
-    init(_ value: String?) { self = value.map { .text($0) } ?? .null }
-    init(_ value: Int64?) { self = value.map { .integer($0) } ?? .null }
-    init(_ value: Int?) { self = value.map { .integer(Int64($0)) } ?? .null }
-    init(_ value: Double?) { self = value.map { .real($0) } ?? .null }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .integer(let value): try container.encode(value)
-        case .real(let value): try container.encode(value)
-        case .text(let value): try container.encode(value)
-        }
-    }
-}
-
-/// An SQLite error raised by ``SQLiteBulkConnection``, with SQLite's own message.
-struct SQLiteBulkError: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
-    var description: String { "SQLite error \(code): \(message)" }
-}
-
 /// A connection of its own to the SQLite file, outside the pool, for imports: statements are
 /// prepared once and each row's values are bound straight through SQLite's C API (through SQLKit,
 /// serialising a multi-row insert and encoding every value cost more than SQLite's own work).
@@ -173,27 +141,24 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         async
     {
         guard !rows.isEmpty else { return }
-        await takeWriteSlot()
-        queue.async { [self] in
-            defer { releaseWriteSlot() }
-            guard failure == nil else { return }
-            do {
-                try write(table, columns: columns, rows: rows, key: key, updating: updating)
-            } catch {
-                failure = error
-            }
-        }
+        await queueWrite { try self.write(table, columns: columns, rows: rows, key: key, updating: updating) }
     }
 
     /// Queues statements that bind nothing and return nothing, without waiting (as an upsert is;
     /// skipped after a queued failure, and failing like one).
     func enqueue(_ sql: String) async {
+        await queueWrite { try self.execNow(sql) }
+    }
+
+    /// Queues `write` once there is room, without waiting for it; skipped after a queued failure,
+    /// and its own failure kept for the next call that waits.
+    private func queueWrite(_ write: @escaping @Sendable () throws -> Void) async {
         await takeWriteSlot()
         queue.async { [self] in
             defer { releaseWriteSlot() }
             guard failure == nil else { return }
             do {
-                try execNow(sql)
+                try write()
             } catch {
                 failure = error
             }
@@ -217,59 +182,8 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         }
     }
 
-    /// A connection of its own that copies committed pages from the WAL into the database file (a
-    /// passive checkpoint) on a thread of its own, once ``checkpointApart(path:)`` turned it on.
-    private final class Checkpointer: @unchecked Sendable {
-        private let queue = DispatchQueue(label: "tonight.sqlite-checkpoint")
-        /// Used on `queue` only.
-        private var handle: OpaquePointer?
-        /// A checkpoint is queued and has not started: a request now is served by that one.
-        private let queued = NIOLockedValueBox(false)
-
-        init(path: String) throws {
-            var opened: OpaquePointer?
-            let status = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
-            // A connection that has read nothing does not know the WAL: it would checkpoint nothing.
-            guard status == SQLITE_OK,
-                sqlite_nio_sqlite3_exec(opened, "PRAGMA journal_mode = WAL", nil, nil, nil) == SQLITE_OK
-            else {
-                let message =
-                    opened.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open"
-                sqlite_nio_sqlite3_close(opened)
-                throw SQLiteBulkError(code: status, message: message)
-            }
-            handle = opened
-        }
-
-        /// Copies what is committed, soon, without waiting. It takes no lock a writer needs: the
-        /// import's next batch is written meanwhile (to the end of the WAL, which it cannot rewind
-        /// while a checkpoint runs). A page a reader still needs is copied by a later checkpoint.
-        func request() {
-            let first = queued.withLockedValue { queued in
-                defer { queued = true }
-                return !queued
-            }
-            guard first else { return }
-            queue.async { [self] in
-                queued.withLockedValue { $0 = false }
-                sqlite_nio_sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            }
-        }
-
-        /// Copies the rest and empties the WAL file (as far as readers allow: this waits for none
-        /// of them), then closes.
-        func close() {
-            queue.sync {
-                guard let handle else { return }
-                sqlite_nio_sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
-                sqlite_nio_sqlite3_close_v2(handle)
-                self.handle = nil
-            }
-        }
-    }
-
     /// Set and read on `queue` only.
-    private var checkpointer: Checkpointer?
+    private var checkpointer: SQLiteCheckpointer?
 
     /// From now on, a commit does not copy the WAL into the database file on this connection's
     /// thread (SQLite's automatic checkpoint, every 1,000 pages): another connection does, on a
@@ -277,7 +191,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     /// of the benchmark feed commits about 15,000 pages a batch; copying them held the next batch
     /// for 0.13-0.19 s each time.
     func checkpointApart(path: String) async throws {
-        let checkpointer = try Checkpointer(path: path)
+        let checkpointer = try SQLiteCheckpointer(path: path)
         try await serially {
             try self.execNow("PRAGMA wal_autocheckpoint = 0")
             self.checkpointer = checkpointer
@@ -468,36 +382,5 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
             for row in try await self.rows(sql, binds.map { try encoder.encode($0) }) { onRow(row) }
         }
         return promise.futureResult
-    }
-}
-
-/// The integer columns of the row ``SQLiteBulkConnection/keyed(_:_:)`` is reading.
-struct BulkIntegers {
-    fileprivate let statement: OpaquePointer?
-
-    /// Column `index` (from 0) as an integer; nil when NULL.
-    subscript(index: Int32) -> Int64? {
-        sqlite_nio_sqlite3_column_type(statement, index) == SQLITE_NULL
-            ? nil : sqlite_nio_sqlite3_column_int64(statement, index)
-    }
-}
-
-/// A row read by ``SQLiteBulkConnection``.
-struct BulkRow: SQLRow {
-    let columns: [String]
-    let values: [SQLiteData]
-
-    var allColumns: [String] { columns }
-
-    func contains(column: String) -> Bool { columns.contains(column) }
-
-    func decodeNil(column: String) throws -> Bool { value(column) == .null }
-
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        try SQLiteDataDecoder().decode(D.self, from: value(column))
-    }
-
-    private func value(_ column: String) -> SQLiteData {
-        columns.firstIndex(of: column).map { values[$0] } ?? .null
     }
 }

@@ -699,7 +699,7 @@ public actor ImportWriter {
         }
         guard !ready.isEmpty else { return }
         var content: [String: [SQLValue]] = [:]
-        for (id, (event, _)) in ready { content[id] = Self.eventValues(event) }
+        for (id, (event, _)) in ready { content[id] = ImportedEventMapping.values(of: event) }
         var existing: [String: EventRecord] = [:]
         let changedRows = try await timed("read changed events") {
             try await self.rows(
@@ -737,7 +737,7 @@ public actor ImportWriter {
                     continue
                 }
                 summary.count("events") { $0.updated += 1 }
-                updating = Self.changedColumns(old, content[id]!)
+                updating = ImportedEventMapping.changedColumns(old, content[id]!)
                 let found = EventChanges.between(old, event, origin: "import", now: now)
                 if !found.isEmpty { summary.changes += 1 }
                 changes += found
@@ -767,36 +767,6 @@ public actor ImportWriter {
         }
     }
 
-    /// The columns an import writes into an event's row: ``eventValues(_:)``'s, then
-    /// `name_folded`, `created_at`, `updated_at` and `import_hash`.
-    private static let eventColumns = [
-        "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time",
-        "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at",
-        "source", "source_id", "name_folded", "created_at", "updated_at", "import_hash",
-    ]
-
-    /// The values of an event's row that come from the file, in ``eventColumns``' order.
-    private static func eventValues(_ event: EventRecord) -> [SQLValue] {
-        [
-            .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(event.description),
-            .init(event.placeID), .init(event.startAt), .init(event.endAt), .init(event.localDate),
-            .init(event.localTime), .init(event.timeZone), .init(event.status.rawValue), .init(event.categoryID),
-            .init(event.minPrice), .init(event.maxPrice), .init(event.currency), .init(event.ticketURL),
-            .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
-        ]
-    }
-
-    /// The columns a stored event's row changes to take `values`: only those, so an index over
-    /// none of them is not written (a new price or status rewrites no index of the events' eight).
-    private static func changedColumns(_ old: EventRecord, _ values: [SQLValue]) -> [String] {
-        var columns: [String] = []
-        for (index, value) in eventValues(old).enumerated() where value != values[index] {
-            columns.append(eventColumns[index])
-            if eventColumns[index] == "name" { columns.append("name_folded") }
-        }
-        return columns + ["updated_at", "import_hash"]
-    }
-
     private func writeEventRows(
         _ rows: [[String]?: [[SQLValue]]], _ performerRows: [[SQLValue]], _ replaced: [String],
         _ changes: [EventChangeRecord], on db: any SQLDatabase
@@ -804,7 +774,7 @@ public actor ImportWriter {
         // In a steady order: each set of columns is a statement of its own.
         for (updating, rows) in rows.sorted(by: { ($0.key ?? []).lexicographicallyPrecedes($1.key ?? []) }) {
             try await BulkWrite.upsert(
-                "events", columns: Self.eventColumns, rows: rows, key: ["id"], updating: updating, on: db)
+                "events", columns: ImportedEventMapping.columns, rows: rows, key: ["id"], updating: updating, on: db)
         }
         try await BulkWrite.delete(from: "event_performers", where: "event_id", in: replaced, on: db)
         try await BulkWrite.upsert(

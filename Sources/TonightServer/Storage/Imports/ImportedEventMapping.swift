@@ -33,4 +33,34 @@ enum ImportedEventMapping {
             )
         }
     }
+
+    /// The columns an import writes into an event's row: ``values(of:)``'s, then
+    /// `name_folded`, `created_at`, `updated_at` and `import_hash`.
+    static let columns = [
+        "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time",
+        "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at",
+        "source", "source_id", "name_folded", "created_at", "updated_at", "import_hash",
+    ]
+
+    /// The values of an event's row that come from the file, in ``columns``' order.
+    static func values(of event: EventRecord) -> [SQLValue] {
+        [
+            .init(event.id), .init(event.kind.rawValue), .init(event.name), .init(event.description),
+            .init(event.placeID), .init(event.startAt), .init(event.endAt), .init(event.localDate),
+            .init(event.localTime), .init(event.timeZone), .init(event.status.rawValue), .init(event.categoryID),
+            .init(event.minPrice), .init(event.maxPrice), .init(event.currency), .init(event.ticketURL),
+            .init(event.onSaleAt), .init(event.source), .init(event.sourceID),
+        ]
+    }
+
+    /// The columns a stored event's row changes to take `new` (``values(of:)``): only those, so an index over
+    /// none of them is not written (a new price or status rewrites no index of the events' eight).
+    static func changedColumns(_ old: EventRecord, _ new: [SQLValue]) -> [String] {
+        var changed: [String] = []
+        for (index, value) in values(of: old).enumerated() where value != new[index] {
+            changed.append(columns[index])
+            if columns[index] == "name" { changed.append("name_folded") }
+        }
+        return changed + ["updated_at", "import_hash"]
+    }
 }
