@@ -102,12 +102,12 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     }
 
     /// The rows of a query whose first column is a text key, read in place on the connection's
-    /// thread: `key` makes each row's key from that text's bytes, `value` its value from its integer
+    /// thread: `key` makes each row's key from that text's bytes, `value` its value from its other
     /// columns (for reading a whole table's keys and fingerprints without a row value and a decoder
     /// for each). `capacity`: the rows expected, so the dictionary is not grown again and again.
     func keyed<Key: Hashable & Sendable, Value: Sendable>(
         _ query: any SQLExpression, capacity: Int = 0, key: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Key,
-        _ value: @escaping @Sendable (BulkIntegers) -> Value
+        _ value: @escaping @Sendable (BulkColumns) -> Value
     ) async throws -> [Key: Value] {
         let (sql, binds) = serialize(query)
         let encoder = SQLiteDataEncoder()
@@ -128,7 +128,7 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
                 // The text first, then its length (the order SQLite documents).
                 guard let text = sqlite_nio_sqlite3_column_text(statement, 0) else { continue }
                 let count = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
-                result[key(UnsafeBufferPointer(start: text, count: count))] = value(BulkIntegers(statement: statement))
+                result[key(UnsafeBufferPointer(start: text, count: count))] = value(BulkColumns(statement: statement))
             }
             return result
         }
