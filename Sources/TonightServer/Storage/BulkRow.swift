@@ -22,22 +22,50 @@ struct BulkColumns {
     }
 }
 
+/// The names of a result's columns, shared by its rows.
+final class BulkColumnNames: Sendable {
+    let names: [String]
+    let positions: [String: Int]
+
+    init(_ names: [String]) {
+        self.names = names
+        positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
 /// A row read by ``SQLiteBulkConnection``.
 struct BulkRow: SQLRow {
-    let columns: [String]
+    let names: BulkColumnNames
     let values: [SQLiteData]
 
-    var allColumns: [String] { columns }
+    var allColumns: [String] { names.names }
 
-    func contains(column: String) -> Bool { columns.contains(column) }
+    func contains(column: String) -> Bool { names.positions[column] != nil }
 
     func decodeNil(column: String) throws -> Bool { value(column) == .null }
 
+    /// Text, integers, doubles and NULL as they are; anything else through SQLite's decoder (a
+    /// refresh decodes thousands of changed events' rows, a decoder made for each column took
+    /// most of that).
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        try SQLiteDataDecoder().decode(D.self, from: value(column))
+        let value = value(column)
+        if let plain = Self.plain(value, as: D.self) { return plain }
+        return try SQLiteDataDecoder().decode(D.self, from: value)
+    }
+
+    private static func plain<D>(_ value: SQLiteData, as: D.Type) -> D? {
+        switch value {
+        case .text(let text): return text as? D
+        case .integer(let integer):
+            if D.self == Int64.self || D.self == Int64?.self { return Int64(integer) as? D }
+            return integer as? D
+        case .float(let double): return double as? D
+        case .null: return (D.self as? any ExpressibleByNilLiteral.Type)?.init(nilLiteral: ()) as? D
+        case .blob: return nil
+        }
     }
 
     private func value(_ column: String) -> SQLiteData {
-        columns.firstIndex(of: column).map { values[$0] } ?? .null
+        names.positions[column].map { values[$0] } ?? .null
     }
 }

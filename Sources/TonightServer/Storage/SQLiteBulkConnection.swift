@@ -261,13 +261,13 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
             try check(bind(value, at: Int32(index + 1), of: statement))
         }
         let count = sqlite_nio_sqlite3_column_count(statement)
-        let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) }
+        let names = BulkColumnNames((0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(statement, $0)) })
         var rows: [BulkRow] = []
         while true {
             let status = sqlite_nio_sqlite3_step(statement)
             if status == SQLITE_DONE { break }
             guard status == SQLITE_ROW else { try check(status); break }
-            rows.append(BulkRow(columns: names, values: (0..<count).map { column(at: $0, of: statement) }))
+            rows.append(BulkRow(names: names, values: (0..<count).map { column(at: $0, of: statement) }))
         }
         return rows
     }
