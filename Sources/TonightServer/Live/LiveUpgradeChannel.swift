@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -25,8 +26,9 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         /// A live socket: its handlers serve it, and the connection's task has nothing to do.
         case live
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-        /// An upgrade that was refused (another path, or a bad token): 400, then closed.
-        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// A handshake that was refused, with its answer (another path or a bad token: 400; see
+        /// ``CheckedUpgrader``); the connection closes after it.
+        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, HTTPResponse)
     }
 
     struct Value: ServerChildChannelValue {
@@ -67,13 +69,14 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            // The answer to a handshake that was refused.
+            let refusal = NIOLockedValueBox<HTTPResponse?>(nil)
             // What the handshake learnt: the caller when the token came in the query.
             let admitted = NIOLockedValueBox<Principal?>(nil)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: Self.maxFrameSize,
                 shouldUpgrade: { channel, head in
-                    attempted.value = true
+                    refusal.withLockedValue { $0 = HTTPResponse(status: .badRequest) }
                     let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
                     promise.completeWithTask {
                         guard let admission = await live.admit(target: head.uri) else { return nil }
@@ -91,7 +94,9 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 })
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration<Upgrade>(
                 upgradeConfiguration: .init(
-                    upgraders: [upgrader],
+                    upgraders: [
+                        CheckedUpgrader(upgrader: upgrader) { answer in refusal.withLockedValue { $0 = answer } }
+                    ],
                     notUpgradingCompletionHandler: { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let pipeline = channel.pipeline.syncOperations
@@ -101,7 +106,7 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                             let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                                 wrappingChannelSynchronously: channel,
                                 configuration: .init(isOutboundHalfClosureEnabled: true))
-                            return attempted.value ? .refused(http) : .http(http)
+                            return refusal.withLockedValue { $0 }.map { .refused(http, $0) } ?? .http(http)
                         }
                     }))
             configuration.enablePipelining = false  // NIOAsyncChannel reads one request at a time
@@ -123,15 +128,11 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 return
             case .http(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
-            case .refused(let http):
+            case .refused(let http, var answer):
+                answer.headerFields[.connection] = "close"
+                answer.headerFields[.contentLength] = "0"
                 try await http.executeThenClose { _, outbound in
-                    try await outbound.write(
-                        contentsOf: [
-                            .head(
-                                HTTPResponse(
-                                    status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])),
-                            .end(nil),
-                        ])
+                    try await outbound.write(contentsOf: [.head(answer), .end(nil)])
                 }
             }
         } catch let error as ChannelError where error == .inputClosed {
@@ -140,5 +141,40 @@ struct LiveUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             // Lowered to debug and counted by ``ConnectionPolicy/errorLogger(_:)``.
             logger.warning("connection ended before its first request", metadata: ["error.type": "\(type(of: error))"])
         }
+    }
+}
+
+/// NIO's WebSocket upgrader, with the handshake's own fields checked first. NIO's fails a handshake
+/// without one key or of a version other than 13, and the connection then ended with no answer.
+/// Here such a handshake is refused with the answer RFC 6455 asks for (section 4.2.2): 426 naming
+/// the version understood, or 400 for a missing or malformed key.
+struct CheckedUpgrader: NIOTypedHTTPServerProtocolUpgrader {
+    let upgrader: NIOTypedWebSocketServerUpgrader<LiveUpgradeChannel.Upgrade>
+    /// Records the answer to a refused handshake.
+    let refuse: @Sendable (HTTPResponse) -> Void
+
+    var supportedProtocol: String { upgrader.supportedProtocol }
+    var requiredUpgradeHeaders: [String] { upgrader.requiredUpgradeHeaders }
+
+    func buildUpgradeResponse(
+        channel: any Channel, upgradeRequest: HTTPRequestHead, initialResponseHeaders: HTTPHeaders
+    ) -> EventLoopFuture<HTTPHeaders> {
+        let keys = upgradeRequest.headers["Sec-WebSocket-Key"]
+        if upgradeRequest.headers["Sec-WebSocket-Version"] != ["13"] {
+            refuse(HTTPResponse(status: .upgradeRequired, headerFields: [.secWebSocketVersion: "13"]))
+        } else if keys.count != 1 || Data(base64Encoded: keys[0])?.count != 16 {
+            // The key is 16 random bytes in base64.
+            refuse(HTTPResponse(status: .badRequest))
+        } else {
+            return upgrader.buildUpgradeResponse(
+                channel: channel, upgradeRequest: upgradeRequest, initialResponseHeaders: initialResponseHeaders)
+        }
+        return channel.eventLoop.makeFailedFuture(NIOWebSocketUpgradeError.invalidUpgradeHeader)
+    }
+
+    func upgrade(channel: any Channel, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<
+        LiveUpgradeChannel.Upgrade
+    > {
+        upgrader.upgrade(channel: channel, upgradeRequest: upgradeRequest)
     }
 }

@@ -173,15 +173,27 @@ struct LiveProtocolTests {
             await ordered.close()
 
             // An upgrade asked without `Connection: Upgrade` is no handshake: 426, not a redirect
-            // to the same address (which a client would follow for ever). A handshake without a
-            // key fails in NIO's upgrader, which ends the connection: no redirect either.
+            // to the same address (which a client would follow for ever).
             let halfAsked = try await client.send(.get, "/v1/live", headers: [.upgrade: "websocket"])
             #expect(halfAsked.status == .upgradeRequired)
-            let keyless = try await RawConnection(port: port)
-            try await keyless.send(
-                "GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-            try await keyless.closed.get()
-            #expect(try await keyless.receive { _ in true }.isEmpty)
+            // A handshake without one valid key, or of another version, is answered (RFC 6455
+            // 4.2.2), then closed. (NIO's upgrader refuses them with no answer: it had been so.)
+            let asked = "GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            for (fields, answer) in [
+                ("Sec-WebSocket-Version: 13\r\n", "HTTP/1.1 400 Bad Request\r\n"),
+                ("Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: c2hvcnQ=\r\n", "HTTP/1.1 400 Bad Request\r\n"),
+                ("Sec-WebSocket-Version: 13\r\n\(key)\(key)", "HTTP/1.1 400 Bad Request\r\n"),
+                (key, "HTTP/1.1 426 Upgrade Required\r\n"),
+                ("Sec-WebSocket-Version: 8\r\n\(key)", "HTTP/1.1 426 Upgrade Required\r\n"),
+            ] {
+                let refused = try await RawConnection(port: port)
+                try await refused.send(asked + fields + "\r\n")
+                try await refused.closed.get()
+                let response = try await refused.receive { _ in true }
+                #expect(response.hasPrefix(answer), "\(fields): \(response)")
+                #expect(!answer.contains("426") || response.lowercased().contains("sec-websocket-version: 13\r\n"))
+            }
             // Open sockets are counted in /metrics.
             let counted = try await RawSocket(port: port, target: "/v1/live?token=\(rae.token)")
             #expect(try await counted.nextMessage()?.type == "ready")
