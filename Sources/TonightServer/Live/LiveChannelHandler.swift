@@ -64,10 +64,18 @@ final class LiveChannelHandler: ChannelDuplexHandler {
         let socket = LiveSocket(channel: context.channel)
         self.socket = socket
         Self.open.increment()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         if let principal {
-            // `ready` first, before the answer to any message; then the user's events.
-            socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: principal.userID))
-            opening = Task { [live] in await live.opened(principal, socket: socket) }
+            // `ready` first (queued as the socket is registered), before the answer to any
+            // message: none is handled until then.
+            busy = true
+            opening = Task { [live] in
+                await live.opened(principal, socket: socket)
+                loopBound.eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.handled(.next, context: context)
+                }
+            }
         } else {
             authDeadline = context.eventLoop.assumeIsolated().scheduleTask(
                 in: TimeAmount(live.authTimeout)
@@ -76,7 +84,6 @@ final class LiveChannelHandler: ChannelDuplexHandler {
                 if principal == nil { socket.enqueue(.close(.policyViolation, "authenticate first")) }
             }
         }
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         pings = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.pingInterval, delay: Self.pingInterval) { _ in
             let (handler, context) = loopBound.value
             handler.ping(context)

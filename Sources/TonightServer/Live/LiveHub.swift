@@ -29,8 +29,12 @@ public actor LiveHub {
     /// Creates an empty hub.
     public init() { self.bans = nil }
 
+    /// Takes `socket` for the user's events and queues its `ready` first, in one turn of the hub:
+    /// the client hears `ready` only once the socket is here (an event published after it reaches
+    /// the socket), and every event comes after it.
     func register(userID: String, socket: LiveSocket) {
         sockets[userID, default: [:]][socket.id] = socket
+        socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: userID))
     }
 
     func unregister(userID: String, socketID: UUID) {

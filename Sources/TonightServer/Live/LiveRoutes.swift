@@ -65,7 +65,7 @@ struct LiveRoutes: Sendable {
         return principal
     }
 
-    /// The socket of `principal` takes the user's events (its `ready` is queued before this).
+    /// The socket of `principal` takes the user's events, after its `ready`.
     func opened(_ principal: Principal, socket: LiveSocket) async {
         await hub.register(userID: principal.userID, socket: socket)
         await presence.connected(principal.userID)
@@ -98,7 +98,6 @@ struct LiveRoutes: Sendable {
         case LiveMessage.Kind.auth where principal == nil:
             do {
                 let verified = try await verify(message.token ?? "")
-                socket.enqueue(LiveMessage(type: LiveMessage.Kind.ready, userId: verified.userID))
                 await opened(verified, socket: socket)
                 return .authenticated(verified)
             } catch {
