@@ -1,36 +1,11 @@
 // One file on purpose (~790 lines): the import's writer is one batching state machine (what a
-// batch holds, what it has written, what it must look up) over every imported table.
+// batch holds, what it has written, what it must look up) over every imported table, and its
+// steps share that state. What it reports is in ImportSummary.swift; how a record becomes a row
+// and a fingerprint, in ImportedEventMapping.swift and ImportFingerprint.swift.
 import Foundation
 import Logging
 import SQLKit
 import TonightCore
-
-/// What an import did, per kind of record, with the first rejects.
-public struct ImportSummary: Sendable {
-    /// Tallies by kind: `categories`, `artists`, `places`, `events`, `affinity`, `cities`.
-    public var tallies: [String: ImportTally] = [:]
-    /// The first rejects (at most ``ImportSummary/keptRejects``), in file order.
-    public var rejects: [ImportReject] = []
-    /// Every reject, counted.
-    public var rejectedCount = 0
-    /// Events whose place, start or status changed.
-    public var changes = 0
-    /// Events of the source that a full feed no longer listed, marked removed (``EventStatus/removed``).
-    public var removed = 0
-    static let keptRejects = 20
-
-    mutating func reject(_ reject: ImportReject) {
-        rejectedCount += 1
-        if rejects.count < Self.keptRejects { rejects.append(reject) }
-    }
-
-    mutating func count(_ kind: String, _ change: (inout ImportTally) -> Void) {
-        change(&tallies[kind, default: ImportTally()])
-    }
-
-    /// Records inserted or updated so far, of every kind.
-    var written: Int { tallies.values.reduce(0) { $0 + $1.inserted + $1.updated } }
-}
 
 /// Writes imported records in batches: a record stored with the same fingerprint is counted as
 /// unchanged as it arrives (a refresh of a large feed is mostly such records); each batch reads
