@@ -12,9 +12,12 @@ relay: the baseline, bench/relay_server.py — the same sockets and pairs, each 
 sender's socket and forwarded by the relay to the recipient's.
 posts: the floor of the HTTP half — the same senders POST the same bodies to a message route with no
 token, which Tonight answers 401 before any work; no sockets. No chat message can cost less.
+flood: flat out without this client's limits — wrk (bench/messages.lua) posts on --connections
+connections while the same sockets count arrivals; with --anonymous, its POSTs carry no token (the
+floor of a posted message, as wrk can send them).
 Prints one JSON line: sockets, messages, seconds, per_second, p50_ms, p99_ms, lost.
 """
-import argparse, asyncio, json, random, statistics, sys, time, uuid
+import argparse, asyncio, json, os, random, statistics, sys, time, uuid
 
 import aiohttp
 import websockets
@@ -78,43 +81,50 @@ async def listen(ws, receiver, kind):
             receiver.arrived(message.get("text"))
 
 
-async def tonight(args):
+async def members(args, http):
+    """Signs up the members, befriends the pairs and opens their conversations, and connects a
+    /v1/live socket per member: (users, pairs, conversations, sockets)."""
     base = args.url.rstrip("/")
     socket_base = (args.socket_url or args.url).rstrip("/").replace("http://", "ws://")
     run = uuid.uuid4().hex[:6]
+
+    async def signup(i):
+        body = {"username": f"c{run}{i}", "email": f"c{run}{i}@example.com", "password": "bench passphrase, long enough"}
+        async with http.post(f"{base}/v1/auth/signup", json=body) as r:
+            data = await r.json()
+            if r.status != 201:
+                raise SystemExit(f"signup failed: {r.status} {data}")
+            return data["user"]["id"], data["accessToken"]
+
+    users = await gather_limited([signup(i) for i in range(args.sockets)])
+
+    async def befriend(a, b):
+        (aid, atok), (bid, btok) = users[a], users[b]
+        async with http.post(f"{base}/v1/me/friend-requests", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
+            await r.read()
+        async with http.post(f"{base}/v1/me/friend-requests/{aid}/accept", headers={"Authorization": f"Bearer {btok}"}) as r:
+            await r.read()
+        async with http.post(f"{base}/v1/conversations", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
+            return (await r.json())["id"]
+
+    pairs = [(2 * i, 2 * i + 1) for i in range(min(args.pairs, args.sockets // 2))]
+    conversations = await gather_limited([befriend(a, b) for a, b in pairs])
+
+    async def connect(i):
+        ws = await websockets.connect(f"{socket_base}/v1/live?token={users[i][1]}", max_size=1 << 20, open_timeout=60)
+        ready = json.loads(await ws.recv())
+        assert ready["type"] == "ready", ready
+        return ws
+
+    sockets = await gather_limited([connect(i) for i in range(args.sockets)], limit=64)
+    return users, pairs, conversations, sockets
+
+
+async def tonight(args):
+    base = args.url.rstrip("/")
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
-        async def signup(i):
-            body = {"username": f"c{run}{i}", "email": f"c{run}{i}@example.com", "password": "bench passphrase, long enough"}
-            async with http.post(f"{base}/v1/auth/signup", json=body) as r:
-                data = await r.json()
-                if r.status != 201:
-                    raise SystemExit(f"signup failed: {r.status} {data}")
-                return data["user"]["id"], data["accessToken"]
-
-        users = await gather_limited([signup(i) for i in range(args.sockets)])
-
-        async def befriend(a, b):
-            (aid, atok), (bid, btok) = users[a], users[b]
-            async with http.post(f"{base}/v1/me/friend-requests", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
-                await r.read()
-            async with http.post(f"{base}/v1/me/friend-requests/{aid}/accept", headers={"Authorization": f"Bearer {btok}"}) as r:
-                await r.read()
-            async with http.post(f"{base}/v1/conversations", json={"userId": bid}, headers={"Authorization": f"Bearer {atok}"}) as r:
-                return (await r.json())["id"]
-
-        pairs = [(2 * i, 2 * i + 1) for i in range(min(args.pairs, args.sockets // 2))]
-        conversations = await gather_limited([befriend(a, b) for a, b in pairs])
+        users, pairs, conversations, connections = await members(args, http)
         receiver = Receiver()
-        sockets = []
-
-        async def connect(i):
-            ws = await websockets.connect(f"{socket_base}/v1/live?token={users[i][1]}", max_size=1 << 20, open_timeout=60)
-            ready = json.loads(await ws.recv())
-            assert ready["type"] == "ready", ready
-            sockets.append(ws)
-            return ws
-
-        connections = await gather_limited([connect(i) for i in range(args.sockets)], limit=64)
         readers = [asyncio.create_task(listen(ws, receiver, "tonight")) for ws in connections]
         await asyncio.sleep(1)
         rss = read_rss(args.pid)
@@ -139,6 +149,74 @@ async def tonight(args):
             task.cancel()
         for ws in connections:
             await ws.close()
+
+
+class Arrivals:
+    """Counts each message once, on whichever of its members' sockets it arrives first."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def arrived(self, key):
+        self.seen.add(key)
+
+
+async def flood(args):
+    """wrk (bench/messages.lua) posts messages flat out on --connections connections while the
+    sockets count what arrives; the latencies are the POSTs' (stored and answered), as wrk sees
+    them. With --anonymous, the same POSTs carry no token: the HTTP floor, no sockets."""
+    pairs_file = args.pairs_file
+    if args.anonymous:
+        with open(pairs_file, "w") as out:
+            out.writelines(f"none {uuid.uuid4()}\n" for _ in range(args.pairs))
+        result = await run_wrk(args, pairs_file, "anonymous")
+        report_wrk(args, result, result["requests"], result["requests"], 0)
+        return
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
+        users, pairs, conversations, connections = await members(args, http)
+    lines = [f"{users[member][1]} {conversation}" for pair, conversation in zip(pairs, conversations) for member in pair]
+    random.shuffle(lines)
+    with open(pairs_file, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    arrivals = Arrivals()
+    readers = [asyncio.create_task(listen(ws, arrivals, "tonight")) for ws in connections]
+    await asyncio.sleep(1)
+    rss = read_rss(args.pid)
+    result = await run_wrk(args, pairs_file)
+    stored = result["requests"] - result["status_errors"]
+    for _ in range(50):  # what is still on its way, for at most 5 s
+        if len(arrivals.seen) >= stored:
+            break
+        await asyncio.sleep(0.1)
+    report_wrk(args, result, stored, len(arrivals.seen), rss)
+    for task in readers:
+        task.cancel()
+    for ws in connections:
+        await ws.close()
+
+
+async def run_wrk(args, pairs_file, *extra):
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "messages.lua")
+    process = await asyncio.create_subprocess_exec(
+        "wrk", "-t2", f"-c{args.connections}", f"-d{max(1, round(args.seconds))}s", "--timeout", "10s", "-s", script,
+        args.url.rstrip("/"), "--", pairs_file, *extra, stdout=asyncio.subprocess.PIPE)
+    output, _ = await process.communicate()
+    for line in output.decode().splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    raise SystemExit(f"wrk printed no result: {output.decode()}")
+
+
+def report_wrk(args, result, sent, delivered, rss):
+    # Anonymous posts are all answered 401 by design: only the sockets' errors count.
+    errors = result["socket_errors"] + (0 if args.anonymous else result["status_errors"])
+    print(json.dumps({
+        "mode": "anonymous posts" if args.anonymous else "flood", "sockets": 0 if args.anonymous else args.sockets,
+        "connections": args.connections, "messages": delivered, "sent": sent, "seconds": result["seconds"],
+        "per_second": round(delivered / result["seconds"], 1), "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"],
+        # Requests still under way when wrk stopped are stored and delivered but not counted as sent.
+        "lost": max(0, sent - delivered), "errors": errors, "server_rss_mb": rss,
+    }))
 
 
 async def drive(one, args):
@@ -248,7 +326,7 @@ def report(args, receiver, sent, elapsed, rss):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["tonight", "relay", "posts"])
+    parser.add_argument("mode", choices=["tonight", "relay", "posts", "flood"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--socket-url")
     parser.add_argument("--sockets", type=int, default=1000)
@@ -258,8 +336,11 @@ def main():
     parser.add_argument("--pid", type=int, default=0)
     parser.add_argument("--rate", type=float, default=0,
                         help="open loop: start this many messages a second (each still timed to its arrival) instead of closed-loop senders")
+    parser.add_argument("--connections", type=int, default=64, help="flood: wrk's connections")
+    parser.add_argument("--pairs-file", default="/tmp/chat-pairs.txt", help="flood: where wrk reads tokens and conversations")
+    parser.add_argument("--anonymous", action="store_true", help="flood: POSTs with no token, answered 401 (the floor)")
     args = parser.parse_args()
-    asyncio.run({"tonight": tonight, "relay": relay, "posts": posts}[args.mode](args))
+    asyncio.run({"tonight": tonight, "relay": relay, "posts": posts, "flood": flood}[args.mode](args))
 
 
 if __name__ == "__main__":

@@ -200,31 +200,6 @@ struct ChatRepository: Sendable {
         }
     }
 
-    /// SQLite: stores `m` as its conversation's next message if its sender may write there (a
-    /// member, and friends with the other unless it is a match's conversation); nil when not. One
-    /// statement numbers and stores it (the trigger `messages_number` moves the conversation's
-    /// counters) and returns the members and whether the other is online.
-    static func insert(_ m: MessageBatcher.Pending, on db: any SQLDatabase) async throws -> MessageBatcher.Stored? {
-        let row = try await db.raw(
-            """
-            INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
-            SELECT id, last_seq + 1, \(bind: m.id), \(bind: m.sender), \(bind: m.clientID), \(bind: m.text),
-                \(bind: m.now)
-            FROM conversations
-            WHERE id = \(bind: m.conversationID) AND \(bind: m.sender) IN (user_a, user_b)
-                AND \(unsafeRaw: Self.writable("conversations"))
-            RETURNING seq,
-                (SELECT user_a FROM conversations c WHERE c.id = messages.conversation_id) AS user_a,
-                (SELECT user_b FROM conversations c WHERE c.id = messages.conversation_id) AS user_b,
-                COALESCE((SELECT online_until FROM users WHERE users.id = (
-                    SELECT CASE WHEN c.user_a = messages.sender_id THEN c.user_b ELSE c.user_a END
-                    FROM conversations c WHERE c.id = messages.conversation_id)), 0) AS online_until
-            """
-        ).first()
-        guard let row else { return nil }
-        return try .init(seq: try row.decode(column: "seq", as: Int64.self), row: row)
-    }
-
     /// Whether the members of conversation `table` may write to each other: it is a match's, or
     /// they are friends (``ConversationRecord/allowsWriting(friends:)`` says the same in Swift,
     /// for the conversation's own answers).
@@ -235,20 +210,60 @@ struct ChatRepository: Sendable {
         """
     }
 
-    /// PostgreSQL: stores `messages` with one statement, each only if its sender may write there
-    /// (as ``insert(_:on:)``), numbered as storing them one after another would (in the order
-    /// given within each conversation, the sender's read position moved to their own last one),
-    /// and returns what was stored by message id (none for one refused). One statement is one
-    /// round trip for the whole group, checks included, and it is prepared (``StoreMessages``).
-    /// It fails as a whole, a client id stored twice included.
+    /// Stores `messages` with one statement, each only if its sender may write there (a member,
+    /// and friends with the other unless it is a match's conversation), numbered as storing them
+    /// one after another would (in the order given within each conversation, the sender's read
+    /// position moved to their own last one), and returns what was stored by message id, with the
+    /// members and until when the recipient is online (none for one refused). It fails as a whole,
+    /// a client id stored twice included.
+    ///
+    /// One statement for the whole group: on PostgreSQL one round trip, checks included, and
+    /// prepared (``StoreMessages``); on SQLite one statement instead of one per message, each of
+    /// which cost a hop to SQLite's threads and a parse (``storeMessagesSQLite``).
     static func insertAll(_ messages: [MessageBatcher.Pending], in database: Database) async throws
         -> [String: MessageBatcher.Stored]
     {
         var stored: [String: MessageBatcher.Stored] = [:]
+        if database.kind == .sqlite {
+            let json = try Self.encoded(messages)
+            let rows = try await database.write { db in try await db.raw(Self.storeMessagesSQLite(json)).all() }
+            for row in rows {
+                let id = try row.decode(column: "id", as: String.self)
+                stored[id] = try .init(seq: try row.decode(column: "seq", as: Int64.self), row: row)
+            }
+            return stored
+        }
         for (id, seq, userA, userB, onlineUntil) in try await database.execute(prepared: StoreMessages(messages)) {
             stored[id] = .init(seq: seq, userA: userA, userB: userB, recipientOnlineUntil: onlineUntil)
         }
         return stored
+    }
+
+    /// SQLite's statement of ``insertAll(_:in:)``, for the messages as a JSON array: numbered from
+    /// their conversations' counters in a materialised step, so every number is read before the
+    /// first row is stored; the trigger `messages_number` then moves each conversation's counters
+    /// row by row, in the order given.
+    private static func storeMessagesSQLite(_ json: String) -> SQLQueryString {
+        """
+        WITH ranked AS MATERIALIZED (
+            SELECT conversations.id AS conversation_id, input.key AS ord,
+                conversations.last_seq + row_number() OVER (PARTITION BY conversations.id ORDER BY input.key) AS seq,
+                input.value ->> 'id' AS id, input.value ->> 'sender_id' AS sender_id,
+                input.value ->> 'client_id' AS client_id, input.value ->> 'body' AS body,
+                input.value ->> 'created_at' AS created_at
+            FROM json_each(\(bind: json)) AS input
+            JOIN conversations ON conversations.id = input.value ->> 'conversation_id'
+                AND input.value ->> 'sender_id' IN (conversations.user_a, conversations.user_b)
+                AND \(unsafeRaw: Self.writable("conversations")))
+        INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+        SELECT conversation_id, seq, id, sender_id, client_id, body, created_at FROM ranked ORDER BY ord
+        RETURNING id, seq,
+            (SELECT user_a FROM conversations c WHERE c.id = messages.conversation_id) AS user_a,
+            (SELECT user_b FROM conversations c WHERE c.id = messages.conversation_id) AS user_b,
+            COALESCE((SELECT online_until FROM users WHERE users.id = (
+                SELECT CASE WHEN c.user_a = messages.sender_id THEN c.user_b ELSE c.user_a END
+                FROM conversations c WHERE c.id = messages.conversation_id)), 0) AS online_until
+        """
     }
 
     /// The statement of ``insertAll(_:in:)``, prepared: one for any number of messages, so each
@@ -297,14 +312,19 @@ struct ChatRepository: Sendable {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(String(decoding: try Self.encoder.encode(messages), as: UTF8.self))
+            bindings.append(try ChatRepository.encoded(messages))
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-
-        private static let encoder = JSONEncoder()
     }
+
+    /// `messages` as the JSON array both engines' group statements read.
+    fileprivate static func encoded(_ messages: [MessageBatcher.Pending]) throws -> String {
+        String(decoding: try encoder.encode(messages), as: UTF8.self)
+    }
+
+    private static let encoder = JSONEncoder()
 
     /// Messages after `since` (oldest first), or the newest before `before`, ascending.
     func messages(in conversationID: String, before: Int64?, since: Int64?, limit: Int) async throws

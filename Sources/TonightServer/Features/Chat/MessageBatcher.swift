@@ -1,14 +1,14 @@
 import SQLKit
 
 /// Stores concurrent chat messages in groups, as ``VoteBatcher`` commits votes: while one group's
-/// transaction runs, new messages queue, and the next transaction stores all of them (a
-/// ``GroupQueue``, up to 16 a group), each numbered in its conversation as alone: on PostgreSQL by one statement for
-/// the whole group (one round trip, the checks of who may write included), on SQLite by a
-/// statement each in one transaction. One message alone still commits at once. Every sender gets
+/// statement runs, new messages queue, and the next statement stores all of them (a
+/// ``GroupQueue``, up to 64 a group), each numbered in its conversation as alone, by one statement
+/// for the whole group on either engine (``ChatRepository/insertAll(_:in:)``: the checks of who may
+/// write included). One message alone still commits at once. Every sender gets
 /// its own message's outcome (``Stored``), after its group committed.
 ///
-/// A group that fails as a whole (PostgreSQL ends a transaction at its first error, such as a
-/// client id that raced with itself from another instance) is stored again one message at a time,
+/// A group that fails as a whole (its statement ends at its first error, such as a client id that
+/// raced with itself from another instance) is stored again one message at a time,
 /// so one message's error reaches only its sender. A group that gets no answer within
 /// ``deadline`` (the database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
 /// `database_unavailable`; a message with a client id is safe to send again).
@@ -61,7 +61,7 @@ struct MessageBatcher: Sendable {
     private let queue: GroupQueue<Pending, Stored?>
 
     /// Creates a batcher writing to `database`.
-    init(database: Database, maxBatch: Int = 16, deadline: Duration = .seconds(10)) {
+    init(database: Database, maxBatch: Int = 64, deadline: Duration = .seconds(10)) {
         self.deadline = deadline
         queue = GroupQueue(maxBatch: maxBatch) { messages in
             await Self.store(messages, in: database, deadline: deadline)
@@ -81,19 +81,8 @@ struct MessageBatcher: Sendable {
     {
         do {
             return try await withDeadline(deadline) {
-                // Alone, a message is one statement, with no transaction around it.
-                if messages.count == 1 { return [.success(try await store(messages[0], in: database))] }
-                if database.kind == .postgres {
-                    let stored = try await ChatRepository.insertAll(messages, in: database)
-                    return messages.map { .success(stored[$0.id]) }
-                }
-                return try await database.transaction { db in
-                    var stored: [Result<Stored?, any Error>] = []
-                    for message in messages {
-                        stored.append(.success(try await ChatRepository.insert(message, on: db)))
-                    }
-                    return stored
-                }
+                let stored = try await ChatRepository.insertAll(messages, in: database)
+                return messages.map { .success(stored[$0.id]) }
             }
         } catch is DeadlineExceeded {
             return messages.map { _ in .failure(DeadlineExceeded(limit: deadline)) }
@@ -105,20 +94,15 @@ struct MessageBatcher: Sendable {
             for message in messages {
                 do {
                     results.append(
-                        .success(try await withDeadline(deadline) { try await store(message, in: database) }))
+                        .success(
+                            try await withDeadline(deadline) {
+                                try await ChatRepository.insertAll([message], in: database)[message.id]
+                            }))
                 } catch {
                     results.append(.failure(error))
                 }
             }
             return results
         }
-    }
-
-    /// One message in a statement of its own.
-    private static func store(_ message: Pending, in database: Database) async throws -> Stored? {
-        if database.kind == .postgres {
-            return try await ChatRepository.insertAll([message], in: database)[message.id]
-        }
-        return try await database.write { db in try await ChatRepository.insert(message, on: db) }
     }
 }

@@ -201,10 +201,11 @@ struct ChatRouteTests {
         }
     }
 
-    @Test("PostgreSQL: one statement numbers a group of messages as storing them one at a time would")
-    func groupStatement() async throws {
-        guard Backend.available.contains(.postgres) else { return }
-        try await withApp(.postgres) { services, client in
+    @Test(
+        "one statement numbers a group of messages as storing them one at a time would",
+        arguments: Backend.available)
+    func groupStatement(backend: Backend) async throws {
+        try await withApp(backend) { services, client in
             let (ana, ben, eve) = (
                 try await client.member("ana"), try await client.member("ben"), try await client.member("eve")
             )
