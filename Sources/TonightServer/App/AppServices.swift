@@ -213,7 +213,9 @@ public struct AppServices: Sendable {
             chat: ChatRepository(
                 db: database.sql, database: database,
                 batcher: MessageBatcher(
-                    database: database, deadline: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds)))),
+                    database: database,
+                    deadline: MessageBatcher.deadline(
+                        busyTimeout: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds)), on: database.kind))),
             fanout: fanout,
             presence: PresenceService(
                 database: database, hub: live, leaseSeconds: config.presenceLeaseSeconds, logger: logger), posts: posts,

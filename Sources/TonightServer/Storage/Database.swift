@@ -31,6 +31,8 @@ public final class Database: Sendable {
     private let postgres: BoundedPostgresDatabase?
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
+    /// SQLite: the connection of ``groupWrite(_:)``, opened at its first use.
+    private let groupWriter = NIOLockedValueBox<SQLiteBulkConnection?>(nil)
 
     private init(
         kind: DatabaseKind, sql: any SQLDatabase, postgres: BoundedPostgresDatabase? = nil, sqlitePath: String? = nil,
@@ -252,13 +254,44 @@ public final class Database: Sendable {
 
     /// Closes every connection.
     public func shutdown() async throws {
+        groupWriter.withLockedValue { writer in
+            writer?.close()
+            writer = nil
+        }
         try await shutdownPool()
     }
+
+    /// SQLite: runs `body` on a connection of its own, outside the pool, queued at the write gate
+    /// like ``write(_:)``: for the hottest writes that are one statement for many requests (a
+    /// group of chat messages). Through the pool a statement hops from the caller's task to the
+    /// pool's event loop, to a thread of SQLite's and back; here it runs on the connection's own
+    /// queue, its statements prepared once. Groups are written one after another, so each hop
+    /// saved is time every queued request waits less.
+    func groupWrite<T: Sendable>(_ body: @escaping @Sendable (SQLiteBulkConnection) async throws -> T) async throws
+        -> T
+    {
+        guard let sqlitePath else { throw GroupWriterNeedsSQLite() }
+        return try await gated {
+            let writer = try groupWriter.withLockedValue { writer in
+                if let writer { return writer }
+                let opened = try SQLiteBulkConnection(
+                    path: sqlitePath, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                    logger: Logger(label: "tonight.sqlite-group-writer"))
+                writer = opened
+                return opened
+            }
+            return try await body(writer)
+        }
+    }
+
+    /// ``groupWrite(_:)`` was called on PostgreSQL.
+    struct GroupWriterNeedsSQLite: Error {}
 
     /// Whether `error` means the database stayed busy past the busy timeout: SQLite locked by
     /// another writer, this process's write gate not moving, or no pooled connection free.
     public static func isBusy(_ error: any Error) -> Bool {
         if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
+        if let error = error as? SQLiteBulkError { return error.isBusy }
         return error is DatabaseBusyError || error is ConnectionPoolTimeoutError
     }
 
@@ -294,6 +327,7 @@ public final class Database: Sendable {
             return error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed
                 || (error.reason == .constraint && error.message.contains("UNIQUE constraint failed"))
         }
+        if let error = error as? SQLiteBulkError { return error.isUniqueViolation }
         return false
     }
 }

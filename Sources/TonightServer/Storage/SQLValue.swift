@@ -1,4 +1,5 @@
 import SQLKit
+import VaporCSQLite
 
 /// A value bound to an SQL statement: what import rows are made of. Typed, so a bulk write binds
 /// each value straight into SQLite without asking an `Encodable` what it is; encodes as the plain
@@ -30,4 +31,10 @@ struct SQLiteBulkError: Error, CustomStringConvertible {
     let code: Int32
     let message: String
     var description: String { "SQLite error \(code): \(message)" }
+
+    /// Another connection held the lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+    var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+
+    /// A unique or primary key constraint failed (SQLite says "UNIQUE constraint failed" for both).
+    var isUniqueViolation: Bool { code & 0xff == SQLITE_CONSTRAINT && message.contains("UNIQUE constraint failed") }
 }

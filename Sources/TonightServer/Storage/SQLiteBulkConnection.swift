@@ -7,7 +7,8 @@ import SQLKit
 import SQLiteKit
 import VaporCSQLite
 
-/// A connection of its own to the SQLite file, outside the pool, for imports: statements are
+/// A connection of its own to the SQLite file, outside the pool, for imports (and for the group
+/// writes of ``Database/groupWrite(_:)``, with ``rows(prepared:_:)``): statements are
 /// prepared once and each row's values are bound straight through SQLite's C API (through SQLKit,
 /// serialising a multi-row insert and encoding every value cost more than SQLite's own work).
 /// It is also an `SQLDatabase`, so the repositories' reads run on it inside its transaction.
@@ -99,6 +100,19 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
     /// The rows of a query that binds `values`, each as column name → value.
     func rows(_ sql: String, _ values: [SQLiteData] = []) async throws -> [BulkRow] {
         try await serially { try self.rowsNow(sql, values) }
+    }
+
+    /// The rows of a statement run again and again (a group write), prepared once and kept as
+    /// upserts are: SQLite parses it once per connection instead of once per run.
+    func rows(prepared sql: String, _ values: [SQLiteData]) async throws -> [BulkRow] {
+        try await serially {
+            let statement = try self.statement(for: sql)
+            defer {
+                sqlite_nio_sqlite3_reset(statement)
+                sqlite_nio_sqlite3_clear_bindings(statement)
+            }
+            return try self.rowsNow(statement, values)
+        }
     }
 
     /// The rows of a query whose first column is a text key, read in place on the connection's
@@ -257,6 +271,10 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         var statement: OpaquePointer?
         try check(sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, 0, &statement, nil))
         defer { sqlite_nio_sqlite3_finalize(statement) }
+        return try rowsNow(statement, values)
+    }
+
+    private func rowsNow(_ statement: OpaquePointer?, _ values: [SQLiteData]) throws -> [BulkRow] {
         for (index, value) in values.enumerated() {
             try check(bind(value, at: Int32(index + 1), of: statement))
         }

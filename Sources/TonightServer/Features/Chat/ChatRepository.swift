@@ -226,7 +226,9 @@ struct ChatRepository: Sendable {
         var stored: [String: MessageBatcher.Stored] = [:]
         if database.kind == .sqlite {
             let json = try Self.encoded(messages)
-            let rows = try await database.write { db in try await db.raw(Self.storeMessagesSQLite(json)).all() }
+            let rows = try await database.groupWrite { writer in
+                try await writer.rows(prepared: Self.storeMessagesSQLite, [.text(json)])
+            }
             for row in rows {
                 let id = try row.decode(column: "id", as: String.self)
                 stored[id] = try .init(seq: try row.decode(column: "seq", as: Int64.self), row: row)
@@ -242,20 +244,20 @@ struct ChatRepository: Sendable {
     /// SQLite's statement of ``insertAll(_:in:)``, for the messages as a JSON array: numbered from
     /// their conversations' counters in a materialised step, so every number is read before the
     /// first row is stored; the trigger `messages_number` then moves each conversation's counters
-    /// row by row, in the order given.
-    private static func storeMessagesSQLite(_ json: String) -> SQLQueryString {
-        """
+    /// row by row, in the order given. Run on the group writer's connection, prepared once
+    /// (``Database/groupWrite(_:)``).
+    private static let storeMessagesSQLite = """
         WITH ranked AS MATERIALIZED (
             SELECT conversations.id AS conversation_id, input.key AS ord,
                 conversations.last_seq + row_number() OVER (PARTITION BY conversations.id ORDER BY input.key) AS seq,
                 input.value ->> 'id' AS id, input.value ->> 'sender_id' AS sender_id,
                 input.value ->> 'client_id' AS client_id, input.value ->> 'body' AS body,
                 input.value ->> 'created_at' AS created_at
-            FROM json_each(\(bind: json)) AS input
+            FROM json_each(?1) AS input
             JOIN conversations ON conversations.id = input.value ->> 'conversation_id'
                 AND input.value ->> 'sender_id' IN (conversations.user_a, conversations.user_b)
-                AND \(unsafeRaw: Self.writable("conversations")))
-        INSERT INTO messages (\(unsafeRaw: Self.messageColumns))
+                AND \(writable("conversations")))
+        INSERT INTO messages (\(messageColumns))
         SELECT conversation_id, seq, id, sender_id, client_id, body, created_at FROM ranked ORDER BY ord
         RETURNING id, seq,
             (SELECT user_a FROM conversations c WHERE c.id = messages.conversation_id) AS user_a,
@@ -264,7 +266,6 @@ struct ChatRepository: Sendable {
                 SELECT CASE WHEN c.user_a = messages.sender_id THEN c.user_b ELSE c.user_a END
                 FROM conversations c WHERE c.id = messages.conversation_id)), 0) AS online_until
         """
-    }
 
     /// The statement of ``insertAll(_:in:)``, prepared: one for any number of messages, so each
     /// connection plans it once. Planned anew each time, its common table expressions cost

@@ -9,8 +9,9 @@ import SQLKit
 ///
 /// A group that fails as a whole (its statement ends at its first error, such as a client id that
 /// raced with itself from another instance) is stored again one message at a time,
-/// so one message's error reaches only its sender. A group that gets no answer within
-/// ``deadline`` (the database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
+/// so one message's error reaches only its sender; one that found the database busy fails all its
+/// senders (503 `database_busy`). A group that gets no answer within ``deadline`` (from the
+/// database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
 /// `database_unavailable`; a message with a client id is safe to send again).
 struct MessageBatcher: Sendable {
     /// One message to store; encoded, it is a row as ``ChatRepository/StoreMessages`` reads it.
@@ -58,6 +59,15 @@ struct MessageBatcher: Sendable {
 
     /// How long one group may wait for the database.
     let deadline: Duration
+
+    /// How long a group may wait for a database whose busy timeout is `busyTimeout`. On PostgreSQL,
+    /// that timeout. On SQLite, longer than the write gate's and SQLite's busy handler's limits
+    /// together (each the busy timeout), so SQLite answers first: a message refused for a busy
+    /// file is one SQLite did not store. With the two equal, a group given up on at the deadline
+    /// was still waiting for the lock, and stored once it came (its sender told 503).
+    static func deadline(busyTimeout: Duration, on kind: DatabaseKind) -> Duration {
+        kind == .sqlite ? busyTimeout * 2 + .seconds(1) : busyTimeout
+    }
     private let queue: GroupQueue<Pending, Stored?>
 
     /// Creates a batcher writing to `database`. Groups of up to 64: a group is one statement, and
@@ -89,8 +99,9 @@ struct MessageBatcher: Sendable {
             }
         } catch is DeadlineExceeded {
             return messages.map { _ in .failure(DeadlineExceeded(limit: deadline)) }
-        } catch  where messages.count == 1 {
-            return [.failure(error)]
+        } catch  where messages.count == 1 || Database.isBusy(error) {
+            // A busy database fails each message alike: one at a time, each would wait again.
+            return messages.map { _ in .failure(error) }
         } catch {
             // One at a time, so each sender gets its own outcome.
             var results: [Result<Stored?, any Error>] = []
