@@ -31,8 +31,9 @@ public final class Database: Sendable {
     private let postgres: BoundedPostgresDatabase?
     /// SQLite write transactions of this process, one at a time in arrival order.
     private let writeGate = WriteGate()
-    /// SQLite: the connection of ``groupWrite(_:)``, opened at its first use.
-    private let groupWriter = NIOLockedValueBox<SQLiteBulkConnection?>(nil)
+    /// SQLite: the connection of ``groupWrite(_:)``, opened at its first use; `closed` once
+    /// ``shutdown()`` closed it, so that a late group cannot open another.
+    private let groupWriter = NIOLockedValueBox<(connection: SQLiteBulkConnection?, closed: Bool)>((nil, false))
 
     private init(
         kind: DatabaseKind, sql: any SQLDatabase, postgres: BoundedPostgresDatabase? = nil, sqlitePath: String? = nil,
@@ -254,10 +255,11 @@ public final class Database: Sendable {
 
     /// Closes every connection.
     public func shutdown() async throws {
-        groupWriter.withLockedValue { writer in
-            writer?.close()
-            writer = nil
+        let writer = groupWriter.withLockedValue { writer in
+            defer { writer = (nil, true) }
+            return writer.connection
         }
+        writer?.close()
         try await shutdownPool()
     }
 
@@ -273,11 +275,12 @@ public final class Database: Sendable {
         guard let sqlitePath else { throw GroupWriterNeedsSQLite() }
         return try await gated {
             let writer = try groupWriter.withLockedValue { writer in
-                if let writer { return writer }
+                if let connection = writer.connection { return connection }
+                guard !writer.closed else { throw GroupWriterClosed() }
                 let opened = try SQLiteBulkConnection(
                     path: sqlitePath, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                     logger: Logger(label: "tonight.sqlite-group-writer"))
-                writer = opened
+                writer.connection = opened
                 return opened
             }
             return try await body(writer)
@@ -286,6 +289,9 @@ public final class Database: Sendable {
 
     /// ``groupWrite(_:)`` was called on PostgreSQL.
     struct GroupWriterNeedsSQLite: Error {}
+
+    /// ``groupWrite(_:)`` was called after ``shutdown()``.
+    struct GroupWriterClosed: Error {}
 
     /// Whether `error` means the database stayed busy past the busy timeout: SQLite locked by
     /// another writer, this process's write gate not moving, or no pooled connection free.

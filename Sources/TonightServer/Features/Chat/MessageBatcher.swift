@@ -59,6 +59,7 @@ struct MessageBatcher: Sendable {
 
     /// How long one group may wait for the database.
     let deadline: Duration
+    private let queue: GroupQueue<Pending, Stored?>
 
     /// How long a group may wait for a database whose busy timeout is `busyTimeout`. On PostgreSQL,
     /// that timeout. On SQLite, longer than the write gate's and SQLite's busy handler's limits
@@ -68,7 +69,6 @@ struct MessageBatcher: Sendable {
     static func deadline(busyTimeout: Duration, on kind: DatabaseKind) -> Duration {
         kind == .sqlite ? busyTimeout * 2 + .seconds(1) : busyTimeout
     }
-    private let queue: GroupQueue<Pending, Stored?>
 
     /// Creates a batcher writing to `database`. Groups of up to 64: a group is one statement, and
     /// SQLite writes one group at a time whatever its size, so 64 stored about a tenth more flat
