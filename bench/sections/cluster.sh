@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # bench/run section cluster (sourced by bench/run, after chat.sh whose chat client it uses): the
-# production shapes side by side in one run — one instance on SQLite, one on PostgreSQL, two on
-# PostgreSQL behind haproxy — each measured on GET /health, GET /v1/me, a venue feed page (anonymous,
-# cached), votes on one hot post, and chat delivered through it at BENCH_CHAT_RATE. Ratios are to the
-# SQLite instance (and two instances to one). The CPU each tier (Tonight, PostgreSQL, haproxy) spends
-# per request is read from /proc around every run: the capacity model of docs/operations.md.
+# production shapes side by side in one run — one instance on SQLite, one on PostgreSQL, the same one
+# behind haproxy, two on PostgreSQL behind haproxy — each measured on GET /health, GET /v1/me, a venue
+# feed page (anonymous, cached), votes on one hot post, and chat delivered through it at
+# BENCH_CHAT_RATE. Ratios are to the SQLite instance, and two instances to one (reached directly, and
+# behind the same load balancer: the second ratio is what adding an instance to a running cluster
+# does, without the proxy's own hop). The CPU each tier (Tonight, PostgreSQL, haproxy) spends per
+# request is read from /proc around every run: the capacity model of docs/operations.md.
 
 # cpu_ms PID…: CPU time (user + system) the processes have used, in milliseconds.
 cpu_ms() {
@@ -42,9 +44,21 @@ cluster_bench() {
     'BEGIN { printf "%.3f %.3f %.3f\n", a / n, p / n, l / n }' >"$out/$shape-$name.cpu"
 }
 
-# cluster_shape SHAPE: starts the shape (sqlite | pg | pg2), fills it, measures it, stops it.
+# cluster_lb ADDRESS_A ADDRESS_B: starts haproxy in front of the two instances (host:port; the same
+# address twice for one instance behind it) and points $target at it.
+cluster_lb() {
+  local lb_port
+  lb_port=$(free_port)
+  TONIGHT_LB="127.0.0.1:$lb_port" TONIGHT_A=$1 TONIGHT_B=$2 haproxy -f scripts/haproxy.cfg -db >>"$out/haproxy.log" 2>&1 &
+  cluster_lb_pid=$!
+  started_pids+=("$cluster_lb_pid")
+  target="http://127.0.0.1:$lb_port"
+  wait_healthy "$target" "$cluster_lb_pid" 30 || die "haproxy did not answer"
+}
+
+# cluster_shape SHAPE: starts the shape (sqlite | pg | pglb | pg2), fills it, measures it, stops it.
 cluster_shape() {
-  local shape=$1 data="$tmp/cluster-$1" db=() target lb_port token
+  local shape=$1 data="$tmp/cluster-$1" db=() target token
   cluster_app_pids=()
   cluster_lb_pid=""
   if [ "$shape" != sqlite ]; then
@@ -66,13 +80,9 @@ cluster_shape() {
     cluster_app_pids+=("$server_pid")
     started_pids+=("$server_pid")
     server_pid=""
-    lb_port=$(free_port)
-    TONIGHT_LB="127.0.0.1:$lb_port" TONIGHT_A="${url_a#http://}" TONIGHT_B="${url#http://}" \
-      haproxy -f scripts/haproxy.cfg -db >>"$out/haproxy.log" 2>&1 &
-    cluster_lb_pid=$!
-    started_pids+=("$cluster_lb_pid")
-    target="http://127.0.0.1:$lb_port"
-    wait_healthy "$target" "$cluster_lb_pid" 30 || die "haproxy did not answer"
+    cluster_lb "${url_a#http://}" "${url#http://}"
+  elif [ "$shape" = pglb ]; then
+    cluster_lb "${url#http://}" "${url#http://}"
   fi
   url=$target
   python3 bench/posts_setup.py --url "$target" --moderator "benchmod:a long enough passphrase" \
@@ -97,10 +107,11 @@ per_core() { awk -v c="$1" 'BEGIN { if (c >= 0.005) printf "%.0f", 1000 / c; els
 
 # cluster_row MEASURE: req/s and p99 of each shape, and the ratios.
 cluster_row() {
-  local m=$1
-  printf '%-10s %9s %8s %9s %8s %9s %8s %8s %8s\n' "$m" \
-    "$(rps "sqlite-$m")" "$(p99 "sqlite-$m")" "$(rps "pg-$m")" "$(p99 "pg-$m")" "$(rps "pg2-$m")" "$(p99 "pg2-$m")" \
-    "$(ratio "$(rps "pg-$m")" "$(rps "sqlite-$m")")" "$(ratio "$(rps "pg2-$m")" "$(rps "pg-$m")")"
+  local m=$1 shape
+  printf '%-10s' "$m"
+  for shape in $cluster_shapes; do printf ' %9s %8s' "$(rps "$shape-$m")" "$(p99 "$shape-$m")"; done
+  printf ' %8s %8s %8s\n' "$(ratio "$(rps "pg-$m")" "$(rps "sqlite-$m")")" "$(ratio "$(rps "pg2-$m")" "$(rps "pg-$m")")" \
+    "$(ratio "$(rps "pg2-$m")" "$(rps "pglb-$m")")"
 }
 
 if want cluster; then
@@ -111,20 +122,21 @@ if want cluster; then
     pg_start "$out" "-c max_connections=300 -c shared_buffers=256MB"
   fi
   cluster_key=$(head -c 32 /dev/urandom | base64)
-  for shape in sqlite pg pg2; do cluster_shape "$shape"; done
+  cluster_shapes="sqlite pg pglb pg2"
+  for shape in $cluster_shapes; do cluster_shape "$shape"; done
   section "cluster: results"
   {
-    echo "## cluster ($BENCH_CLUSTER_CONNECTIONS connections; pg2 = two instances behind haproxy; all on $(nproc) cores)"
-    printf '%-10s %9s %8s %9s %8s %9s %8s %8s %8s\n' measure "sqlite/s" "p99 ms" "pg/s" "p99 ms" "pg2/s" "p99 ms" \
-      "pg/sql" "pg2/pg"
+    echo "## cluster ($BENCH_CLUSTER_CONNECTIONS connections; pglb = one instance behind haproxy, pg2 = two; all on $(nproc) cores)"
+    printf '%-10s %9s %8s %9s %8s %9s %8s %9s %8s %8s %8s %8s\n' measure "sqlite/s" "p99 ms" "pg/s" "p99 ms" \
+      "pglb/s" "p99 ms" "pg2/s" "p99 ms" "pg/sql" "pg2/pg" "pg2/pglb"
     for m in health me placefeed votes; do cluster_row "$m"; done
-    for shape in sqlite pg pg2; do
+    for shape in $cluster_shapes; do
       printf 'chat %-6s %s msgs/s, p50 %s ms, p99 %s ms, lost %s\n' "$shape" "$(json_field "$out/$shape-chat.json" per_second)" \
         "$(json_field "$out/$shape-chat.json" p50_ms)" "$(json_field "$out/$shape-chat.json" p99_ms)" \
         "$(json_field "$out/$shape-chat.json" lost)"
     done
     echo "CPU ms per request (Tonight / PostgreSQL / haproxy), and requests/s one core of each tier carries:"
-    for shape in pg pg2; do
+    for shape in pg pglb pg2; do
       for m in health me placefeed votes; do
         read -r app db lb <"$out/$shape-$m.cpu"
         printf '  %-4s %-10s %6s / %6s / %6s ms   one Tonight core %7s/s, one PostgreSQL core %s/s\n' "$shape" "$m" \
@@ -133,7 +145,7 @@ if want cluster; then
     done
     echo
   } | tee -a "$out/summary.txt"
-  for shape in sqlite pg pg2; do
+  for shape in $cluster_shapes; do
     check_errors "$shape-health" "$shape-me" "$shape-placefeed" "$shape-votes"
     [ "$(json_field "$out/$shape-chat.json" lost)" = 0 ] || failed=1
   done
