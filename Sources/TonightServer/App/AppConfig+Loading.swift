@@ -35,6 +35,7 @@ extension AppConfig {
         config.loginsPerMinutePerAccount = reader.int(
             forKey: "rate.login.account.per.minute", default: config.loginsPerMinutePerAccount)
         config.idleTimeout = reader.int(forKey: "http.idle.timeout", default: config.idleTimeout)
+        config.livePingSeconds = reader.int(forKey: "live.ping.seconds", default: config.livePingSeconds)
         config.trustProxy = reader.bool(forKey: "http.trust.proxy", default: config.trustProxy)
         config.trustedProxies = reader.string(forKey: "http.trusted.proxies", default: config.trustedProxies)
         config.connectionsPerAddress = reader.int(

@@ -66,6 +66,10 @@ public struct AppConfig: Sendable {
     /// Seconds before an idle connection (or one that sends no request) is closed
     /// (`http.idle.timeout`, default 60).
     public var idleTimeout: Int = 60
+    /// Seconds between the server's WebSocket pings on `/v1/live` (`live.ping.seconds`, default
+    /// 30, at least 1). A socket whose pong has not come by the next ping is closed (going away):
+    /// a phone that lost its network without a FIN is reaped within two intervals.
+    public var livePingSeconds: Int = 30
     /// The proxies whose `X-Forwarded-For` names the client (`http.trusted.proxies`: addresses and
     /// CIDR ranges, comma-separated; default none). See ``TrustedProxies``.
     public var trustedProxies: String = ""

@@ -55,7 +55,7 @@ public func buildApplication(
         configuration: EncodedAnswer.configuration, middlewares: [SpecLimitMiddleware(), EncodedAnswerMiddleware()])
     let live = LiveRoutes(
         hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
-        fanout: services.fanout, bans: services.bans)
+        fanout: services.fanout, bans: services.bans, pingInterval: .seconds(max(1, config.livePingSeconds)))
     live.register(on: router)
     WebRoutes(
         source: webSource(config, logger: services.logger), mapTileURL: config.mapTileURL,

@@ -6,7 +6,7 @@ import TonightAPI
 
 /// One `/v1/live` socket, as the last handler of its channel after the WebSocket handshake
 /// (``LiveUpgradeChannel``). It speaks the protocol's control frames itself — answers pings
-/// (through the socket's bounded queue), pings the client every ``pingInterval`` and closes a
+/// (through the socket's bounded queue), pings the client every ``LiveRoutes/pingInterval`` and closes a
 /// socket whose pong did not come by the next one, answers a close frame with its own and ends
 /// the connection, ends it too when the peer leaves without one (FIN), and sends a close (going
 /// away) when the server stops — joins fragments into messages of at most ``maxMessageSize``, and
@@ -23,8 +23,6 @@ final class LiveChannelHandler: ChannelDuplexHandler {
 
     /// The largest message a client may send, its fragments joined.
     static let maxMessageSize = 1 << 16
-    /// How often the server pings the client.
-    static let pingInterval: TimeAmount = .seconds(30)
     /// The open sockets of this process, in `/metrics` as `tonight_live_sockets`.
     static let open = Meter(label: "tonight_live_sockets")
 
@@ -84,7 +82,8 @@ final class LiveChannelHandler: ChannelDuplexHandler {
                 if principal == nil { socket.enqueue(.close(.policyViolation, "authenticate first")) }
             }
         }
-        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: Self.pingInterval, delay: Self.pingInterval) { _ in
+        let interval = TimeAmount(live.pingInterval)
+        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             let (handler, context) = loopBound.value
             handler.ping(context)
         }

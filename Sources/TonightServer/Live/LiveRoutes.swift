@@ -6,7 +6,7 @@ import TonightAPI
 
 /// `GET /v1/live`: the authenticated WebSocket. The token comes in the query (`?token=`) or in
 /// a first `auth` message within 10 seconds; then the socket receives the user's events and
-/// answers `ping` with `pong` (WebSocket-level pings also run every 30 seconds). A client says
+/// answers `ping` with `pong` (WebSocket-level pings also run, every ``pingInterval``). A client says
 /// it is typing with `{"type":"typing","conversationId":"…"}`; the other member gets a `typing`
 /// event. Opening and closing sockets keeps the user's presence (``PresenceService``).
 ///
@@ -23,6 +23,9 @@ struct LiveRoutes: Sendable {
     let fanout: any LiveFanout
     /// Banned and deleted members' tokens open no socket.
     let bans: BanList
+    /// How often the server pings each socket (`LIVE_PING_SECONDS`); a socket whose pong has not
+    /// come by the next ping is closed.
+    let pingInterval: Duration
     let authTimeout: Duration = .seconds(10)
 
     /// What handling one message leaves the socket with.

@@ -278,4 +278,34 @@ struct LiveProtocolTests {
             #expect(try await leaving.next() == nil)
         }
     }
+    @Test("a socket whose pong has not come by the next ping is closed; one that answers stays open")
+    func pingTimeout() async throws {
+        try await withLiveApp(.sqlite, configure: { $0.livePingSeconds = 1 }) { services, client in
+            let port = try #require(client.port)
+            let ada = try await client.member("ada")
+            let bo = try await client.member("bob")
+            let silent = try await RawSocket(port: port, target: "/v1/live?token=\(ada.token)")
+            let answering = try await RawSocket(port: port, target: "/v1/live?token=\(bo.token)")
+            #expect(try await silent.nextMessage()?.type == "ready")
+            #expect(try await answering.nextMessage()?.type == "ready")
+            // Three pings answered: still open past the time the silent one is closed.
+            for _ in 0..<3 {
+                let ping = try #require(try await answering.next())
+                #expect(ping.opcode == .ping && ping.payload.readableBytes == 8)
+                try await answering.send(.pong, Array(ping.payload.readableBytesView))
+            }
+            try await answering.send(text: #"{"type":"ping"}"#)
+            #expect(try await answering.nextMessage()?.type == "pong")
+            #expect(await services.live.isOnline(bo.id))
+            await answering.close()
+            // The silent one got a ping, then (its pong missing at the next) a close, going away.
+            #expect(try await silent.next()?.opcode == .ping)
+            #expect(try await silent.nextClose() == .goingAway)
+            // Answered, the close ends the connection (unanswered, it would after the write deadline).
+            try await silent.send(.connectionClose, [0x03, 0xE9])
+            #expect(try await silent.next() == nil)
+            #expect(await eventually { await !services.live.isOnline(ada.id) })
+            await silent.close()
+        }
+    }
 }
