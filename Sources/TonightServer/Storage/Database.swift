@@ -98,20 +98,43 @@ public final class Database: Sendable {
         async throws -> [Statement.Row] where Statement.Row: Sendable
     {
         guard let session = db as? PostgresSession else { throw PreparedStatementsNeedPostgres() }
-        return try await execute(prepared: statement, in: session.connection)
+        do {
+            return try await run(statement, on: session.connection)
+        } catch let error as PSQLError where error.code == .server {
+            // Closed once the transaction has ended (see `run(_:on:)`).
+            session.discarded.withLockedValue { $0 = true }
+            throw error
+        }
     }
 
     private static func execute<Statement: PostgresPreparedStatement>(
         prepared statement: Statement, in postgres: any PostgresDatabase
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        let logger = postgres.logger
-        return try await postgres.withConnection { connection in
+        try await postgres.withConnection { connection in
             connection.eventLoop.makeFutureWithTask {
-                var rows: [Statement.Row] = []
-                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                return rows
+                do {
+                    return try await run(statement, on: connection)
+                } catch let error as PSQLError where error.code == .server {
+                    try? await connection.close()
+                    throw error
+                }
             }
         }.get()
+    }
+
+    /// Runs a prepared statement on `connection`. PostgresNIO remembers a failed preparation
+    /// for the life of the connection and fails every later use of that statement there with the
+    /// same error, so a connection where the database refused a prepared statement is closed
+    /// (the pool opens another): one refusal (a table briefly missing, a lock timeout, a
+    /// transaction already aborted) would otherwise break that statement on that connection for
+    /// good. Refusals are rare (a group's client id stored twice is one), and a new connection
+    /// costs a few milliseconds. `PreparedOutageTests` has the case.
+    private static func run<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, on connection: PostgresConnection
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        var rows: [Statement.Row] = []
+        for try await row in try await connection.execute(statement, logger: connection.logger) { rows.append(row) }
+        return rows
     }
 
     /// ``execute(prepared:)`` was called on SQLite.
@@ -219,7 +242,15 @@ public final class Database: Sendable {
         // A session that also hands out its connection, for prepared statements in the transaction.
         return try await postgres.withConnection { connection in
             connection.eventLoop.makeFutureWithTask {
-                try await Self.run(body, on: PostgresSession(connection), begin: "BEGIN")
+                // A connection where a prepared statement was refused goes no further (``run(_:on:)``),
+                // whether the transaction then failed or its body got past the refusal.
+                let session = PostgresSession(connection)
+                let result: Result<T, any Error>
+                do { result = .success(try await Self.run(body, on: session, begin: "BEGIN")) } catch {
+                    result = .failure(error)
+                }
+                if session.discarded.withLockedValue({ $0 }) { try? await connection.close() }
+                return try result.get()
             }
         }.get()
     }

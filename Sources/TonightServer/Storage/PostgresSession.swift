@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresKit
 import SQLKit
@@ -10,6 +11,9 @@ struct PostgresSession: SQLDatabase {
     /// The transaction's connection.
     let connection: PostgresConnection
     private let base: any SQLDatabase
+    /// Set when the connection must not go back to the pool: it is closed once the transaction
+    /// has ended (``Database/execute(prepared:on:)``).
+    let discarded = NIOLockedValueBox(false)
 
     init(_ connection: PostgresConnection) {
         self.connection = connection

@@ -22,6 +22,50 @@ struct PreparedOutageTests {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
+    /// A statement on a table that comes later (a schema briefly not as the statement expects).
+    struct Later: PostgresPreparedStatement {
+        typealias Row = Int
+        static let sql = "SELECT count(*)::bigint + $1 AS n FROM prepared_later"
+        let value: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(value)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+    }
+
+    /// Failed before: PostgresNIO keeps a failed preparation for the life of its connection, so
+    /// after one refusal the statement failed on that connection for good.
+    @Test("a prepared statement the database refused once runs again once the cause is gone")
+    func refusedOnce() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withApp(.postgres, configure: { $0.databasePoolSize = 1 }) { services, _ in
+            // Refused on every pooled connection (one an event loop).
+            for _ in 0..<8 {
+                await #expect(throws: PSQLError.self) {
+                    _ = try await services.database.execute(prepared: Later(value: 1))
+                }
+            }
+            // And inside transactions.
+            await #expect(throws: PSQLError.self) {
+                try await services.database.transaction { tx in
+                    _ = try await Database.execute(prepared: Later(value: 1), on: tx)
+                }
+            }
+            try await services.database.sql.raw("CREATE TABLE prepared_later (id int)").run()
+            for value in 0..<8 {
+                #expect(try await services.database.execute(prepared: Later(value: value)) == [value])
+                let inside = try await services.database.transaction { tx in
+                    try await Database.execute(prepared: Later(value: value), on: tx)
+                }
+                #expect(inside == [value])
+            }
+        }
+    }
+
     /// Failed before (5 outages of 20 held a call until the query deadline, 300 s in tests): a
     /// prepared statement written just after its connection closed was dropped by the driver,
     /// neither answered nor failed. The hang behind the withdrawn prepared `/v1/me`.
