@@ -153,7 +153,7 @@ public struct AppServices: Sendable {
             urls: MediaURLs(secret: config.mediaSigningKey, ttl: config.mediaURLTTL, reviewSecret: key),
             votes: VoteBatcher(
                 repository: postRepository, flagThreshold: config.flagThreshold, notifier: notifier,
-                deadline: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds))),
+                deadline: database.groupDeadline),
             views: ViewCounter(repository: postRepository, logger: logger),
             storageClass: config.s3StorageClass.isEmpty ? nil : config.s3StorageClass,
             retentionDays: config.mediaRetentionDays, logger: logger)
@@ -212,10 +212,7 @@ public struct AppServices: Sendable {
             invitations: InvitationRepository(db: database.sql, database: database),
             chat: ChatRepository(
                 db: database.sql, database: database,
-                batcher: MessageBatcher(
-                    database: database,
-                    deadline: MessageBatcher.deadline(
-                        busyTimeout: .milliseconds(max(1, config.databaseBusyTimeoutMilliseconds)), on: database.kind))),
+                batcher: MessageBatcher(database: database, deadline: database.groupDeadline)),
             fanout: fanout,
             presence: PresenceService(
                 database: database, hub: live, leaseSeconds: config.presenceLeaseSeconds, logger: logger), posts: posts,

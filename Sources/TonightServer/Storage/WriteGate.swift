@@ -3,6 +3,19 @@ struct DatabaseBusyError: Error, CustomStringConvertible {
     var description: String { "the database stayed busy for longer than the busy timeout" }
 }
 
+extension Database {
+    /// How long a group of writes (``VoteBatcher``, ``MessageBatcher``) may wait for the database.
+    /// On PostgreSQL, the busy timeout (`DATABASE_BUSY_TIMEOUT_MS`). On SQLite, longer than the
+    /// write gate's and SQLite's busy handler's waits together (each the busy timeout), so SQLite
+    /// answers first: a write refused for a busy file is one SQLite did not store. With the two
+    /// equal, a group given up on at the deadline was still waiting for the lock, and was stored
+    /// once the lock came free, its callers told 503.
+    var groupDeadline: Duration {
+        let busy = Duration.milliseconds(max(1, busyTimeoutMilliseconds))
+        return kind == .sqlite ? busy * 2 + .seconds(1) : busy
+    }
+}
+
 /// A first-come, first-served lock for async code.
 actor WriteGate {
     private struct Waiter {

@@ -41,6 +41,41 @@ struct DatabaseBusyTests {
             #expect(try await client.send(.get, "/v1/me", token: token).status == .ok)
         }
     }
+
+    /// Failed before: a vote group's deadline equalled SQLite's busy timeout, so a vote answered
+    /// 503 `database_unavailable` was still waiting for the lock, and counted once it came free.
+    @Test("votes cast while another process holds SQLite's write lock answer 503 database_busy and are not counted")
+    func votesOnBusyFile() async throws {
+        try await withApp(.sqlite, configure: { $0.databaseBusyTimeoutMilliseconds = 300 }) { services, client in
+            let post = try await insertPost(services, author: try await client.member("ona").id)
+            var voters: [String] = []
+            for index in 0..<9 { voters.append(try await client.member("pia\(index)").token) }
+            let other = try SQLiteBulkConnection(
+                path: try #require(services.database.sqlitePath), logger: services.logger)
+            defer { other.close() }
+            try await other.exec("BEGIN IMMEDIATE")
+            // Alone, and a group at once.
+            let alone = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: voters[0])
+            let together = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for token in voters.dropFirst() {
+                    group.addTask {
+                        try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: token)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for response in together + [alone] {
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+                #expect(response.json["code"] as? String == "database_busy")
+                #expect(response.headers[.retryAfter] != nil)
+            }
+            // The lock comes free at once: nothing that was refused is stored after all.
+            try await other.exec("ROLLBACK")
+            let again = try await client.send(.put, "/v1/posts/\(post)/vote", json: ["value": 1], token: voters[0])
+            #expect(again.status == .ok, "\(again.text)")
+            #expect(try await services.posts.posts.find(id: post)?.upCount == 1)
+        }
+    }
 }
 
 @Suite("Database outage: PostgreSQL out of reach, then back")

@@ -10,9 +10,9 @@ import SQLKit
 /// A group that fails as a whole (its statement ends at its first error, such as a client id that
 /// raced with itself from another instance) is stored again one message at a time,
 /// so one message's error reaches only its sender; one that found the database busy fails all its
-/// senders (503 `database_busy`). A group that gets no answer within ``deadline`` (from the
-/// database busy timeout, `DATABASE_BUSY_TIMEOUT_MS`) fails its senders (503
-/// `database_unavailable`; a message with a client id is safe to send again).
+/// senders (503 `database_busy`). A group that gets no answer within ``deadline``
+/// (``Database/groupDeadline``) fails its senders (503 `database_unavailable`; a message with a
+/// client id is safe to send again).
 struct MessageBatcher: Sendable {
     /// One message to store; encoded, it is a row as ``ChatRepository/StoreMessages`` reads it.
     struct Pending: Sendable, Encodable {
@@ -60,15 +60,6 @@ struct MessageBatcher: Sendable {
     /// How long one group may wait for the database.
     let deadline: Duration
     private let queue: GroupQueue<Pending, Stored?>
-
-    /// How long a group may wait for a database whose busy timeout is `busyTimeout`. On PostgreSQL,
-    /// that timeout. On SQLite, longer than the write gate's and SQLite's busy handler's limits
-    /// together (each the busy timeout), so SQLite answers first: a message refused for a busy
-    /// file is one SQLite did not store. With the two equal, a group given up on at the deadline
-    /// was still waiting for the lock, and stored once it came (its sender told 503).
-    static func deadline(busyTimeout: Duration, on kind: DatabaseKind) -> Duration {
-        kind == .sqlite ? busyTimeout * 2 + .seconds(1) : busyTimeout
-    }
 
     /// Creates a batcher writing to `database`. Groups of up to 64: a group is one statement, and
     /// SQLite writes one group at a time whatever its size, so 64 stored about a tenth more flat

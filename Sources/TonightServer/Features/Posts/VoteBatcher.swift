@@ -3,9 +3,11 @@
 /// commits at once; a thousand at the same moment cost a handful of transactions instead of a
 /// thousand. Every caller gets the outcome of its own change, after its group committed.
 ///
-/// A group that gets no answer from the database within ``deadline`` fails its callers (503
-/// `database_unavailable`: a vote is a PUT, safe to repeat) and the batcher goes on with the next
-/// group: one hung call on a lost connection no longer stops every later vote.
+/// A group that gets no answer from the database within ``deadline`` (``Database/groupDeadline``)
+/// fails its callers (503 `database_unavailable`: a vote is a PUT, safe to repeat) and the batcher
+/// goes on with the next group: one hung call on a lost connection no longer stops every later
+/// vote. A group that found an SQLite file busy fails its callers with 503 `database_busy`, and
+/// none of its votes is stored.
 struct VoteBatcher: Sendable {
     /// How long one group may wait for the database.
     let deadline: Duration

@@ -128,14 +128,16 @@ struct ChatRouteTests {
         }
     }
 
-    /// A group of messages waits for the database as long as the configured busy timeout says,
-    /// as votes do (it waited 10 seconds whatever `DATABASE_BUSY_TIMEOUT_MS` said); on SQLite
-    /// past the write gate's and the busy handler's waits (``GroupWriterTests/busyFile()``).
-    @Test("chat's group commits wait the configured busy timeout", arguments: Backend.available)
+    /// A group of messages waits for the database as long as the configured busy timeout says
+    /// (it waited 10 seconds whatever `DATABASE_BUSY_TIMEOUT_MS` said); on SQLite past the write
+    /// gate's and the busy handler's waits (``GroupWriterTests/busyFile()``), and so does a group
+    /// of votes (``DatabaseBusyTests/votesOnBusyFile()``: it waited the busy timeout alone).
+    @Test("chat's and votes' group commits wait the configured busy timeout", arguments: Backend.available)
     func batcherDeadline(backend: Backend) async throws {
         try await withApp(backend, configure: { $0.databaseBusyTimeoutMilliseconds = 1234 }) { services, _ in
             let expected: Duration = backend == .sqlite ? .milliseconds(3468) : .milliseconds(1234)
             #expect(await services.chat.batcher.deadline == expected)
+            #expect(services.posts.votes.deadline == expected)
         }
     }
 
