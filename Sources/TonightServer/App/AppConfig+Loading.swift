@@ -96,6 +96,8 @@ extension AppConfig {
             0, reader.int(forKey: "feed.cache.trust.ms", default: config.feedCacheTrustMilliseconds))
         config.recommendationCacheSeconds = max(
             0, reader.int(forKey: "recs.cache.seconds", default: config.recommendationCacheSeconds))
+        config.recommendationStaleSeconds = max(
+            0, reader.int(forKey: "recs.stale.seconds", default: config.recommendationStaleSeconds))
         config.nearbyCachePlaces = max(
             0, reader.int(forKey: "nearby.cache.places", default: config.nearbyCachePlaces))
         config.ffmpegPath = reader.string(forKey: "media.ffmpeg", default: "")

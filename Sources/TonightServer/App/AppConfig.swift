@@ -251,6 +251,10 @@ public struct AppConfig: Sendable {
     /// while nothing they were made from has changed (`recs.cache.seconds`, default 60; 0: off).
     /// See ``RecommendationCache``.
     public var recommendationCacheSeconds: Int = 60
+    /// How long a kept recommendation is still given after others' changes (`recs.stale.seconds`,
+    /// default 10; 0: every change counts at once). The member's own writes, and blocks, count at
+    /// once. See ``RecommendationCache``.
+    public var recommendationStaleSeconds: Int = 10
     /// How many places nearby searches keep in memory, positions and rows (`nearby.cache.places`,
     /// default 500,000, about 140 MB when full; 0: every search reads the database). See
     /// ``NearbyIndex``.

@@ -239,10 +239,12 @@ public struct AppServices: Sendable {
                 uploads: uploads, interval: .seconds(max(10, config.mediaSweepMinutes * 60)), logger: logger),
             bans: bans, sessions: sessions,
             recommendationCache: RecommendationCache(
-                lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
+                lifetime: .seconds(config.recommendationCacheSeconds),
+                stale: .seconds(config.recommendationStaleSeconds), cluster: recommendationVersion,
                 stored: { try? await database.recommendationVersion() }),
             cardCache: RecommendationCache(
-                lifetime: .seconds(config.recommendationCacheSeconds), cluster: recommendationVersion,
+                lifetime: .seconds(config.recommendationCacheSeconds),
+                stale: .seconds(config.recommendationStaleSeconds), cluster: recommendationVersion,
                 stored: { try? await database.recommendationVersion() }),
             nearby: config.nearbyCachePlaces > 0
                 ? NearbyIndex(

@@ -44,6 +44,7 @@ public func buildApplication(
     ].compactMap { $0 }
     if !localVersions.isEmpty { router.add(middleware: LocalWritesMiddleware(versions: localVersions)) }
     router.add(middleware: AuthMiddleware(tokens: services.tokens, bans: services.bans))
+    router.add(middleware: OwnWritesMiddleware(caches: [services.recommendationCache, services.cardCache]))
     router.add(middleware: IdempotencyMiddleware(repository: services.idempotency, ttl: config.idempotencyTTL))
     // Inside the idempotency middleware: refusals are answers that a retry gets replayed.
     router.add(middleware: ProblemMiddleware())

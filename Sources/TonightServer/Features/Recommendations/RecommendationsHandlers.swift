@@ -120,6 +120,8 @@ extension RecommendationsHandlers {
         let list = try await cardCache.answer(for: user.id, around: center, limit: limit, at: version) {
             try await recommendEvents(user: user, center: center, limit: limit, refresh: input.query.refresh)
         }
+        // A refresh may bring dismissed cards back: a write of the member's own, in a GET.
+        if input.query.refresh == true { cardCache.wrote(user.id) }
         return .ok(.init(body: .json(list)))
     }
 

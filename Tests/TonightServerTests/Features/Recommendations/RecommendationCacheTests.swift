@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Synchronization
 import Testing
+import TonightCore
 
 @testable import TonightServer
 
@@ -53,11 +54,113 @@ struct RecommendationCacheTests {
         #expect(cache.answer(.init(userID: "e", latitude: 0, longitude: 0, limit: 1), at: now) == "e")
     }
 
+    @Test("after another's change an answer is given again for a moment; after the member's own write, not")
+    func staleForOthers() async throws {
+        let cache = Cache(lifetime: .seconds(60), stale: .seconds(30), cluster: nil)
+        cache.keep("answer", for: key, madeAt: 1)
+        // Another's change moved the version: still given, within the moment.
+        #expect(cache.answer(key, at: 2) == "answer")
+        // Begun longer ago than the moment: made again.
+        let other = Cache.Key(userID: "v", latitude: 47.37, longitude: 8.54, limit: 20)
+        cache.keep("old", for: other, madeAt: 1, started: .now - .seconds(31))
+        #expect(cache.answer(other, at: 1) == "old")
+        #expect(cache.answer(other, at: 2) == nil)
+        // The member's own write: made again; one begun after it is given again.
+        cache.wrote("u")
+        #expect(cache.answer(key, at: 2) == nil)
+        try await Task.sleep(for: .milliseconds(2))
+        cache.keep("after", for: key, madeAt: 2)
+        #expect(cache.answer(key, at: 3) == "after")
+        // Another member's write does not hold it back.
+        cache.wrote("v")
+        #expect(cache.answer(key, at: 3) == "after")
+        // A block: every kept answer goes.
+        cache.forgetEveryone()
+        #expect(cache.answer(key, at: 3) == nil && cache.count == 0)
+        // With no moment, every change counts at once (and writes are not even remembered).
+        let exact = Cache(lifetime: .seconds(60), cluster: nil)
+        exact.keep("answer", for: key, madeAt: 1)
+        #expect(exact.answer(key, at: 2) == nil)
+    }
+
+    @Test("an outdated answer is made again in the background past half the moment, once, while it is given")
+    func renewedAhead() async throws {
+        let made = Atomic<Int>(0)
+        let cache = Cache(lifetime: .seconds(60), stale: .seconds(2), cluster: nil, stored: { 2 })
+        let make = { @Sendable () async throws -> String in
+            made.add(1, ordering: .relaxed)
+            return "new"
+        }
+        let ask = { @Sendable () async throws -> String in
+            try await cache.answer(
+                for: "u", around: GeoPoint(latitude: 47.37, longitude: 8.54), limit: 20, at: 2, make: make)
+        }
+        cache.keep("old", for: key, madeAt: 1)
+        // Within the first half: given, nothing made.
+        #expect(try await ask() == "old")
+        try await Task.sleep(for: .seconds(1.1))
+        // Past it: still given, made again once however many ask, then given instead.
+        for _ in 0..<5 { #expect(["old", "new"].contains(try await ask())) }
+        #expect(try await eventually(within: .seconds(10)) { cache.answer(key, at: 2) == "new" })
+        #expect(made.load(ordering: .relaxed) == 1)
+        // The same version: kept as it is.
+        #expect(try await ask() == "new" && made.load(ordering: .relaxed) == 1)
+    }
+
+    @Test(
+        "others' changes reach a kept answer within the moment; the member's own writes and blocks at once",
+        arguments: Backend.available)
+    func othersAndOwn(backend: Backend) async throws {
+        try await withApp(backend, configure: { $0.recommendationStaleSeconds = 60 }) { services, client in
+            let cache = services.recommendationCache
+            let ana = try await client.member("ana")
+            let ben = try await client.member("ben")
+            let cleo = try await client.member("cleo")
+            let s1 =
+                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "S1"))["id"] as! String
+            let s2 =
+                try await client.createSession(cleo, sport: "football", spot: (47.3710, 8.5400, "S2"))["id"] as! String
+            let s3 =
+                try await client.createSession(ben, sport: "tennis", spot: (47.3720, 8.5400, "S3"))["id"] as! String
+            let path = "/v1/me/recommendations/sessions?near=47.37,8.54"
+            let ids = { @Sendable () async throws -> Set<String> in
+                let r = try await client.send(.get, path, token: ana.token)
+                #expect(r.status == .ok, "\(r.text)")
+                return Set((r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String })
+            }
+            // Kept (on PostgreSQL once the listener's heartbeat is fresh).
+            #expect(
+                try await eventually(within: .seconds(30)) {
+                    let hits = cache.hits
+                    return try await ids() == [s1, s2, s3] && cache.hits > hits
+                })
+            // Another's change (a session cancelled outside a request): the version moves, and the
+            // kept answer is still given.
+            let before = try #require(await cache.version())
+            try await services.database.sql.raw("UPDATE events SET status = 'cancelled' WHERE id = \(bind: s2)").run()
+            #expect(try await eventually(within: .seconds(10)) { await cache.version() != before })
+            var hits = cache.hits
+            #expect(try await ids() == [s1, s2, s3] && cache.hits == hits + 1)
+            // The member's own write: the next answer is made afresh, with the others' change too.
+            let dismissed = try await client.send(
+                .post, "/v1/me/recommendations/dismissals", json: ["eventId": s1], token: ana.token)
+            #expect(dismissed.status == .noContent)
+            hits = cache.hits
+            #expect(try await ids() == [s3] && cache.hits == hits)
+            #expect(try await ids() == [s3] && cache.hits == hits + 1)
+            // A block reaches everyone at once: ben's session, kept in ana's answer, goes with it.
+            let blocked = try await client.send(.put, "/v1/me/blocks/\(ana.id)", token: ben.token)
+            #expect(blocked.status == .noContent, "\(blocked.text)")
+            #expect(try await ids() == [])
+        }
+    }
+
     @Test(
         "session recommendations come from memory until something they read changes, by any writer",
         arguments: Backend.available)
     func sessions(backend: Backend) async throws {
-        try await withApp(backend) { services, client in
+        // Every change counts at once here (the moment others' changes may wait: othersAndOwn).
+        try await withApp(backend, configure: { $0.recommendationStaleSeconds = 0 }) { services, client in
             let cache = services.recommendationCache
             let ana = try await client.member("ana")
             let ben = try await client.member("ben")
@@ -105,7 +208,8 @@ struct RecommendationCacheTests {
         "explore cards come from memory until an event, a favourite or an import changes them",
         arguments: Backend.available)
     func cards(backend: Backend) async throws {
-        try await withApp(backend) { services, client in
+        // Every change counts at once here (the moment others' changes may wait: othersAndOwn).
+        try await withApp(backend, configure: { $0.recommendationStaleSeconds = 0 }) { services, client in
             let cache = services.cardCache
             let mod = try await moderatorToken(services, client)
             let club = try await createPlace(client, token: mod, name: "Club", lat: 47.37, lon: 8.54)["id"] as! String

@@ -49,7 +49,8 @@ struct RecommendationsRouteTests {
         "session ranking follows the formula, explains itself, and learns from dismissals", arguments: Backend.available
     )
     func sessions(backend: Backend) async throws {
-        try await withApp(backend) { services, client in
+        // Others' changes count at once here (the moment they may wait is RecommendationCacheTests').
+        try await withApp(backend, configure: { $0.recommendationStaleSeconds = 0 }) { services, client in
             let ana = try await client.member("ana")
             let ben = try await client.member("ben")
             let cleo = try await client.member("cleo")
