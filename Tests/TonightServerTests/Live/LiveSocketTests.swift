@@ -5,6 +5,7 @@ import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import NIOWebSocket
 import OpenAPIRuntime
 import Testing
@@ -278,34 +279,50 @@ struct LiveProtocolTests {
             #expect(try await leaving.next() == nil)
         }
     }
-    @Test("a socket whose pong has not come by the next ping is closed; one that answers stays open")
+
+    /// The server's pings on its event loop, with time advanced by hand (over TCP, the test's own
+    /// answers were once starved past the interval by the whole suite on two cores): a pong keeps
+    /// the socket, a missing one closes it at the next ping.
+    @Test("a socket whose pong has not come by the next ping is closed, going away; one that answers stays open")
     func pingTimeout() async throws {
+        try await withApp(.sqlite) { services, _ in
+            let live = LiveRoutes(
+                hub: services.live, tokens: services.tokens, presence: services.presence, chat: services.chat,
+                fanout: services.fanout, bans: services.bans, pingInterval: .seconds(1))
+            // Unauthenticated, so nothing but the pings is sent (its 10 s to sign in are not reached).
+            let channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandler(LiveChannelHandler(live: live, principal: nil))
+            for _ in 0..<3 {
+                channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+                let ping = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+                #expect(ping.opcode == .ping && ping.data.readableBytes == 8)
+                try channel.writeInbound(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: ping.data))
+            }
+            // No answer to this one: at the next ping, a close (going away) instead.
+            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+            #expect(try channel.readOutbound(as: WebSocketFrame.self)?.opcode == .ping)
+            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+            let close = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+            var code = close.unmaskedData
+            #expect(close.opcode == .connectionClose && code.readWebSocketErrorCode() == .goingAway)
+            _ = try? channel.finish()
+        }
+    }
+
+    @Test("a real socket that never answers the server's pings is closed, going away")
+    func pingTimeoutOverTCP() async throws {
         try await withLiveApp(.sqlite, configure: { $0.livePingSeconds = 1 }) { services, client in
             let port = try #require(client.port)
             let ada = try await client.member("ada")
-            let bo = try await client.member("bob")
             let silent = try await RawSocket(port: port, target: "/v1/live?token=\(ada.token)")
-            let answering = try await RawSocket(port: port, target: "/v1/live?token=\(bo.token)")
             #expect(try await silent.nextMessage()?.type == "ready")
-            #expect(try await answering.nextMessage()?.type == "ready")
-            // Three pings answered: still open past the time the silent one is closed.
-            for _ in 0..<3 {
-                let ping = try #require(try await answering.next())
-                #expect(ping.opcode == .ping && ping.payload.readableBytes == 8)
-                try await answering.send(.pong, Array(ping.payload.readableBytesView))
-            }
-            try await answering.send(text: #"{"type":"ping"}"#)
-            #expect(try await answering.nextMessage()?.type == "pong")
-            #expect(await services.live.isOnline(bo.id))
-            await answering.close()
-            // The silent one got a ping, then (its pong missing at the next) a close, going away.
             #expect(try await silent.next()?.opcode == .ping)
             #expect(try await silent.nextClose() == .goingAway)
-            // Answered, the close ends the connection (unanswered, it would after the write deadline).
-            try await silent.send(.connectionClose, [0x03, 0xE9])
+            // Answered, the close ends the connection (unanswered, it would after the write
+            // deadline; on a loaded run it may have already).
+            try? await silent.send(.connectionClose, [0x03, 0xE9])
             #expect(try await silent.next() == nil)
-            #expect(await eventually { await !services.live.isOnline(ada.id) })
-            await silent.close()
+            #expect(await eventually(within: .seconds(30)) { await !services.live.isOnline(ada.id) })
         }
     }
 }

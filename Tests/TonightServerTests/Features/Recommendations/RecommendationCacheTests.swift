@@ -113,21 +113,10 @@ struct RecommendationCacheTests {
     func othersAndOwn(backend: Backend) async throws {
         try await withApp(backend, configure: { $0.recommendationStaleSeconds = 60 }) { services, client in
             let cache = services.recommendationCache
-            let ana = try await client.member("ana")
-            let ben = try await client.member("ben")
-            let cleo = try await client.member("cleo")
-            let s1 =
-                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "S1"))["id"] as! String
-            let s2 =
-                try await client.createSession(cleo, sport: "football", spot: (47.3710, 8.5400, "S2"))["id"] as! String
+            let (ana, ben, s1, s2, list) = try await Self.twoSessions(client)
             let s3 =
                 try await client.createSession(ben, sport: "tennis", spot: (47.3720, 8.5400, "S3"))["id"] as! String
-            let path = "/v1/me/recommendations/sessions?near=47.37,8.54"
-            let ids = { @Sendable () async throws -> Set<String> in
-                let r = try await client.send(.get, path, token: ana.token)
-                #expect(r.status == .ok, "\(r.text)")
-                return Set((r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String })
-            }
+            let ids = { @Sendable () async throws -> Set<String> in Set(try await list()) }
             // Kept (on PostgreSQL once the listener's heartbeat is fresh).
             #expect(
                 try await eventually(within: .seconds(30)) {
@@ -162,19 +151,7 @@ struct RecommendationCacheTests {
         // Every change counts at once here (the moment others' changes may wait: othersAndOwn).
         try await withApp(backend, configure: { $0.recommendationStaleSeconds = 0 }) { services, client in
             let cache = services.recommendationCache
-            let ana = try await client.member("ana")
-            let ben = try await client.member("ben")
-            let cleo = try await client.member("cleo")
-            let s1 =
-                try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "S1"))["id"] as! String
-            let s2 =
-                try await client.createSession(cleo, sport: "football", spot: (47.3710, 8.5400, "S2"))["id"] as! String
-            let path = "/v1/me/recommendations/sessions?near=47.37,8.54"
-            let ids = { @Sendable () async throws -> [String] in
-                let r = try await client.send(.get, path, token: ana.token)
-                #expect(r.status == .ok, "\(r.text)")
-                return (r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String }
-            }
+            let (ana, ben, s1, s2, ids) = try await Self.twoSessions(client)
             // Answered from memory the second time (on PostgreSQL while the listener's heartbeat
             // is fresh: a loaded machine can make it stale for a moment, when nothing is kept).
             let fromMemory = { @Sendable (expected: Set<String>) async throws -> Bool in
@@ -191,7 +168,8 @@ struct RecommendationCacheTests {
             let join = try await client.send(
                 .put, "/v1/events/\(s1)/attendance", json: ["status": "going"], token: ben.token)
             #expect(join.status == .ok, "\(join.text)")
-            let withFriend = try await client.send(.get, path, token: ana.token)
+            let withFriend = try await client.send(
+                .get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
             let first = (withFriend.json["items"] as? [JSON])?.first
             #expect((first?["event"] as? JSON)?["id"] as? String == s1)
             #expect((first?["reasons"] as? [String] ?? []).contains("ben is playing."), "\(withFriend.text)")
@@ -303,5 +281,23 @@ struct RecommendationCacheTests {
             _ = try await Importer.run(.feed, path: feed, dryRun: false, services: services)
             #expect(try await steady() == settled)
         }
+    }
+
+    /// Members ana and ben, cleo's tennis and football sessions S1 and S2 at the centre, and ana's
+    /// session recommendations there (the events' ids, in order).
+    static func twoSessions(_ client: any TestClientProtocol) async throws -> (
+        ana: TestUser, ben: TestUser, s1: String, s2: String, ids: @Sendable () async throws -> [String]
+    ) {
+        let ana = try await client.member("ana")
+        let ben = try await client.member("ben")
+        let cleo = try await client.member("cleo")
+        let s1 = try await client.createSession(cleo, sport: "tennis", spot: (47.3700, 8.5400, "S1"))["id"] as! String
+        let s2 = try await client.createSession(cleo, sport: "football", spot: (47.3710, 8.5400, "S2"))["id"] as! String
+        let ids = { @Sendable () async throws -> [String] in
+            let r = try await client.send(.get, "/v1/me/recommendations/sessions?near=47.37,8.54", token: ana.token)
+            #expect(r.status == .ok, "\(r.text)")
+            return (r.json["items"] as? [JSON] ?? []).compactMap { ($0["event"] as? JSON)?["id"] as? String }
+        }
+        return (ana, ben, s1, s2, ids)
     }
 }
