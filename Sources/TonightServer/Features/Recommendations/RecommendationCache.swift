@@ -54,6 +54,11 @@ final class RecommendationCache<Value: Sendable>: KeptPerMember {
         var wrote: [String: ContinuousClock.Instant] = [:]
         /// The answers being made again in the background.
         var renewing: Set<Key> = []
+        /// The last block (``forgetEveryone()``): an answer begun before it is not tolerated, so
+        /// one still being made then (in a request or in the background) is not given after it.
+        var forgotten = ContinuousClock.Instant.now - .seconds(3600)
+        /// When ``wrote`` was last rid of writes older than ``stale``.
+        var pruned = ContinuousClock.Instant.now
     }
 
     let capacity: Int
@@ -101,7 +106,8 @@ final class RecommendationCache<Value: Sendable>: KeptPerMember {
         return state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
             let tolerated =
-                now - entry.started < stale && state.wrote[key.userID].map { $0 < entry.started } ?? true
+                now - entry.started < stale && state.forgotten < entry.started
+                && state.wrote[key.userID].map { $0 < entry.started } ?? true
             guard now - entry.madeAt < lifetime, entry.version == version || tolerated else {
                 state.entries[key] = nil
                 return nil
@@ -137,14 +143,22 @@ final class RecommendationCache<Value: Sendable>: KeptPerMember {
         let now = ContinuousClock.now
         state.withLock { state in
             // A write older than `stale` holds back no answer: every one begun before it is too old.
-            if state.wrote.count >= 10 * capacity { state.wrote = state.wrote.filter { now - $0.value < stale } }
+            // At most once per half of it, so that many writers do not make every write a scan.
+            if state.wrote.count >= 10 * capacity && now - state.pruned >= stale / 2 {
+                state.wrote = state.wrote.filter { now - $0.value < stale }
+                state.pruned = now
+            }
             state.wrote[userID] = now
         }
     }
 
     /// A change that must reach everyone at once (a block): every kept answer is dropped.
     func forgetEveryone() {
-        state.withLock { $0.entries.removeAll() }
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.entries.removeAll()
+            state.forgotten = now
+        }
     }
 
     /// The answer for `userID` around `center` in pages of `limit`: the one kept at `version`, or

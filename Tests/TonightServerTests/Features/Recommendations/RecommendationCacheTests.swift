@@ -74,9 +74,14 @@ struct RecommendationCacheTests {
         // Another member's write does not hold it back.
         cache.wrote("v")
         #expect(cache.answer(key, at: 3) == "after")
-        // A block: every kept answer goes.
+        // A block: every kept answer goes, and one begun before it (still being made then) is not
+        // given after it.
+        let begun = ContinuousClock.now
         cache.forgetEveryone()
         #expect(cache.answer(key, at: 3) == nil && cache.count == 0)
+        cache.keep("made across the block", for: key, madeAt: 3, started: begun)
+        #expect(cache.answer(key, at: 3) == "made across the block")
+        #expect(cache.answer(key, at: 4) == nil)
         // With no moment, every change counts at once (and writes are not even remembered).
         let exact = Cache(lifetime: .seconds(60), cluster: nil)
         exact.keep("answer", for: key, madeAt: 1)
