@@ -81,13 +81,15 @@ struct StorageTests {
         _ backend: Backend, configure: (inout AppConfig) -> Void = { _ in }, _ body: (AppServices) async throws -> Void
     ) async throws {
         let services = try await open(backend, configure: configure)
-        do {
-            try await body(services)
-        } catch {
-            try? await services.database.shutdown()
-            throw error
+        try await droppingTestDatabase(services.config.databaseURL) {
+            do {
+                try await body(services)
+            } catch {
+                try? await services.database.shutdown()
+                throw error
+            }
+            try await services.database.shutdown()
         }
-        try await services.database.shutdown()
     }
 
     func user(_ name: String) -> UserRecord {

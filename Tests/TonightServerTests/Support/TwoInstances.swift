@@ -22,6 +22,25 @@ func withTwoInstances(
     configure(&first)
     var second = first
     second.dataDirectory = first.dataDirectory + "-second"
+    defer {
+        for directory in [first.dataDirectory, second.dataDirectory] {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+    try await droppingTestDatabase(first.databaseURL) {
+        try await twoInstances(first, second, configureSecond: configureSecond, body)
+    }
+}
+
+/// ``withTwoInstances(configure:second:_:)`` once its configurations are made.
+private func twoInstances(
+    _ first: AppConfig, _ second: AppConfig, configureSecond: (inout AppConfig) async throws -> Void,
+    _ body:
+        @escaping @Sendable (
+            _ a: AppServices, _ clientA: any TestClientProtocol, _ b: AppServices, _ clientB: any TestClientProtocol
+        ) async throws -> Void
+) async throws {
+    var second = second
     try await configureSecond(&second)
     let a = try await AppServices.make(config: first)
     let b: AppServices
