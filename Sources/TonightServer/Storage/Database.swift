@@ -103,6 +103,7 @@ public final class Database: Sendable {
         } catch let error as PSQLError where error.code == .server {
             // Closed once the transaction has ended (see `run(_:on:)`).
             session.discarded.withLockedValue { $0 = true }
+            session.record(error)
             throw error
         }
     }
@@ -177,6 +178,11 @@ public final class Database: Sendable {
 
     /// Runs `body` in one transaction on one connection: committed if it returns, rolled back
     /// if it throws.
+    ///
+    /// On PostgreSQL a statement that fails aborts the whole transaction, and a `COMMIT` after
+    /// that rolls back without an error. So a body that catches a statement's error and returns
+    /// does not commit: the transaction throws that error instead (on SQLite only the statement
+    /// is undone, and the rest commits).
     ///
     /// On SQLite, this process's write transactions also queue at ``writeGate`` first: only one
     /// writer can hold the file anyway, and a connection that finds it busy waits in SQLite's
@@ -261,6 +267,7 @@ public final class Database: Sendable {
         try await connection.raw("\(unsafeRaw: begin)").run()
         do {
             let result = try await body(connection)
+            if let failure = (connection as? PostgresSession)?.failure { throw failure }
             try await connection.raw("COMMIT").run()
             return result
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PostgresNIO
 import SQLiteKit
 import Testing
 import TonightCore
@@ -205,6 +206,32 @@ struct StorageTests {
                 }
             }
             #expect(try await UserRepository(db: services.database.sql).find(id: alice.id) == nil)
+        }
+    }
+
+    /// Failed before on PostgreSQL: the transaction returned as if committed, and alice was gone
+    /// (its `COMMIT` had rolled back the aborted transaction without an error).
+    @Test(
+        "a body that catches a statement's error: PostgreSQL throws it and keeps nothing, SQLite keeps the rest",
+        arguments: Backend.available)
+    func caughtStatementError(backend: Backend) async throws {
+        try await withStorage(backend) { (services: AppServices) async throws in
+            let alice = user("alice")
+            let commit = {
+                try await services.database.transaction { db in
+                    try await UserRepository(db: db).insert(alice)
+                    // The same user again breaks a unique index; the body carries on.
+                    _ = try? await UserRepository(db: db).insert(alice)
+                }
+            }
+            let stored = { try await UserRepository(db: services.database.sql).find(id: alice.id) }
+            if backend == .postgres {
+                await #expect(throws: PSQLError.self) { try await commit() }
+                #expect(try await stored() == nil)
+            } else {
+                try await commit()
+                #expect(try await stored()?.username == "alice")
+            }
         }
     }
 }
