@@ -430,13 +430,13 @@ struct ClientTests {
             _ = try await ben.signUp(username: "ben", email: "ben@example.com", password: "a long enough passphrase")
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString).jpg")
-            try ChildProcess(
+            _ = try await ChildProcess(
                 "/usr/bin/env",
                 arguments: [
                     "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120", "-frames:v", "1", file.path,
                 ],
                 standardError: 2
-            ).waitUntilExit()
+            ).exited()
             defer { try? FileManager.default.removeItem(at: file) }
 
             var draft = PostDraft(placeID: place.id, caption: "Doors open #live")

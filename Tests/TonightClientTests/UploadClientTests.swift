@@ -7,15 +7,15 @@ import TonightServer
 @Suite("Swift SDK: resumable uploads")
 struct UploadClientTests {
     /// A 3-second MP4 (about 100 KB) made by ffmpeg.
-    private func clip() throws -> URL {
+    private func clip() async throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString).mp4")
-        try ChildProcess(
+        _ = try await ChildProcess(
             "/usr/bin/env",
             arguments: [
                 "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v",
                 "libx264", "-pix_fmt", "yuv420p", file.path,
             ], standardError: 2
-        ).waitUntilExit()
+        ).exited()
         return file
     }
 
@@ -30,7 +30,7 @@ struct UploadClientTests {
     @Test("in chunks; resumed from the server's offset after a cut; an expired upload says 410")
     func resumable() async throws {
         try await withServer { services, url in
-            let file = try clip()
+            let file = try await clip()
             defer { try? FileManager.default.removeItem(at: file) }
             let bytes = try Data(contentsOf: file)
             let ana = TonightClient(serverURL: url)

@@ -13,7 +13,7 @@ struct UploadIdempotencyTests {
     func resend(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
-            let photo = try Clips.jpeg()
+            let photo = try await Clips.jpeg()
             let city = ["city": "Halifax$Nova Scotia$CA"]
             let key: HTTPFields = [.idempotencyKey: "upload-1"]
             let first = try await client.upload(photo, fields: city, token: alice.token, headers: key)

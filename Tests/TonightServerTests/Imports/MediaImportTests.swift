@@ -14,8 +14,8 @@ struct MediaImportTests {
             let placeID = place["id"] as? String ?? ""
             let folder = Clips.directory + "/venue-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: folder + "/a.jpg", contents: Data(try Clips.jpeg()))
-            FileManager.default.createFile(atPath: folder + "/b.mp4", contents: Data(try Clips.mp4()))
+            FileManager.default.createFile(atPath: folder + "/a.jpg", contents: Data(try await Clips.jpeg()))
+            FileManager.default.createFile(atPath: folder + "/b.mp4", contents: Data(try await Clips.mp4()))
             FileManager.default.createFile(atPath: folder + "/c.mp4", contents: Data("PK\u{3}\u{4} not a video".utf8))
             var summary = try await MediaImporter.run(path: folder, placeID: placeID, services: services)
             #expect(summary.tallies["posts"]?.inserted == 2)

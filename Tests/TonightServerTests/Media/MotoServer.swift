@@ -80,7 +80,7 @@ final class MotoServer: @unchecked Sendable {
     /// Runs a Python snippet with moto's interpreter (botocore is installed with moto); returns stdout.
     static func runPython(_ code: String, arguments: [String]) async throws -> String {
         guard let python = await python() else { throw StartError(description: "no Python with moto") }
-        let (status, output) = run(python + ["-c", code] + arguments)
+        let (status, output) = await run(python + ["-c", code] + arguments)
         guard status == 0 else { throw StartError(description: "python failed (\(status)): \(output)") }
         return output
     }
@@ -103,7 +103,7 @@ final class MotoServer: @unchecked Sendable {
     }
 
     static let availability: Task<Availability, Never> = Task {
-        let result = locateOrInstall()
+        let result = await locateOrInstall()
         if case .missing(let why) = result { print("⚠️ Skipping moto tests: \(why)") }  // once per run
         return result
     }
@@ -120,7 +120,7 @@ final class MotoServer: @unchecked Sendable {
     /// `<package>/.venv/bin/python3`, the interpreter of `moto_server` on PATH, `python3` on PATH.
     /// If none has moto[server] ≥ ``minimumVersion``: `python3 -m venv <package>/.venv` and
     /// `pip install 'moto[server]>=5.2.5'` into it, once per test run.
-    private static func locateOrInstall() -> Availability {
+    private static func locateOrInstall() async -> Availability {
         let environment = ProcessInfo.processInfo.environment
         let venvPython = packageRoot + "/.venv/bin/python3"
         var candidates: [[String]] = []
@@ -136,7 +136,7 @@ final class MotoServer: @unchecked Sendable {
 
         var notes: [String] = []
         for candidate in candidates {
-            switch check(candidate) {
+            switch await check(candidate) {
             case .found: return .found(candidate)
             case .missing(let why): notes.append("\(candidate.joined(separator: " ")): \(why)")
             }
@@ -147,25 +147,26 @@ final class MotoServer: @unchecked Sendable {
             [venvPython, "-m", "pip", "install", "--quiet", "moto[server]>=5.2.5"],
         ]
         for step in steps {
-            let (status, output) = run(step)
+            let (status, output) = await run(step)
             if status != 0 {
                 notes.append("`\(step.joined(separator: " "))` failed (\(status)): \(output.suffix(1500))")
                 return .missing(
                     "moto[server] ≥ 5.2.5 not found and could not be installed. " + notes.joined(separator: "; "))
             }
         }
-        switch check([venvPython]) {
+        switch await check([venvPython]) {
         case .found: return .found([venvPython])
         case .missing(let why): return .missing("moto installed but unusable: \(why)")
         }
     }
 
     /// Whether `python` imports moto.server and botocore, at ``minimumVersion`` or newer.
-    private static func check(_ python: [String]) -> Availability {
+    private static func check(_ python: [String]) async -> Availability {
         if python.count == 1 && !FileManager.default.isExecutableFile(atPath: python[0]) {
             return .missing("not there")
         }
-        let (status, output) = run(python + ["-c", "import moto, moto.server, botocore; print(moto.__version__)"])
+        let (status, output) = await run(
+            python + ["-c", "import moto, moto.server, botocore; print(moto.__version__)"])
         guard status == 0 else { return .missing("cannot import moto.server (\(output.suffix(300)))") }
         let version = output.trimmingCharacters(in: .whitespacesAndNewlines)
         let numbers = version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 }
@@ -190,12 +191,14 @@ final class MotoServer: @unchecked Sendable {
         return parts
     }
 
-    private static func run(_ arguments: [String]) -> (Int32, String) {
+    /// Runs `arguments` to its end without blocking a thread; its exit status and output.
+    private static func run(_ arguments: [String]) async -> (Int32, String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         do {
-            let exit = try ChildProcess.start(arguments[0], arguments: Array(arguments.dropFirst()), outputTo: log)
-                .waitUntilExit()
+            let exit = try await ChildProcess.start(
+                arguments[0], arguments: Array(arguments.dropFirst()), outputTo: log
+            ).exited()
             return (exit.status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         } catch {
             return (-1, "\(error)")

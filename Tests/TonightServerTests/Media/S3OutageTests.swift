@@ -33,7 +33,7 @@ import Testing
                 }
             ) { services, client in
                 let alice = try await client.member("alice")
-                let clip = try Clips.mp4()
+                let clip = try await Clips.mp4()
                 let city = ["city": "Halifax$Nova Scotia$CA"]
                 func posts() async throws -> Int { try await rowCount("posts", in: services) ?? -1 }
                 func leftovers() -> [String] {

@@ -26,7 +26,7 @@ import Testing
                 #expect(services.posts.blobs is S3BlobStore)
                 let alice = try await client.member("alice")
                 let created = try await client.upload(
-                    try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                    try await Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
                 #expect(created.status == .created, "\(created.text)")
                 let id = created.json["id"] as? String ?? ""
                 let worker = JobWorker(

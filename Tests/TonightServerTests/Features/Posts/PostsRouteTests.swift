@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import PostgresKit
+import Synchronization
 import Testing
 import TonightCore
 
@@ -18,25 +19,36 @@ enum Clips {
         return path
     }()
 
-    /// A file made by `ffmpeg <arguments> <dir>/<name>` (cached by name).
-    static func make(_ name: String, _ arguments: [String]) throws -> [UInt8] {
+    /// The clips being made or made, by name: each is made once per run.
+    private static let made = Mutex<[String: Task<[UInt8], any Error>]>([:])
+
+    /// A file made by `ffmpeg <arguments> <dir>/<name>` (cached by name). Tests that ask for the
+    /// same clip at once wait for one ffmpeg, and none blocks a thread while it runs: with the
+    /// whole suite on two cores, a thread blocked in a wait is half the pool every test shares.
+    static func make(_ name: String, _ arguments: [String]) async throws -> [UInt8] {
+        let task = made.withLock { tasks in
+            if let task = tasks[name] { return task }
+            let task = Task { try await ffmpeg(name, arguments) }
+            tasks[name] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    private static func ffmpeg(_ name: String, _ arguments: [String]) async throws -> [UInt8] {
         let path = directory + "/" + name
-        if let data = FileManager.default.contents(atPath: path) { return [UInt8](data) }
-        // Tests run in parallel: make it under a unique name, then rename it into place whole.
-        let temporary = directory + "/" + UUID().uuidString + "-" + name
-        let exit = try ChildProcess(
-            "/usr/bin/env", arguments: ["ffmpeg", "-v", "error", "-y"] + arguments + [temporary], standardError: 2
-        ).waitUntilExit()
-        guard exit.succeeded else { throw ConfigurationError("ffmpeg could not make \(name)") }
-        _ = rename(temporary, path)
-        unlink(temporary)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ConfigurationError("\(name) is gone") }
+        let exit = try await ChildProcess(
+            "/usr/bin/env", arguments: ["ffmpeg", "-v", "error", "-y"] + arguments + [path], standardError: 2
+        ).exited()
+        guard exit.succeeded, let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("ffmpeg could not make \(name)")
+        }
         return [UInt8](data)
     }
 
     /// A 2-second 320×240 H.264/AAC MP4 with a test pattern and a tone.
-    static func mp4() throws -> [UInt8] {
-        try make(
+    static func mp4() async throws -> [UInt8] {
+        try await make(
             "clip.mp4",
             [
                 "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440",
@@ -45,8 +57,8 @@ enum Clips {
     }
 
     /// A 240×160 JPEG still.
-    static func jpeg() throws -> [UInt8] {
-        try make("still.jpg", ["-f", "lavfi", "-i", "testsrc2=size=240x160", "-frames:v", "1"])
+    static func jpeg() async throws -> [UInt8] {
+        try await make("still.jpg", ["-f", "lavfi", "-i", "testsrc2=size=240x160", "-frames:v", "1"])
     }
 }
 
@@ -93,7 +105,8 @@ struct PostsRouteTests {
             #expect(try await storedBlobs(services).isEmpty)
             #expect((try? FileManager.default.contentsOfDirectory(atPath: services.config.uploadDirectory)) ?? [] == [])
             // A JPEG named .mp4 is an image post.
-            let jpeg = try await client.upload(try Clips.jpeg(), fields: city, token: alice.token, filename: "x.mp4")
+            let jpeg = try await client.upload(
+                try await Clips.jpeg(), fields: city, token: alice.token, filename: "x.mp4")
             #expect(jpeg.status == .created, "\(jpeg.text)")
             let media = jpeg.json["media"] as? JSON ?? [:]
             #expect(media["kind"] as? String == "image")
@@ -108,7 +121,7 @@ struct PostsRouteTests {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
             let created = try await client.upload(
-                try Clips.mp4(),
+                try await Clips.mp4(),
                 fields: [
                     "city": "Halifax$Nova Scotia$CA", "caption": "Friday #Salsa night",
                     "songTitle": "Song", "songArtist": "Band", "songUri": "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
@@ -176,7 +189,7 @@ struct PostsRouteTests {
     func largeUpload(_ backend: Backend) async throws {
         try await withApp(backend, configure: { $0.bodyLimit = 64 * 1024 }) { services, client in
             let alice = try await client.member("alice")
-            let file = try Clips.jpeg() + [UInt8](repeating: 0, count: 3_000_000)
+            let file = try await Clips.jpeg() + [UInt8](repeating: 0, count: 3_000_000)
             let created = try await client.upload(file, fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             #expect(created.status == .created, "\(created.text)")
             let key = try #require(try await storedBlobs(services).first)
@@ -197,7 +210,7 @@ struct PostsRouteTests {
             var ids: [String] = []
             for _ in 0..<3 {
                 let created = try await client.upload(
-                    try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                    try await Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
                 ids.append(created.json["id"] as? String ?? "")
             }
             let worker = JobWorker(
@@ -212,7 +225,7 @@ struct PostsRouteTests {
             #expect(denied.status == .forbidden)
             // An orphan: a blob whose post is gone (as a crash between blob and row would leave).
             let orphan = Clips.directory + "/orphan.jpg"
-            FileManager.default.createFile(atPath: orphan, contents: Data(try Clips.jpeg()))
+            FileManager.default.createFile(atPath: orphan, contents: Data(try await Clips.jpeg()))
             try await services.posts.blobs.put(
                 key: "posts/orphan/original.jpg", from: orphan, contentType: "image/jpeg", storageClass: nil)
             let before = try await storedBlobs(services).count
@@ -380,7 +393,8 @@ struct PostsRouteTests {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
             let created = try await client.upload(
-                Array(try Clips.mp4().prefix(2048)), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                Array(try await Clips.mp4().prefix(2048)), fields: ["city": "Halifax$Nova Scotia$CA"],
+                token: alice.token)
             #expect(created.status == .created, "\(created.text)")
             let id = created.json["id"] as? String ?? ""
             let worker = JobWorker(
@@ -400,7 +414,7 @@ struct PostsRouteTests {
         try await withApp(.sqlite, configure: { $0.mediaSigningKey = "secret" }) { services, client in
             let alice = try await client.member("alice")
             let created = try await client.upload(
-                try Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                try await Clips.jpeg(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             let url = (created.json["media"] as? JSON)?["url"] as? String ?? ""
             #expect(url.contains("expires=") && url.contains("&sig="))
             #expect(try await client.send(.get, url).status == .ok)
@@ -425,32 +439,34 @@ struct PostsRouteTests {
         ) { services, client in
             let alice = try await client.member("alice")
             let big = try await client.upload(
-                try Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
+                try await Clips.mp4(), fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token)
             #expect(big.status == .contentTooLarge, "\(big.text)")
             #expect(try await rowCount("posts", in: services) == 0)
             let noCity = try await client.upload(
-                try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
+                try await Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
             #expect(noCity.status == .badRequest)
             #expect(noCity.json.fieldErrors == ["city"])
             let badSong = try await client.upload(
-                try Clips.jpeg().prefix(4000).map { $0 },
+                try await Clips.jpeg().prefix(4000).map { $0 },
                 fields: ["city": "Halifax$Nova Scotia$CA", "songTitle": "x", "songUri": "spotify:track:nope"],
                 token: alice.token)
             #expect(badSong.json.fieldErrors == ["songUri"])
             // Two uploads reached the handler this hour (the 413 was refused before it): the third
             // is read, and the fourth is refused before a byte is stored.
-            _ = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
+            _ = try await client.upload(try await Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: alice.token)
             let fifth = try await client.upload(
-                try Clips.jpeg().prefix(4000).map { $0 }, fields: ["city": "Halifax$Nova Scotia$CA"], token: alice.token
+                try await Clips.jpeg().prefix(4000).map { $0 }, fields: ["city": "Halifax$Nova Scotia$CA"],
+                token: alice.token
             )
             #expect(fifth.status == .tooManyRequests, "\(fifth.text)")
             #expect(fifth.headers[.retryAfter] != nil)
             let bob = try await client.member("bob")
-            let other = try await client.upload(try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: bob.token)
+            let other = try await client.upload(
+                try await Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: bob.token)
             #expect(other.status == .badRequest)
             let anonymous = try await client.send(.post, "/v1/auth/anonymous").json.accessToken
             let denied = try await client.upload(
-                try Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
+                try await Clips.jpeg().prefix(4000).map { $0 }, fields: [:], token: anonymous)
             #expect(denied.status == .forbidden)
             #expect(try await rowCount("posts", in: services) == 0)
             #expect(try await storedBlobs(services).isEmpty)

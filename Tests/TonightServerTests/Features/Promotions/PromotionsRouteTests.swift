@@ -152,7 +152,7 @@ struct PromotionsRouteTests {
             #expect(try await upload(Array("<p>hi</p>".utf8), token: moderator).status == .forbidden)
             let zip = try await upload([0x50, 0x4B, 0x03, 0x04, 0xFF, 0xFE], token: admin)
             #expect(zip.status == .unsupportedMediaType, "\(zip.text)")
-            let image = try await upload(try Clips.jpeg(), token: admin)
+            let image = try await upload(try await Clips.jpeg(), token: admin)
             #expect(image.status == .ok, "\(image.text)")
             let imageURL = image.json["mediaUrl"] as? String ?? ""
             #expect(imageURL.hasPrefix("/v1/media/ads/\(id)/"))

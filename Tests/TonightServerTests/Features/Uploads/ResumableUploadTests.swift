@@ -67,7 +67,7 @@ struct ResumableUploadTests {
             #expect(options.headers[.init("Tus-Version")!] == "1.0.0")
             #expect(options.headers[.init("Tus-Extension")!] == "creation,expiration,termination,checksum")
             #expect(options.headers[.init("Tus-Max-Size")!] == "\(services.config.mediaMaxBytes)")
-            let clip = try Clips.mp4()
+            let clip = try await Clips.mp4()
             let created = try await client.createUpload(
                 length: clip.count,
                 fields: city.merging(["caption": "From a bad network #salsa", "filename": "a.mp4"]) {
@@ -122,7 +122,7 @@ struct ResumableUploadTests {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
-            let clip = try Clips.mp4()
+            let clip = try await Clips.mp4()
             // No Tus-Resumable: 412 naming the version, before anything else.
             let unversioned = try await client.execute(
                 uri: "/v1/uploads", method: .post,
@@ -236,7 +236,7 @@ struct ResumableUploadTests {
     func expiry(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
-            let clip = try Clips.mp4()
+            let clip = try await Clips.mp4()
             let location = try #require(
                 try await client.createUpload(length: clip.count, fields: city, token: alice.token)
                     .headers[.location])
@@ -266,7 +266,7 @@ struct ResumableUploadTests {
     func racing(_ backend: Backend) async throws {
         try await withApp(backend) { services, client in
             let alice = try await client.member("alice")
-            let clip = try Clips.mp4()
+            let clip = try await Clips.mp4()
             let location = try #require(
                 try await client.createUpload(length: clip.count, fields: city, token: alice.token)
                     .headers[.location])
@@ -322,7 +322,7 @@ struct StalledUploadTests {
             let token = try #require(
                 (try JSONSerialization.jsonObject(with: Data(signup.text.utf8)) as? JSON)?.accessToken)
             let tus = [("Authorization", "Bearer \(token)"), ("Tus-Resumable", "1.0.0")]
-            let clip = try Clips.mp4()
+            let clip = try await Clips.mp4()
             let created = try await send(
                 .POST, "/v1/uploads",
                 headers: tus + [

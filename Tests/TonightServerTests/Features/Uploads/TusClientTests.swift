@@ -11,8 +11,8 @@ struct TusClientTests {
     static let available = PythonService.available(["tusclient"], requiredBy: "TONIGHT_TEST_REQUIRE_TUS")
 
     /// A clip of about 5 MB (noise does not compress), so cuts land at many offsets.
-    static func clip() throws -> (path: String, bytes: [UInt8]) {
-        let bytes = try Clips.make(
+    static func clip() async throws -> (path: String, bytes: [UInt8]) {
+        let bytes = try await Clips.make(
             "noisy.mp4",
             [
                 "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", "4", "-vf", "noise=alls=60:allf=t",
@@ -45,7 +45,7 @@ struct TusClientTests {
         try await withLiveApp(backend) { services, client in
             let port = try #require(client.port)
             let alice = try await client.member("alice")
-            let (file, bytes) = try Self.clip()
+            let (file, bytes) = try await Self.clip()
 
             let cut = try await tus(
                 "cut", port: port, token: alice.token, file: file, ["--seed", "\(UInt32.random(in: 0...UInt32.max))"])
