@@ -28,9 +28,9 @@ const tabBar = document.getElementById("tabs");
 // app of the screen it leads to (notify-target.js) — a session, an invitation or a friend request
 // on Sports, a show or a party on Events, a comment on a clip on Clips, a match on People. The
 // header's inbox badge counts the notifications too; an online member gets no notification for a
-// message (the socket brings the message itself). The notifications' badges outlive a reload: they
-// come back from the unread notifications newer than the last time their tab was open on this
-// device (kept in localStorage), and "Mark all read" (no unread left) clears them.
+// message (the socket brings the message itself). The badges outlive a reload: they come back from
+// the unread notifications and chats newer than the last time their tab was open on this device
+// (kept in localStorage), and "Mark all read" (no unread left) clears the notifications' ones.
 const owner = {}; // route → the tab of its app
 for (const [module, tab] of [[partyup, "hub"], [dance, "clips"], [tickets, "events"], [pala, "pala"], [playmate, "sessions"]]) {
   for (const route of Object.keys(module.routes)) owner[route] = tab;
@@ -48,10 +48,10 @@ function paintBadge(tab) {
     .filter(Boolean).join(", "));
 }
 function clear(tab) { fresh[tab] = nothing(); paintBadge(tab); }
-/** A message, or the notification `notice`, new for `tab`, unless the person is in that app already. */
-function arrived(tab, notice = null) {
+/** `messages` new messages, or the notification `notice`, new for `tab`, unless the person is in that app already. */
+function arrived(tab, notice = null, messages = 1) {
   if (!tab || owner[here] === tab) return;
-  if (notice) fresh[tab].notices.add(notice.id); else fresh[tab].messages += 1;
+  if (notice) fresh[tab].notices.add(notice.id); else fresh[tab].messages += messages;
   paintBadge(tab);
 }
 /** The tab owning a notification: that of the screen it leads to (a cancelled session: Sports). */
@@ -64,14 +64,27 @@ function stamp(tab) {
   if (tab && session.isMember) localStorage.setItem(seenKey(), JSON.stringify({ ...seenTimes(), [tab]: Date.now() }));
 }
 addEventListener("pagehide", () => stamp(owner[here]));
-/** The badges of the unread notifications that came after their tab was last open (after a reload). */
+/**
+ * The badges of news that came after its tab was last open (after a reload): unread notifications,
+ * and the unread messages of each chat whose latest message came after People was last open.
+ */
 async function restore(user) {
-  const page = await api("GET", "/v1/notifications?unread=true&limit=50").catch(() => null);
-  if (!page || counting !== user) return;
+  const [page, chats] = await Promise.all([
+    api("GET", "/v1/notifications?unread=true&limit=50").catch(() => null),
+    api("GET", "/v1/conversations?limit=50").catch(() => null)]);
+  if (counting !== user) return;
   const seen = seenTimes();
-  for (const notice of page.items) {
+  // The server's times are in whole seconds: news of the second the tab was left counts as new.
+  const since = (createdAt, tab) => Date.parse(createdAt) >= Math.floor((seen[tab] || 0) / 1000) * 1000;
+  for (const notice of page?.items || []) {
     const tab = notice.kind !== "message" && noticeTab(notice);
-    if (tab && Date.parse(notice.createdAt) > (seen[tab] || 0)) arrived(tab, notice);
+    if (tab && since(notice.createdAt, tab)) arrived(tab, notice);
+  }
+  for (const chat of chats?.items || []) {
+    const last = chat.lastMessage;
+    if (chat.unreadCount > 0 && last && last.senderId !== user && since(last.createdAt, "pala")) {
+      arrived("pala", null, chat.unreadCount);
+    }
   }
 }
 account.onUnread((count) => { if (!count) for (const [name] of tabs) { fresh[name].notices.clear(); paintBadge(name); } });

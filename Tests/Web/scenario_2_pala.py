@@ -205,6 +205,19 @@ def body(new_page):
     people.click()
     expect(b.get_by_role("navigation", name="Apps").get_by_role("link", name="People").locator(".badge")).to_have_text("")
 
+    # The badge outlives a reload: Ben reads the chat, leaves People, Ana writes, Ben reloads.
+    b.get_by_role("list", name="Chats").get_by_role("link", name=ana).click()
+    expect(b.get_by_role("log").get_by_text("Here now")).to_be_visible()
+    tab(b, "Events")
+    a.get_by_label("Message", exact=True).fill("Still there?")
+    a.get_by_role("button", name="Send").click()
+    expect(people.locator(".badge")).to_have_text("1")
+    b.reload()
+    people = b.get_by_role("navigation", name="Apps").get_by_role("link", name="People")
+    expect(people.get_by_label("1 new message")).to_be_attached()
+    people.click()
+    expect(people.locator(".badge")).to_have_text("")
+
     # Cara, going without saying her gender, sees why the wall is empty and what to do.
     c = new_page()
     sign_up(c, f"pala_cara_{suffix}")
