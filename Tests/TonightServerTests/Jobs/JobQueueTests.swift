@@ -17,7 +17,7 @@ final class RunLog: Sendable {
 
 struct Boom: Error {}
 
-@Suite("Durable job queue")
+@Suite("Durable job queue", .dropsTestDatabases)
 struct JobQueueTests {
     func open(_ config: AppConfig) async throws -> AppServices {
         try await AppServices.make(config: config, logger: Logger(label: "jobs-test"))

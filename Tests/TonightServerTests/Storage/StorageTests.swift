@@ -9,7 +9,7 @@ import TonightCore
 
 @testable import TonightServer
 
-@Suite("Storage: repositories and migrations on SQLite and PostgreSQL")
+@Suite("Storage: repositories and migrations on SQLite and PostgreSQL", .dropsTestDatabases)
 struct StorageTests {
     @Test("an SQLite connection whose set-up fails is closed and the error reported, not leaked open")
     func failedSetUp() async throws {

@@ -25,9 +25,26 @@ struct TestDatabaseTests {
                 throw Failed()
             }
         }
-        let names = used.withLock { $0 }.compactMap { URLComponents(string: $0)?.path.dropFirst() }.map(String.init)
+        let names = names(used.withLock { $0 })
         #expect(names.count == 3)
         #expect(try await existing(names).isEmpty)
+    }
+
+    @Test("a suite marked dropsTestDatabases drops the databases its tests made themselves")
+    func droppedBySuite() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        let made = Mutex<[String]>([])
+        try await DropsTestDatabases().provideScope(for: try #require(Test.current), testCase: Test.Case.current) {
+            let url = try await testConfig(.postgres).databaseURL
+            made.withLock { $0.append(url) }
+            #expect(try await existing(names(made.withLock { $0 })).count == 1)
+        }
+        #expect(try await existing(names(made.withLock { $0 })).isEmpty)
+    }
+
+    /// The database names in `urls`.
+    func names(_ urls: [String]) -> [String] {
+        urls.compactMap { URLComponents(string: $0)?.path.dropFirst() }.map(String.init)
     }
 
     /// Which of `names` the PostgreSQL server still has.

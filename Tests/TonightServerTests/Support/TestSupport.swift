@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import Testing
@@ -60,20 +61,53 @@ func freshPostgresDatabase() async throws -> String {
     try await admin.shutdown()
     guard var components = URLComponents(string: Backend.postgresURL) else { throw ConfigurationError("bad URL") }
     components.path = "/" + name
+    TestDatabases.made?.withLockedValue { $0.append(components.string!) }
     return components.string!
+}
+
+/// The test databases made in the running test, where its suite has ``DropsTestDatabases``.
+enum TestDatabases {
+    @TaskLocal static var made: NIOLockedValueBox<[String]>?
+}
+
+/// Drops the PostgreSQL databases each test of a suite made, when the test ends: for suites whose
+/// tests make their services themselves rather than through ``withApp(_:framework:configure:logger:_:)``
+/// (which drops its own).
+struct DropsTestDatabases: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        let made = NIOLockedValueBox<[String]>([])
+        try await TestDatabases.$made.withValue(made) {
+            try await droppingTestDatabase(made) { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == DropsTestDatabases {
+    /// ``DropsTestDatabases``.
+    static var dropsTestDatabases: Self { Self() }
 }
 
 /// Runs `body`, then drops the PostgreSQL databases at `databaseURLs` that a test made (see
 /// ``freshPostgresDatabase()``), whether `body` threw or not: a full run makes hundreds, about
 /// 12 MB each, and kept they filled the disk a later build needed.
 func droppingTestDatabase(_ databaseURLs: String..., body: () async throws -> Void) async throws {
+    try await droppingTestDatabase(NIOLockedValueBox(databaseURLs), body: body)
+}
+
+/// ``droppingTestDatabase(_:body:)`` with the URLs as they are once `body` has ended.
+func droppingTestDatabase(_ databaseURLs: NIOLockedValueBox<[String]>, body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch {
-        for url in Set(databaseURLs) { await dropTestDatabase(url) }
+        for url in Set(databaseURLs.withLockedValue { $0 }) { await dropTestDatabase(url) }
         throw error
     }
-    for url in Set(databaseURLs) { await dropTestDatabase(url) }
+    for url in Set(databaseURLs.withLockedValue { $0 }) { await dropTestDatabase(url) }
 }
 
 /// Drops the test database at `databaseURL` (any host or port: a ``TCPProxy`` may stand in

@@ -12,7 +12,7 @@ import TonightCore
 
 @testable import TonightServer
 
-@Suite("Chat")
+@Suite("Chat", .dropsTestDatabases)
 struct ChatRouteTests {
     @Test(
         "friends talk: history backwards, sync since, read receipts, unread counts, members only",

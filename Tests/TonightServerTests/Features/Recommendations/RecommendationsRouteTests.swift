@@ -43,7 +43,7 @@ func insertShow(
         performers: performers)
 }
 
-@Suite("Recommendations and alerts")
+@Suite("Recommendations and alerts", .dropsTestDatabases)
 struct RecommendationsRouteTests {
     @Test(
         "session ranking follows the formula, explains itself, and learns from dismissals", arguments: Backend.available
