@@ -250,7 +250,7 @@ struct UserRepository: Sendable {
         try await Database.write(database, db, atomic: true) { db in
             // On PostgreSQL the account's row is held first: a vote group holding it (to add a
             // vote) ends before the votes are counted out below, and a later one leaves the
-            // account's votes alone (PostRepository.holdVoters).
+            // account's votes alone (PostRepository.lockVotable).
             if postgres { try await db.raw("SELECT id FROM users WHERE id = \(bind: id) FOR UPDATE").run() }
             // Its votes, comments and favourites go with it: the counters first let go of them.
             try await PostRepository.withdraw(userID: id, postgres: postgres, on: db)
