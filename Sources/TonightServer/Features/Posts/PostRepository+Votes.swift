@@ -107,8 +107,8 @@ extension PostRepository {
     /// moment earlier failed whole on the votes' foreign key, and a vote added between a
     /// deletion's count of the account's votes and the account's removal left its post's counter
     /// one off. (On SQLite the single writer keeps the two apart; a voter deleted before the
-    /// group is left out the same way.) One statement, not two: a round trip more per group cost
-    /// the hot post 10-20 % of its votes a second, groups being written one after another.
+    /// group is left out the same way.) One statement, not two: groups are written one after
+    /// another, so each round trip counts (docs/benchmarks.md has the figures).
     private static func lockVotable(
         _ postIDs: [String], voters userIDs: [String], postgres: Bool, on tx: any SQLDatabase
     ) async throws -> (authors: [String: String?], voters: Set<String>) {
