@@ -80,12 +80,14 @@ async function restore(user) {
     const tab = notice.kind !== "message" && noticeTab(notice);
     if (tab && since(notice.createdAt, tab)) arrived(tab, notice);
   }
+  // A message that came while the chats were read may be in them and on the socket too: the
+  // badge takes the larger count, not both.
+  let unread = 0;
   for (const chat of chats?.items || []) {
     const last = chat.lastMessage;
-    if (chat.unreadCount > 0 && last && last.senderId !== user && since(last.createdAt, "pala")) {
-      arrived("pala", null, chat.unreadCount);
-    }
+    if (chat.unreadCount > 0 && last && last.senderId !== user && since(last.createdAt, "pala")) unread += chat.unreadCount;
   }
+  if (unread > fresh.pala.messages) arrived("pala", null, unread - fresh.pala.messages);
 }
 account.onUnread((count) => { if (!count) for (const [name] of tabs) { fresh[name].notices.clear(); paintBadge(name); } });
 

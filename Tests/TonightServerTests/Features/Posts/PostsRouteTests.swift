@@ -25,6 +25,7 @@ enum Clips {
     /// A file made by `ffmpeg <arguments> <dir>/<name>` (cached by name). Tests that ask for the
     /// same clip at once wait for one ffmpeg, and none blocks a thread while it runs: with the
     /// whole suite on two cores, a thread blocked in a wait is half the pool every test shares.
+    /// A failed make is not kept: the next test to ask tries again.
     static func make(_ name: String, _ arguments: [String]) async throws -> [UInt8] {
         let task = made.withLock { tasks in
             if let task = tasks[name] { return task }
@@ -32,7 +33,12 @@ enum Clips {
             tasks[name] = task
             return task
         }
-        return try await task.value
+        do {
+            return try await task.value
+        } catch {
+            made.withLock { tasks in if tasks[name] == task { tasks[name] = nil } }
+            throw error
+        }
     }
 
     private static func ffmpeg(_ name: String, _ arguments: [String]) async throws -> [UInt8] {
