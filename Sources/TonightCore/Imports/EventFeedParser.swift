@@ -36,9 +36,16 @@ public struct EventFeedParser: Sendable {
 
     /// Reads the whole feed, calling `record` for each valid record and `reject` for each rejected one,
     /// in document order.
+    ///
+    /// With `known`, each event also carries the ``ByteHash`` of its bytes (``ImportedEvent/sourceHash``,
+    /// when they were in the buffer whole), and once hashes are published there, an event written
+    /// `<event>…</event>` whose bytes hash to one of them is passed unread as ``ImportRecord/known(_:)``
+    /// (a refresh of a large feed is mostly such records).
     /// - Throws: ``ImportError`` for the document as a whole, or whatever a callback throws.
-    public func parse(_ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void) throws {
-        var reader = FeedReader(xml: try source.open())
+    public func parse(
+        _ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void, known: KnownRecordHashes? = nil
+    ) throws {
+        var reader = FeedReader(xml: try source.open(), known: known)
         try reader.run(record, reject)
     }
 }
@@ -109,12 +116,25 @@ private struct FeedReader {
     var performers: [String] = []
     var problem: String?
 
+    // Events passed unread by their bytes' hash (see ``EventFeedParser/parse(_:reject:known:)``).
+    let known: KnownRecordHashes?
+    var knownHashes: Set<Int64>?
+    var waited = false
+    /// How long the parser waits for the known hashes (the writer reads the benchmark feed's
+    /// 220,000 in a few tenths of a second); after that it reads every event until they come.
+    static let knownHashesWait = 10.0
+    /// Whether the next event may be passed unread: right after `<events>` or an event's end.
+    var mayPass = false
+    /// Where the record being read began in the input.
+    var recordOffset = 0
+
     // Feeds repeat the same few hundred dates and times: parse each spelling once.
     var dates: [String: CalendarDate] = [:]
     var times: [String: LocalTime] = [:]
 
-    init(xml: XMLPullParser) {
+    init(xml: XMLPullParser, known: KnownRecordHashes?) {
         self.xml = xml
+        self.known = known
         // Field names first, so that a field's name id is its raw value.
         for field in FeedField.allCases {
             let name = xml.name(field.tag)
@@ -128,15 +148,35 @@ private struct FeedReader {
 
     mutating func run(_ record: (ImportRecord) throws -> Void, _ reject: (ImportReject) throws -> Void) throws {
         while true {
+            if mayPass, let known {
+                mayPass = false
+                // The writer reads them while the parser starts: waited for once, at the events.
+                if knownHashes == nil {
+                    knownHashes = waited ? known.current : known.wait(upTo: Self.knownHashesWait)
+                    waited = true
+                }
+                if let hashes = knownHashes, !hashes.isEmpty {
+                    if let (hash, bytes) = try xml.skipElement(
+                        open: "<event>", close: "</event>", known: { hashes.contains($0) })
+                    {
+                        ordinals[FeedRecordKind.event.rawValue] += 1
+                        mayPass = true
+                        try record(.known(KnownRecord(hash: hash, bytes: bytes)))
+                        continue
+                    }
+                }
+            }
             switch try xml.next() {
             case .startElement(let name):
                 try start(name)
+                mayPass = known != nil && section == .event && xml.depth == 2
             case .text:
                 if kind != nil { text() }
             case .endElement:
                 if let kind, xml.depth == 2 {
                     self.kind = nil
                     try finish(kind, record, reject)
+                    mayPass = known != nil && kind == .event
                 } else if let field, xml.depth == fieldDepth - 1 {
                     // A field ends; an <artist_id> ends back inside <performers>.
                     self.field = field == .artistId ? .performers : nil
@@ -166,6 +206,7 @@ private struct FeedReader {
             kind = section
             ordinals[section.rawValue] += 1
             recordLine = xml.eventLine
+            recordOffset = xml.tagOffset
             for k in 0..<fieldCount { values[k] = nil }
             performers.removeAll(keepingCapacity: true)
             problem = xml.referenceError
@@ -229,7 +270,9 @@ private struct FeedReader {
             case .venue:
                 try record(.venue(try venue(id: id, name: name)))
             case .event:
-                try record(.event(try event(id: id, name: name)))
+                var event = try event(id: id, name: name)
+                if known != nil { event.sourceHash = xml.hashOfBytes(from: recordOffset) }
+                try record(.event(event))
             }
         } catch let problem as FeedRecordProblem {
             var position = "line \(recordLine), \(kind.tag) \(ordinals[kind.rawValue])"

@@ -140,6 +140,9 @@ public struct ImportedEvent: Sendable, Hashable {
     public var maxPrice: Decimal?
     /// ISO 4217, upper case.
     public var currency: String?
+    /// The ``ByteHash`` of the record's bytes in the file, when the parser was asked to take it and
+    /// they were in its buffer whole (see ``KnownRecord``).
+    public var sourceHash: Int64?
     public init(
         id: String, name: String, venueId: String? = nil, venue: ImportedVenue? = nil, categoryId: String? = nil,
         categoryNames: [String] = [], performerIds: [String] = [], performers: [ImportedArtist] = [],
@@ -173,6 +176,62 @@ public enum ImportRecord: Sendable, Hashable {
     case artist(ImportedArtist)
     case venue(ImportedVenue)
     case event(ImportedEvent)
+    /// An event whose bytes the parser passed unread: their hash is one an earlier import stored
+    /// (see ``KnownRecordHashes``).
+    case known(KnownRecord)
+}
+
+/// The bytes of a record passed unread, with their ``ByteHash``: the writer looks the hash up, and
+/// parses the bytes after all if the record might have changed (its place did, or its id came
+/// earlier in the same file).
+public struct KnownRecord: Sendable, Hashable {
+    public var hash: Int64
+    public var bytes: [UInt8]
+    public init(hash: Int64, bytes: [UInt8]) {
+        self.hash = hash
+        self.bytes = bytes
+    }
+}
+
+/// The byte hashes of the events an earlier import stored, handed from the import's writer to its
+/// parser's thread. The parser waits for them (``wait(upTo:)``) when it reaches the events, then
+/// passes those whose bytes hash to one of them as ``ImportRecord/known(_:)``.
+public final class KnownRecordHashes: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var hashes: Set<Int64>?
+
+    public init() {}
+
+    /// Hashes known to be none: the parser takes each event's hash and passes nothing.
+    public static func none() -> KnownRecordHashes {
+        let known = KnownRecordHashes()
+        known.publish([])
+        return known
+    }
+
+    /// Makes `hashes` the known ones; the first call wins (a writer that gives up publishes none).
+    public func publish(_ hashes: Set<Int64>) {
+        condition.lock()
+        if self.hashes == nil { self.hashes = hashes }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The known hashes, nil until published.
+    public var current: Set<Int64>? {
+        condition.lock()
+        defer { condition.unlock() }
+        return hashes
+    }
+
+    /// The known hashes once published, waiting at most `seconds` (then nil).
+    public func wait(upTo seconds: Double) -> Set<Int64>? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while hashes == nil && condition.wait(until: deadline) {}
+        return hashes
+    }
 }
 
 /// A record that was skipped, with where it was (`line 12`, `/feed/events/event[3]`) and why.

@@ -45,7 +45,7 @@ public enum Importer {
             // feed reads 340,000 fingerprints, a core's 0.4 s): up to 32 batches wait for it, then
             // 4 as usual (a first import's writer is slower than its parser all along).
             let pipe = ParserPipe<Parsed<ImportRecord>>(depth: 32)
-            startParser(kind, path: path, on: pipe)
+            startParser(kind, path: path, known: writer.knownHashes, on: pipe)
             do {
                 // Inside: a first import's session holds the write gate from the start of prepare().
                 try await writer.prepare()
@@ -76,13 +76,16 @@ public enum Importer {
         return summary
     }
 
-    /// Parses `path` as `kind` on a thread of its own, into `pipe`.
-    static func startParser(_ kind: ImportKind, path: String, on pipe: ParserPipe<Parsed<ImportRecord>>) {
+    /// Parses `path` as `kind` on a thread of its own, into `pipe`; a feed's events whose bytes hash
+    /// to one of `known` are passed unread.
+    static func startParser(
+        _ kind: ImportKind, path: String, known: KnownRecordHashes, on pipe: ParserPipe<Parsed<ImportRecord>>
+    ) {
         pipe.start { emit in
             let handle: (ImportRecord) throws -> Void = { try emit(.record($0)) }
             let reject: (ImportReject) throws -> Void = { try emit(.reject($0)) }
             switch kind {
-            case .feed: try EventFeedParser(path: path).parse(handle, reject: reject)
+            case .feed: try EventFeedParser(path: path).parse(handle, reject: reject, known: known)
             case .discovery: try DiscoveryParser(path: path).parse(handle, reject: reject)
             case .ics: try ICalendarParser(path: path).parse(handle, reject: reject)
             default: try OSMParser(path: path).parse(handle, reject: reject)

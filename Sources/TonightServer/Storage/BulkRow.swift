@@ -20,6 +20,12 @@ struct BulkColumns {
             decoding: UnsafeBufferPointer(start: text, count: Int(sqlite_nio_sqlite3_column_bytes(statement, index))),
             as: UTF8.self)
     }
+
+    /// Calls `body` with column `index`'s text as UTF-8 bytes (nil when NULL), valid only during the call.
+    func withText<R>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard let text = sqlite_nio_sqlite3_column_text(statement, index) else { return body(nil) }
+        return body(UnsafeBufferPointer(start: text, count: Int(sqlite_nio_sqlite3_column_bytes(statement, index))))
+    }
 }
 
 /// The names of a result's columns, shared by its rows.

@@ -44,17 +44,19 @@ enum BulkWrite {
         }
     }
 
-    /// Sets the `import_hash` of rows by `id` (rows whose values an import found unchanged: no
+    /// Sets the `import_hash` (or another `column`) of rows by `id` (rows whose values an import found unchanged: no
     /// other column, and so no index, is written). One statement a thousand rows, on both
     /// databases (`UPDATE … FROM (VALUES …)`; the values' columns are `column1`, `column2`).
-    static func setFingerprints(of table: String, _ prints: [(String, Int64)], on db: any SQLDatabase) async throws {
+    static func setFingerprints(
+        of table: String, _ prints: [(String, Int64)], column: String = "import_hash", on db: any SQLDatabase
+    ) async throws {
         for start in stride(from: 0, to: prints.count, by: 1000) {
             let chunk = prints[start..<min(start + 1000, prints.count)]
             var values: [SQLQueryString] = []
             for (id, print) in chunk { values.append("(\(bind: id), \(bind: print))") }
             try await db.raw(
                 """
-                UPDATE \(ident: table) AS t SET import_hash = v.column2
+                UPDATE \(ident: table) AS t SET \(ident: column) = v.column2
                 FROM (VALUES \(values.joined(separator: ", "))) AS v WHERE t.id = v.column1
                 """
             ).run()

@@ -347,3 +347,83 @@ struct EventFeedParserTests {
         #expect(emitted == 1)
     }
 }
+
+@Suite("Event feed: events passed by their bytes")
+struct EventFeedKnownBytesTests {
+    /// A feed of three events on lines 4-7 (the second one on two lines), then a bad record on line 8.
+    private let feed = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <feed>
+          <events>
+            <event><id>E1</id><name>One</name><venue_id>V1</venue_id><date>2031-03-14</date></event>
+            <event><id>E2</id><name>Two</name><venue_id>V1</venue_id>
+              <date>2031-03-15</date></event>
+            <event><id>E3</id><name>Three</name><venue_id>V1</venue_id><date>2031-03-16</date></event>
+            <event><id>E4</id><name>Bad</name><venue_id>V1</venue_id><date>soon</date></event>
+          </events>
+        </feed>
+        """
+
+    private func parse(_ known: KnownRecordHashes, chunkSize: Int = XMLPullParser.defaultChunkSize) throws -> (
+        [ImportRecord], [ImportReject]
+    ) {
+        var records: [ImportRecord] = []
+        var rejects: [ImportReject] = []
+        try EventFeedParser(bytes: Array(feed.utf8), chunkSize: chunkSize).parse(
+            { records.append($0) }, reject: { rejects.append($0) }, known: known)
+        return (records, rejects)
+    }
+
+    @Test("each event carries its bytes' hash; published hashes pass those events unread, and positions stay right")
+    func passed() throws {
+        let (records, rejects) = try parse(.none())
+        let hashes = records.compactMap { if case .event(let event) = $0 { event.sourceHash } else { nil } }
+        #expect(hashes.count == 3)
+        let second = "<event><id>E2</id><name>Two</name><venue_id>V1</venue_id>\n      <date>2031-03-15</date></event>"
+        #expect(hashes[1] == ByteHash.of(Array(second.utf8)))
+        #expect(rejects.map(\.position) == ["line 8, event 4 (id E4)"])
+
+        // E1 and E2 are known: passed unread with their bytes; E3 is read; the reject's line and
+        // ordinal are those of a whole parse.
+        let known = KnownRecordHashes()
+        known.publish([hashes[0], hashes[1]])
+        let (again, rejectsAgain) = try parse(known)
+        guard again.count == 3, case .known(let one) = again[0], case .known(let two) = again[1],
+            case .event(let three) = again[2]
+        else {
+            Issue.record("\(again)")
+            return
+        }
+        #expect([one.hash, two.hash] == [hashes[0], hashes[1]])
+        #expect(String(decoding: two.bytes, as: UTF8.self) == second)
+        #expect(three.id == "E3" && three.sourceHash == hashes[2])
+        #expect(rejectsAgain.map(\.position) == ["line 8, event 4 (id E4)"])
+        // In small reads an event's bytes may not all be in the buffer: then it is read whole.
+        for chunkSize in [64, 7] {
+            let (small, rejectsSmall) = try parse(known, chunkSize: chunkSize)
+            let ids = small.map { record -> String in
+                switch record {
+                case .known(let known): known.hash == hashes[0] ? "E1" : known.hash == hashes[1] ? "E2" : "?"
+                case .event(let event): event.id
+                default: "?"
+                }
+            }
+            #expect(ids == ["E1", "E2", "E3"], "chunk \(chunkSize)")
+            #expect(rejectsSmall.map(\.position) == ["line 8, event 4 (id E4)"], "chunk \(chunkSize)")
+        }
+
+        // Bytes passed unread parse, on their own, to the event they were, with the same hash.
+        var alone: [ImportRecord] = []
+        try EventFeedParser(bytes: Array(("<feed><events>" + second + "</events></feed>").utf8)).parse(
+            { alone.append($0) }, reject: { _ in }, known: .none())
+        #expect(alone == [records[1]])
+    }
+
+    @Test("without hashes asked for, events carry none; without any published, nothing is passed")
+    func notAsked() throws {
+        var records: [ImportRecord] = []
+        try EventFeedParser(bytes: Array(feed.utf8)).parse({ records.append($0) }, reject: { _ in })
+        #expect(records.count == 3)
+        #expect(records.allSatisfy { if case .event(let event) = $0 { event.sourceHash == nil } else { false } })
+    }
+}

@@ -105,7 +105,7 @@ struct ImportTests {
             #expect(summary.tallies["events"]?.updated == 1)
             let after = try await row()
             let changed = Set(before.keys.filter { before[$0] != after[$0] })
-            #expect(changed == ["name", "name_folded", "min_price", "updated_at", "import_hash"])
+            #expect(changed == ["name", "name_folded", "min_price", "updated_at", "import_hash", "import_raw_hash"])
             #expect(after["name"] == "Sigur Rós — Encore")
             #expect(after["name_folded"] == SearchText.fold("Sigur Rós — Encore"))
             let price = try await services.database.sql.raw("SELECT min_price FROM events WHERE id = 'feed:E1'")
@@ -185,6 +185,77 @@ struct ImportTests {
                 .feed, path: path, dryRun: true, full: true, services: services)
             #expect(full2.removed == 1)  // E9, in a dry run: counted, not written
             #expect(try await client.send(.get, "/v1/events/feed:E9").json["status"] as? String == "onsale")
+        }
+    }
+
+    @Test(
+        "a refresh passes unread the events whose bytes it stored, and reads them after all where their place moved, their id came before, or no hash is stored",
+        arguments: Backend.available)
+    func passedUnread(backend: Backend) async throws {
+        try await withApp(backend) { services, _ in
+            let sql = services.database.sql
+            // As feeds are laid out: venues before the events at them.
+            func feed(v2: String = "<latitude>41.3636</latitude><longitude>2.1525</longitude>", before: String = "")
+                -> String
+            {
+                """
+                <feed>
+                  <venues>
+                    <venue><id>V1</id><name>The Wiltern</name><country>US</country><latitude>34.0617</latitude><longitude>-118.3085</longitude></venue>
+                    <venue><id>V2</id><name>Palau Sant Jordi</name><country>ES</country>\(v2)</venue>
+                  </venues>
+                  <events>\(before)
+                    <event><id>E1</id><name>One</name><venue_id>V1</venue_id><date>2031-03-14</date><time>20:00</time></event>
+                    <event><id>E2</id><name>Two</name><venue_id>V2</venue_id><date>2031-03-15</date><time>21:00</time></event>
+                    <event><id>E3</id><name>Three</name><venue_id>V1</venue_id><date>2031-03-16</date></event>
+                  </events>
+                </feed>
+                """
+            }
+            func run(_ xml: String) async throws -> ImportSummary {
+                try await Importer.run(
+                    .feed, path: try temporaryFile(xml, suffix: ".xml"), dryRun: false, services: services)
+            }
+            func column(_ name: String, of id: String) async throws -> String? {
+                try await sql.raw("SELECT CAST(\(ident: name) AS TEXT) AS v FROM events WHERE id = \(bind: id)")
+                    .first()?.decode(column: "v", as: String?.self)
+            }
+            func hashed() async throws -> Int {
+                try await sql.raw("SELECT count(*) AS n FROM events WHERE import_raw_hash IS NOT NULL").first()?
+                    .decode(column: "n", as: Int.self) ?? -1
+            }
+
+            let first = try await run(feed())
+            #expect(first.tallies["events"]?.inserted == 3)
+            #expect(try await hashed() == 3)
+            let same = try await run(feed())
+            #expect(same.passedUnread == 3)
+            #expect(same.tallies["events"]?.unchanged == 3)
+            #expect(same.tallies.values.allSatisfy { $0.inserted == 0 && $0.updated == 0 })
+
+            // V2 moves to Tokyo: E2's bytes are the same, but its row is in another zone now.
+            let tokyo = "<latitude>35.6895</latitude><longitude>139.6917</longitude>"
+            let moved = try await run(feed(v2: tokyo))
+            #expect(moved.passedUnread == 2)
+            #expect(moved.tallies["events"]?.updated == 1)
+            #expect(try await column("time_zone", of: "feed:E2") == "Asia/Tokyo")
+            #expect(try await run(feed(v2: tokyo)).passedUnread == 3)
+
+            // E1 changed earlier in the file, then as stored: the last record of an id wins.
+            let changed =
+                "\n<event><id>E1</id><name>One</name><venue_id>V1</venue_id><date>2031-03-14</date><time>23:00</time></event>"
+            let twice = try await run(feed(v2: tokyo, before: changed))
+            #expect(twice.passedUnread == 2)
+            #expect(try await column("local_time", of: "feed:E1")?.hasPrefix("20:00") == true)
+            #expect(try await run(feed(v2: tokyo)).passedUnread == 3)
+
+            // Rows without a hash (imported before migration 0038) are read, and get one.
+            try await sql.raw("UPDATE events SET import_raw_hash = NULL").run()
+            let upgraded = try await run(feed(v2: tokyo))
+            #expect(upgraded.passedUnread == 0)
+            #expect(upgraded.tallies["events"]?.unchanged == 3)
+            #expect(try await hashed() == 3)
+            #expect(try await run(feed(v2: tokyo)).passedUnread == 3)
         }
     }
 

@@ -75,6 +75,8 @@ public final class XMLPullParser {
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var end = 0
     @exclusivity(unchecked) private var pos = 0
+    /// The input offset of `buf[0]`.
+    @exclusivity(unchecked) private var base = 0
 
     // Output of the current event.
     @exclusivity(unchecked) private var textBuf: UnsafeMutablePointer<UInt8>
@@ -100,6 +102,8 @@ public final class XMLPullParser {
 
     /// The line (1-based) where the current event began.
     @exclusivity(unchecked) public private(set) var eventLine = 1
+    /// The input offset (in bytes) where the current tag's `<` is, for a start or end tag event.
+    @exclusivity(unchecked) public private(set) var tagOffset = 0
     /// For a ``XMLEvent/text`` or ``XMLEvent/startElement(_:)`` event: the first reference to an unknown
     /// entity in its text or attribute values (e.g. `unknown entity &xxe;`), which was not expanded.
     @exclusivity(unchecked) public private(set) var referenceError: String?
@@ -215,6 +219,72 @@ public final class XMLPullParser {
         return (XMLName(id: attrNames[index]), String(decoding: bytes, as: UTF8.self))
     }
 
+    // MARK: Raw bytes
+
+    /// The input offset (in bytes) of the next byte to read: after an end tag event, just past its `>`.
+    public var offset: Int { base + pos }
+
+    /// The ``ByteHash`` of the input from offset `start` up to ``offset``, or nil when those bytes
+    /// are no longer in the buffer (the parser keeps what it has not read, and the rest of its chunk).
+    public func hashOfBytes(from start: Int) -> Int64? {
+        guard start >= base, start <= base + pos else { return nil }
+        return ByteHash.of(UnsafeBufferPointer(start: buf + (start - base), count: base + pos - start))
+    }
+
+    /// Passes over the next element without parsing it when its bytes, from `open` (say `<event>`)
+    /// to the first `close` after it (`</event>`), are in the buffer (read ahead once if need be)
+    /// and `known` says their ``ByteHash`` is one already read: it returns that hash and those bytes,
+    /// and the parser goes on after them (whitespace before them included). Otherwise it returns nil
+    /// and nothing is consumed.
+    ///
+    /// Call it between events, at the depth where the element would start. The bytes are not
+    /// checked: only `known` vouches for them (bytes already parsed whole, by this parser or an
+    /// earlier one, with the same ``ByteHash``). Bytes with a carriage return are never passed, so
+    /// line numbers stay right.
+    public func skipElement(open: StaticString, close: StaticString, known: (Int64) -> Bool) throws -> (
+        hash: Int64, bytes: [UInt8]
+    )? {
+        guard started, !pendingEnd, !finished, stackCount > 0, referenceError == nil else { return nil }
+        var readAhead = false
+        while true {
+            var i = pos, lines = 0
+            while i < end && classes[Int(buf[i])] & Self.space != 0 {
+                if buf[i] == 0x0D { return nil }
+                if buf[i] == 0x0A { lines += 1 }
+                i += 1
+            }
+            let openCount = open.utf8CodeUnitCount, closeCount = close.utf8CodeUnitCount
+            if end - i >= openCount + closeCount {
+                guard memcmp(buf + i, open.utf8Start, openCount) == 0 else { return nil }
+                if let found = find(close, from: i + openCount) {
+                    let count = found + closeCount - i
+                    let bytes = UnsafeBufferPointer(start: buf + i, count: count)
+                    let hash = ByteHash.of(bytes)
+                    guard known(hash), memchr(buf + i, 0x0D, count) == nil else { return nil }
+                    for b in bytes where b == 0x0A { lines += 1 }
+                    line += lines
+                    pos = i + count
+                    return (hash, Array(bytes))
+                }
+            }
+            guard !readAhead, !atEOF else { return nil }
+            readAhead = true
+            if try !refill(keep: pos) { return nil }
+        }
+    }
+
+    /// The index of the first `bytes` in the buffer at or after `from`, nil if none.
+    private func find(_ bytes: StaticString, from: Int) -> Int? {
+        let n = bytes.utf8CodeUnitCount, first = Int32(bytes.utf8Start[0])
+        var i = from
+        while end - i >= n, let p = memchr(buf + i, first, end - i - n + 1) {
+            i = UnsafeRawPointer(buf).distance(to: UnsafeRawPointer(p))
+            if memcmp(buf + i, bytes.utf8Start, n) == 0 { return i }
+            i += 1
+        }
+        return nil
+    }
+
     // MARK: Events
 
     /// Reads the next event.
@@ -242,6 +312,7 @@ public final class XMLPullParser {
             textCount = 0
         }
         eventLine = line
+        tagOffset = base + pos
         guard atTag else {
             if stackCount > 0 { throw malformed("unexpected end of file: <\(string(top))> is not closed") }
             if !rootSeen { throw malformed("no root element") }
@@ -278,6 +349,7 @@ public final class XMLPullParser {
     private func refill(keep: Int) throws -> Bool {
         let kept = end - keep
         if keep > 0 && kept > 0 { memmove(buf, buf + keep, kept) }
+        base += keep
         end = kept
         pos = 0
         if atEOF { return false }

@@ -230,6 +230,29 @@ struct StoredRow {
     }
 }
 
+/// A stored event a refresh may pass unread: the ``ByteHash`` of the bytes its row was made from,
+/// its fingerprint, and its place and zone as the row has them (an event's row also depends on its
+/// place's zone, which a venue record in the same file may change).
+struct KnownEvent: Sendable {
+    var key = ImportKey("")
+    var hash: Int64
+    var print: Int64
+    var place: ImportKey
+    var zone: ImportKey
+
+    /// `rows` by hash, each with its key; publishes the hashes to the parser.
+    static func byHash(_ rows: [ImportKey: KnownEvent], publishing hashes: KnownRecordHashes) -> [Int64: KnownEvent] {
+        var known: [Int64: KnownEvent] = [:]
+        known.reserveCapacity(rows.count)
+        for (key, var row) in rows {
+            row.key = key
+            known[row.hash] = row
+        }
+        hashes.publish(Set(known.keys))
+        return known
+    }
+}
+
 /// A row's id (`source:id`) as a dictionary key: up to 32 bytes of UTF-8 kept inline, so a lookup
 /// among a refresh's 220,000 events hashes and compares four words instead of following a heap
 /// string (a feed's event ids make keys of 21 bytes, past what a `String` keeps inline). Longer

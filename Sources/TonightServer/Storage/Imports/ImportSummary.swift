@@ -12,6 +12,9 @@ public struct ImportSummary: Sendable {
     public var changes = 0
     /// Events of the source that a full feed no longer listed, marked removed (``EventStatus/removed``).
     public var removed = 0
+    /// Events passed unread because their bytes were those of a stored row (not printed: the
+    /// tallies count them as unchanged).
+    var passedUnread = 0
     static let keptRejects = 20
 
     mutating func reject(_ reject: ImportReject) {

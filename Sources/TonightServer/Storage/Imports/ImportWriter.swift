@@ -52,7 +52,17 @@ public actor ImportWriter {
     private var eventRows: [ImportKey: StoredRow] = [:]
     /// The events' rows while they are still read (on SQLite, the feed's artists and venues are
     /// sifted meanwhile); taken into `eventRows` before the first event (``readEventRows()``).
-    private var eventRowsRead: Task<[ImportKey: StoredRow], any Error>?
+    private var eventRowsRead: Task<([ImportKey: StoredRow], [Int64: KnownEvent]), any Error>?
+    /// Stored events by the ``ByteHash`` of their bytes in the file they came from, whose hashes
+    /// are published to the parser (``knownHashes``): an event with the same bytes is passed unread.
+    private var knownEvents: [Int64: KnownEvent] = [:]
+    /// The hashes of ``knownEvents``, for the feed's parser (published once read).
+    nonisolated let knownHashes = KnownRecordHashes()
+    /// The zone of each settled place an event passed unread is at, as its row stores it.
+    private var knownZones: [ImportKey: ImportKey] = [:]
+    /// Events passed by their fingerprint whose bytes' hash is not the stored one: written with
+    /// the next batch (the first refresh after migration 0038 writes one for every event).
+    private var byteHashes: [(String, Int64)] = []
     /// Whether this source had events stored when the import began.
     private var hasStoredEvents = false
     /// Places whose venue record this import has passed (unchanged or written): only their events
@@ -111,6 +121,9 @@ public actor ImportWriter {
     public func prepare() async throws {
         let start = ContinuousClock.now
         defer { timings["prepare", default: .zero] += ContinuousClock.now - start }
+        // The parser waits for the known hashes: none if this fails (on SQLite a task publishes them).
+        var publishing = true
+        defer { if publishing { knownHashes.publish([]) } }
         if !dryRun, let path = database.sqlitePath {
             session = try await SQLiteImportSession.begin(
                 database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
@@ -151,11 +164,23 @@ public actor ImportWriter {
             ) { StoredRow(print: $0[1]) }
             // Queued on the connection, ahead of any batch: read while the writer sifts what the
             // feed lists before its events (a tenth of a second for the benchmark's 220,000).
-            eventRowsRead = Task {
-                try await bulk.keyed(events, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
+            let known = knownEventsQuery, hashes = knownHashes
+            eventRowsRead = Task.detached {
+                // The parser waits for the hashes: published whatever happens.
+                defer { hashes.publish([]) }
+                let rows = try await bulk.keyed(events, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
                     StoredRow(print: $0[1], listed: $0[2] == 1)
                 }
+                let knownRows = try await bulk.keyed(known, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
+                    columns in
+                    KnownEvent(
+                        hash: columns[1] ?? 0, print: columns[2] ?? 0,
+                        place: columns.withText(3) { ImportKey(bytes: $0 ?? .init(start: nil, count: 0)) },
+                        zone: columns.withText(4) { ImportKey(bytes: $0 ?? .init(start: nil, count: 0)) })
+                }
+                return (rows, KnownEvent.byHash(knownRows, publishing: hashes))
             }
+            publishing = false
             return
         }
         for row in try await db.raw(places).all() {
@@ -174,13 +199,31 @@ public actor ImportWriter {
                 listed: try row.decode(column: "removed", as: Bool.self))
         }
         hasStoredEvents = !eventRows.isEmpty
+        var knownRows: [ImportKey: KnownEvent] = [:]
+        for row in try await db.raw(knownEventsQuery).all() {
+            knownRows[ImportKey(try row.decode(column: "id", as: String.self))] = KnownEvent(
+                hash: try row.decode(column: "import_raw_hash", as: Int64.self),
+                print: try row.decode(column: "import_hash", as: Int64.self),
+                place: ImportKey(try row.decode(column: "place_id", as: String.self)),
+                zone: ImportKey(try row.decode(column: "time_zone", as: String.self)))
+        }
+        knownEvents = KnownEvent.byHash(knownRows, publishing: knownHashes)
+    }
+
+    /// The stored events a refresh may pass by their bytes (``KnownEvent``): not removed, with
+    /// both hashes. Its first column is the key.
+    private var knownEventsQuery: SQLQueryString {
+        """
+        SELECT id, import_raw_hash, import_hash, place_id, time_zone FROM events WHERE source = \(bind: source)
+        AND import_raw_hash IS NOT NULL AND import_hash IS NOT NULL AND status <> 'removed'
+        """
     }
 
     /// Takes the events' rows once they are read.
     private func readEventRows() async throws {
         guard let read = eventRowsRead else { return }
         eventRowsRead = nil
-        eventRows = try await read.value
+        (eventRows, knownEvents) = try await read.value
     }
 
     /// A first import resolves every venue: the gazetteer is built while the rest is read. A
@@ -229,11 +272,70 @@ public actor ImportWriter {
                 add(artist)
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
-            if !passed(sift(event), "events") { events.append(event) }
+            if passed(sift(event), "events") {
+                noteBytes(of: event)
+            } else {
+                events.append(event)
+            }
+        case .known(let record):
+            try await readEventRows()
+            if !passes(record) {
+                for item in try parsed(record) {
+                    switch item {
+                    case .record(let record): try await add(record)
+                    case .reject(let reject): summary.reject(reject)
+                    }
+                }
+            }
         }
-        if categories.count + artists.count + venues.count + events.count >= pendingLimit {
+        if categories.count + artists.count + venues.count + events.count >= pendingLimit
+            || byteHashes.count >= Self.byteHashBatch
+        {
             try await flush()
         }
+    }
+
+    /// Byte hashes of unchanged events written at once (the first refresh after migration 0038).
+    static let byteHashBatch = 20_000
+
+    /// Whether an event passed unread is stored as it is: its bytes are those a stored row was
+    /// made from, at a settled place whose zone is the one the row has, and no record of its id
+    /// waits in this import. Then it goes no further, as an event passed by its fingerprint.
+    private func passes(_ record: KnownRecord) -> Bool {
+        guard let known = knownEvents[record.hash], let zone = knownZone(known.place), zone == known.zone else {
+            return false
+        }
+        let sifted = StoredRow.sift(known.key, print: known.print, batch: batchNumber, in: &eventRows)
+        if case .waits = sifted { return false }
+        summary.passedUnread += 1
+        return passed(sifted, "events")
+    }
+
+    /// The zone of `place` if it is settled (see ``settledZone(_:)``).
+    private func knownZone(_ place: ImportKey) -> ImportKey? {
+        if let zone = knownZones[place] { return zone }
+        let id = place.text
+        guard settledPlaces.contains(id), let zone = placeZones[id] else { return nil }
+        let key = ImportKey(zone)
+        knownZones[place] = key
+        return key
+    }
+
+    /// The records of bytes passed unread, parsed after all (wrapped as a feed of one event).
+    private func parsed(_ record: KnownRecord) throws -> [Parsed<ImportRecord>] {
+        var items: [Parsed<ImportRecord>] = []
+        let feed = Array("<feed><events>".utf8) + record.bytes + Array("</events></feed>".utf8)
+        try EventFeedParser(bytes: feed).parse(
+            { items.append(.record($0)) }, reject: { items.append(.reject($0)) }, known: .none())
+        return items
+    }
+
+    /// Notes the bytes' hash of an event passed by its fingerprint, if its row has another.
+    private func noteBytes(of event: ImportedEvent) {
+        guard !dryRun, let hash = event.sourceHash, knownEvents[hash]?.key != ImportKey(source, event.id) else {
+            return
+        }
+        byteHashes.append((key(event.id), hash))
     }
 
     // Sifting: a record stored with the same fingerprint is counted as unchanged as it arrives and
@@ -265,6 +367,7 @@ public actor ImportWriter {
         if hasStoredEvents {
             settledPlaces.remove(id)
             siftZones[venue.id] = nil
+            knownZones = [:]
             unsettledPlaces.insert(id)
         }
     }
@@ -391,7 +494,8 @@ public actor ImportWriter {
                 guard !dryRun, !gone.isEmpty else { continue }
                 try await db.raw(
                     """
-                    UPDATE events SET status = 'removed', import_hash = NULL, updated_at = \(bind: now)
+                    UPDATE events SET status = 'removed', import_hash = NULL, import_raw_hash = NULL,
+                        updated_at = \(bind: now)
                     WHERE id IN (\(binds: gone.map(\.id)))
                     """
                 ).run()
@@ -428,6 +532,8 @@ public actor ImportWriter {
         settledPlaces.formUnion(unsettledPlaces)
         unsettledPlaces = []
         let batch = (categories, artists, venues, events)
+        let bytes = byteHashes
+        byteHashes = []
         categories = []
         artists = []
         venues = []
@@ -436,17 +542,17 @@ public actor ImportWriter {
         let started = ContinuousClock.now
         defer { timings["batches", default: .zero] += ContinuousClock.now - started }
         if dryRun {
-            try await write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: database.sql)
+            try await write(batch.0, batch.1, venues, batch.3, bytes, now: now, final: final, on: database.sql)
         } else if let session {
             try await session.batch { db in
-                try await self.write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: db)
+                try await self.write(batch.0, batch.1, venues, batch.3, bytes, now: now, final: final, on: db)
             }
         } else {
             let sqlite = database.kind == .sqlite
             try await database.transaction { db in
                 // Batches of ten thousand records touch many index pages: give SQLite room to keep them.
                 if sqlite { try await db.raw("PRAGMA cache_size = -131072").run() }
-                try await self.write(batch.0, batch.1, venues, batch.3, now: now, final: final, on: db)
+                try await self.write(batch.0, batch.1, venues, batch.3, bytes, now: now, final: final, on: db)
             }
         }
     }
@@ -476,6 +582,7 @@ public actor ImportWriter {
             if !venuesOnly {
                 placeZones[id] = locality.timeZone
                 siftZones[venue.id] = nil
+                knownZones = [:]
             }
         }
         return Array(rows.values)
@@ -483,9 +590,11 @@ public actor ImportWriter {
 
     private func write(
         _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ venues: [ImportedVenue],
-        _ events: [ImportedEvent], now: Int64, final: Bool, on db: any SQLDatabase
+        _ events: [ImportedEvent], _ bytes: [(String, Int64)], now: Int64, final: Bool, on db: any SQLDatabase
     ) async throws {
         let written = summary.written
+        // Before the events: a record of the same id later in the batch writes its own.
+        if !dryRun { try await BulkWrite.setFingerprints(of: "events", bytes, column: "import_raw_hash", on: db) }
         try await writeCategories(categories, now: now, on: db)
         try await writeArtists(artists, now: now, on: db)
         try await writePlaces(venues, now: now, on: db)
@@ -723,6 +832,7 @@ public actor ImportWriter {
         // Rows by the columns they update (nil: inserted, or every column).
         var rows: [[String]?: [[SQLValue]]] = [:]
         var reprinted: [(String, Int64)] = []
+        var rebytes: [(String, Int64)] = []
         var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
@@ -742,6 +852,7 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("events") { $0.unchanged += 1 }
                     reprinted.append((id, print))
+                    if let hash = parsed[id]?.event.sourceHash { rebytes.append((id, hash)) }
                     continue
                 }
                 summary.count("events") { $0.updated += 1 }
@@ -761,6 +872,7 @@ public actor ImportWriter {
             rows[updating, default: []].append(
                 content[id]! + [
                     .init(SearchText.fold(event.name)), .init(event.createdAt), .init(event.updatedAt), .init(print),
+                    .init(parsed[id]?.event.sourceHash),
                 ])
             guard rebilled else { continue }
             touchedArtists.formUnion(performers)
@@ -771,6 +883,7 @@ public actor ImportWriter {
         guard !dryRun else { return }
         try await timed("write events") {
             try await BulkWrite.setFingerprints(of: "events", reprinted, on: db)
+            try await BulkWrite.setFingerprints(of: "events", rebytes, column: "import_raw_hash", on: db)
             try await writeEventRows(rows, performerRows, replaced, changes, on: db)
         }
     }

@@ -35,11 +35,11 @@ enum ImportedEventMapping {
     }
 
     /// The columns an import writes into an event's row: ``values(of:)``'s, then
-    /// `name_folded`, `created_at`, `updated_at` and `import_hash`.
+    /// `name_folded`, `created_at`, `updated_at`, `import_hash` and `import_raw_hash`.
     static let columns = [
         "id", "kind", "name", "description", "place_id", "start_at", "end_at", "local_date", "local_time",
         "time_zone", "status", "category_id", "min_price", "max_price", "currency", "ticket_url", "onsale_at",
-        "source", "source_id", "name_folded", "created_at", "updated_at", "import_hash",
+        "source", "source_id", "name_folded", "created_at", "updated_at", "import_hash", "import_raw_hash",
     ]
 
     /// The values of an event's row that come from the file, in ``columns``' order.
@@ -61,6 +61,6 @@ enum ImportedEventMapping {
             changed.append(columns[index])
             if columns[index] == "name" { changed.append("name_folded") }
         }
-        return changed + ["updated_at", "import_hash"]
+        return changed + ["updated_at", "import_hash", "import_raw_hash"]
     }
 }

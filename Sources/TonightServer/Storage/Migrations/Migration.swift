@@ -50,6 +50,7 @@ enum Migrations {
         RecommendationVersionEvents(),
         LongEventIndex(),
         PlacesVersion(),
+        ImportByteHashes(),
     ]
 }
 
