@@ -37,10 +37,11 @@ public struct EventFeedParser: Sendable {
     /// Reads the whole feed, calling `record` for each valid record and `reject` for each rejected one,
     /// in document order.
     ///
-    /// With `known`, each event also carries the ``ByteHash`` of its bytes (``ImportedEvent/sourceHash``,
-    /// when they were in the buffer whole), and once hashes are published there, an event written
-    /// `<event>…</event>` whose bytes hash to one of them is passed unread as ``ImportRecord/known(_:)``
-    /// (a refresh of a large feed is mostly such records).
+    /// With `known`, each artist, venue and event also carries the ``ByteHash`` of its bytes
+    /// (``ImportedEvent/sourceHash``, when they were in the buffer whole), and once hashes are
+    /// published there, such a record written `<event>…</event>` (`<artist>`, `<venue>`) whose bytes
+    /// hash to one of them is passed unread as ``ImportRecord/known(_:)`` (a refresh of a large feed
+    /// is mostly such records).
     /// - Throws: ``ImportError`` for the document as a whole, or whatever a callback throws.
     public func parse(
         _ record: (ImportRecord) throws -> Void, reject: (ImportReject) throws -> Void, known: KnownRecordHashes? = nil
@@ -116,15 +117,18 @@ private struct FeedReader {
     var performers: [String] = []
     var problem: String?
 
-    // Events passed unread by their bytes' hash (see ``EventFeedParser/parse(_:reject:known:)``).
+    // Records passed unread by their bytes' hash (see ``EventFeedParser/parse(_:reject:known:)``).
     let known: KnownRecordHashes?
-    var knownHashes: Set<Int64>?
-    var waited = false
+    var knownHashes: Set<Int64> = []
+    var knownComplete = false
+    var waitedForSome = false
+    var waitedForAll = false
     /// How long the parser waits for the known hashes (the writer reads the benchmark feed's
-    /// 220,000 in a few tenths of a second); after that it reads every event until they come.
+    /// 340,000 in a few tenths of a second); after that it reads every record until they come.
     static let knownHashesWait = 10.0
-    /// Whether the next event may be passed unread: right after `<events>` or an event's end.
-    var mayPass = false
+    /// The kind of record that may be passed unread next: right after its section's start tag or
+    /// the end of one of its records.
+    var passable: FeedRecordKind?
     /// Where the record being read began in the input.
     var recordOffset = 0
 
@@ -148,35 +152,27 @@ private struct FeedReader {
 
     mutating func run(_ record: (ImportRecord) throws -> Void, _ reject: (ImportReject) throws -> Void) throws {
         while true {
-            if mayPass, let known {
-                mayPass = false
-                // The writer reads them while the parser starts: waited for once, at the events.
-                if knownHashes == nil {
-                    knownHashes = waited ? known.current : known.wait(upTo: Self.knownHashesWait)
-                    waited = true
-                }
-                if let hashes = knownHashes, !hashes.isEmpty {
-                    if let (hash, bytes) = try xml.skipElement(
-                        open: "<event>", close: "</event>", known: { hashes.contains($0) })
-                    {
-                        ordinals[FeedRecordKind.event.rawValue] += 1
-                        mayPass = true
-                        try record(.known(KnownRecord(hash: hash, bytes: bytes)))
-                        continue
-                    }
+            if let kind = passable {
+                passable = nil
+                updateKnown(for: kind)
+                if !knownHashes.isEmpty, let passed = try pass(kind) {
+                    ordinals[kind.rawValue] += 1
+                    passable = kind
+                    try record(.known(passed))
+                    continue
                 }
             }
             switch try xml.next() {
             case .startElement(let name):
                 try start(name)
-                mayPass = known != nil && section == .event && xml.depth == 2
+                if known != nil, xml.depth == 2, let section, section != .category { passable = section }
             case .text:
                 if kind != nil { text() }
             case .endElement:
                 if let kind, xml.depth == 2 {
                     self.kind = nil
                     try finish(kind, record, reject)
-                    mayPass = known != nil && kind == .event
+                    if known != nil && kind != .category { passable = kind }
                 } else if let field, xml.depth == fieldDepth - 1 {
                     // A field ends; an <artist_id> ends back inside <performers>.
                     self.field = field == .artistId ? .performers : nil
@@ -188,6 +184,47 @@ private struct FeedReader {
                 return
             }
         }
+    }
+
+    /// Takes what the writer has published of the known hashes. They are read while the parse
+    /// starts: the parser waits for the first ones at the first record it could pass, and for the
+    /// events' at the first event.
+    private mutating func updateKnown(for kind: FeedRecordKind) {
+        guard let known, !knownComplete else { return }
+        let update: (hashes: Set<Int64>?, complete: Bool)
+        if kind == .event && !waitedForAll {
+            (waitedForAll, waitedForSome) = (true, true)
+            update = known.wait(upTo: Self.knownHashesWait, events: true)
+        } else if !waitedForSome {
+            waitedForSome = true
+            update = known.wait(upTo: Self.knownHashesWait, events: false)
+        } else {
+            update = known.current
+        }
+        if let hashes = update.hashes { knownHashes = hashes }
+        knownComplete = update.complete
+    }
+
+    /// The next record, of `kind`, passed unread if its bytes' hash is known.
+    private func pass(_ kind: FeedRecordKind) throws -> KnownRecord? {
+        let hashes = knownHashes
+        let known = { (hash: Int64) in hashes.contains(hash) }
+        let passed: (hash: Int64, bytes: [UInt8])?
+        let passedKind: KnownRecord.Kind
+        switch kind {
+        case .artist:
+            passed = try xml.skipElement(open: "<artist>", close: "</artist>", known: known)
+            passedKind = .artist
+        case .venue:
+            passed = try xml.skipElement(open: "<venue>", close: "</venue>", known: known)
+            passedKind = .venue
+        case .event:
+            passed = try xml.skipElement(open: "<event>", close: "</event>", known: known)
+            passedKind = .event
+        case .category:
+            return nil
+        }
+        return passed.map { KnownRecord(kind: passedKind, hash: $0.hash, bytes: $0.bytes) }
     }
 
     private mutating func start(_ name: XMLName) throws {
@@ -262,16 +299,17 @@ private struct FeedReader {
             case .category:
                 try record(.category(ImportedCategory(id: id, name: name, parentId: value(.parentId))))
             case .artist:
-                try record(
-                    .artist(
-                        ImportedArtist(
-                            id: id, name: name, categoryId: value(.categoryId), imageURL: try url(.imageURL),
-                            url: try url(.url))))
+                var artist = ImportedArtist(
+                    id: id, name: name, categoryId: value(.categoryId), imageURL: try url(.imageURL), url: try url(.url))
+                artist.sourceHash = sourceHash()
+                try record(.artist(artist))
             case .venue:
-                try record(.venue(try venue(id: id, name: name)))
+                var venue = try venue(id: id, name: name)
+                venue.sourceHash = sourceHash()
+                try record(.venue(venue))
             case .event:
                 var event = try event(id: id, name: name)
-                if known != nil { event.sourceHash = xml.hashOfBytes(from: recordOffset) }
+                event.sourceHash = sourceHash()
                 try record(.event(event))
             }
         } catch let problem as FeedRecordProblem {
@@ -279,6 +317,11 @@ private struct FeedReader {
             if let id { position += " (id \(id.count > 24 ? String(id.prefix(24)) + "…" : id))" }
             try reject(ImportReject(position: position, reason: problem.reason))
         }
+    }
+
+    /// The ``ByteHash`` of the record just read, when asked for (and its bytes are still in the buffer).
+    private func sourceHash() -> Int64? {
+        known == nil ? nil : xml.hashOfBytes(from: recordOffset)
     }
 
     /// The trimmed value of a field, nil when absent or empty.

@@ -22,6 +22,8 @@ public struct ImportedArtist: Sendable, Hashable {
     public var categoryId: String?
     public var imageURL: String?
     public var url: String?
+    /// The ``ByteHash`` of the record's bytes in the file (see ``ImportedEvent/sourceHash``).
+    public var sourceHash: Int64?
     public init(id: String, name: String, categoryId: String? = nil, imageURL: String? = nil, url: String? = nil) {
         self.id = id
         self.name = name
@@ -49,6 +51,8 @@ public struct ImportedVenue: Sendable, Hashable {
     public var openingHours: String?
     public var imageURL: String?
     public var url: String?
+    /// The ``ByteHash`` of the record's bytes in the file (see ``ImportedEvent/sourceHash``).
+    public var sourceHash: Int64?
     public init(
         id: String, name: String, category: String? = nil, street: String? = nil, city: String? = nil,
         state: String? = nil, postalCode: String? = nil, country: String? = nil, location: GeoPoint? = nil,
@@ -176,61 +180,75 @@ public enum ImportRecord: Sendable, Hashable {
     case artist(ImportedArtist)
     case venue(ImportedVenue)
     case event(ImportedEvent)
-    /// An event whose bytes the parser passed unread: their hash is one an earlier import stored
+    /// A record whose bytes the parser passed unread: their hash is one an earlier import stored
     /// (see ``KnownRecordHashes``).
     case known(KnownRecord)
 }
 
 /// The bytes of a record passed unread, with their ``ByteHash``: the writer looks the hash up, and
-/// parses the bytes after all if the record might have changed (its place did, or its id came
-/// earlier in the same file).
+/// parses the bytes after all if the record might have changed (an event's place did, or its id
+/// came earlier in the same file).
 public struct KnownRecord: Sendable, Hashable {
+    /// What the record is.
+    public enum Kind: Sendable, Hashable {
+        case artist, venue, event
+    }
+    public var kind: Kind
     public var hash: Int64
     public var bytes: [UInt8]
-    public init(hash: Int64, bytes: [UInt8]) {
+    public init(kind: Kind, hash: Int64, bytes: [UInt8]) {
+        self.kind = kind
         self.hash = hash
         self.bytes = bytes
     }
 }
 
-/// The byte hashes of the events an earlier import stored, handed from the import's writer to its
-/// parser's thread. The parser waits for them (``wait(upTo:)``) when it reaches the events, then
-/// passes those whose bytes hash to one of them as ``ImportRecord/known(_:)``.
+/// The byte hashes of the records an earlier import stored, handed from the import's writer to its
+/// parser's thread, in two steps: those of the artists and venues, then with the events' too
+/// (read while the writer sifts the artists and venues). The parser waits for each step
+/// (``wait(upTo:events:)``) when it reaches those records, then passes the records whose bytes
+/// hash to one of them as ``ImportRecord/known(_:)``.
 public final class KnownRecordHashes: @unchecked Sendable {
     private let condition = NSCondition()
     private var hashes: Set<Int64>?
+    private var complete = false
 
     public init() {}
 
-    /// Hashes known to be none: the parser takes each event's hash and passes nothing.
+    /// Hashes known to be none: the parser takes each record's hash and passes nothing.
     public static func none() -> KnownRecordHashes {
         let known = KnownRecordHashes()
-        known.publish([])
+        known.publish([], complete: true)
         return known
     }
 
-    /// Makes `hashes` the known ones; the first call wins (a writer that gives up publishes none).
-    public func publish(_ hashes: Set<Int64>) {
+    /// Adds `hashes` to the known ones; `complete` when there are no more (the events' are in).
+    /// Nothing is added once complete (a writer that gives up publishes none, complete).
+    public func publish(_ hashes: Set<Int64>, complete: Bool) {
         condition.lock()
-        if self.hashes == nil { self.hashes = hashes }
+        if !self.complete {
+            self.hashes = self.hashes.map { $0.union(hashes) } ?? hashes
+            self.complete = complete
+        }
         condition.broadcast()
         condition.unlock()
     }
 
-    /// The known hashes, nil until published.
-    public var current: Set<Int64>? {
+    /// The known hashes (nil until some are published) and whether they are all in.
+    public var current: (hashes: Set<Int64>?, complete: Bool) {
         condition.lock()
         defer { condition.unlock() }
-        return hashes
+        return (hashes, complete)
     }
 
-    /// The known hashes once published, waiting at most `seconds` (then nil).
-    public func wait(upTo seconds: Double) -> Set<Int64>? {
+    /// The known hashes once published (with the events' if `events`), waiting at most `seconds`:
+    /// then what there is.
+    public func wait(upTo seconds: Double, events: Bool) -> (hashes: Set<Int64>?, complete: Bool) {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while hashes == nil && condition.wait(until: deadline) {}
-        return hashes
+        while (hashes == nil || events && !complete) && condition.wait(until: deadline) {}
+        return (hashes, complete)
     }
 }
 

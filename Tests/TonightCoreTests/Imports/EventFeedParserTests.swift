@@ -386,7 +386,7 @@ struct EventFeedKnownBytesTests {
         // E1 and E2 are known: passed unread with their bytes; E3 is read; the reject's line and
         // ordinal are those of a whole parse.
         let known = KnownRecordHashes()
-        known.publish([hashes[0], hashes[1]])
+        known.publish([hashes[0], hashes[1]], complete: true)
         let (again, rejectsAgain) = try parse(known)
         guard again.count == 3, case .known(let one) = again[0], case .known(let two) = again[1],
             case .event(let three) = again[2]

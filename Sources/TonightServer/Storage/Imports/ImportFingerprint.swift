@@ -178,6 +178,10 @@ struct StoredRow {
     var listed = false
     var waiting = false
     var counted = -1
+    /// The ``ByteHash`` of the bytes the row was made from (nil: none, or not to be passed by it).
+    var raw: Int64?
+    /// An event's place, as an index into ``KnownPlaces/names`` (-1: none).
+    var place: Int32 = -1
 
     /// What ``sift(_:print:batch:in:)`` found.
     enum Sifted {
@@ -200,6 +204,21 @@ struct StoredRow {
             rows.values[index].waiting = true
             return .waits
         }
+        if rows.values[index].counted == batch { return .storedAgain }
+        rows.values[index].counted = batch
+        return .stored
+    }
+
+    /// ``sift(_:print:batch:in:)`` for a record passed unread whose bytes hash to `raw`: nil (to be
+    /// read after all, nothing marked) unless row `id` is still stored as made from those bytes, no
+    /// record of its id waits, and `accept` takes it.
+    static func sift<Key: Hashable>(
+        _ id: Key, raw: Int64, batch: Int, in rows: inout [Key: StoredRow], accept: (StoredRow) -> Bool = { _ in true }
+    ) -> Sifted? {
+        guard let index = rows.index(forKey: id), rows.values[index].raw == raw, rows.values[index].print != nil,
+            !rows.values[index].waiting, accept(rows.values[index])
+        else { return nil }
+        rows.values[index].listed = true
         if rows.values[index].counted == batch { return .storedAgain }
         rows.values[index].counted = batch
         return .stored
@@ -230,26 +249,30 @@ struct StoredRow {
     }
 }
 
-/// A stored event a refresh may pass unread: the ``ByteHash`` of the bytes its row was made from,
-/// its fingerprint, and its place and zone as the row has them (an event's row also depends on its
-/// place's zone, which a venue record in the same file may change).
-struct KnownEvent: Sendable {
-    var key = ImportKey("")
-    var hash: Int64
-    var print: Int64
-    var place: ImportKey
-    var zone: ImportKey
+/// The places of the events' rows, interned as the rows are read (on the connection's thread): a
+/// row keeps its place as an index into ``names``. A row may be passed by its bytes only if it is
+/// not removed, has both hashes, and has its place's zone as read at the start (a row left in an
+/// old zone is compared by fingerprint, which covers the zone).
+final class KnownPlaces: @unchecked Sendable {
+    private let zones: [String: String]
+    private(set) var names: [String] = []
+    private var indexes: [String: Int32] = [:]
 
-    /// `rows` by hash, each with its key; publishes the hashes to the parser.
-    static func byHash(_ rows: [ImportKey: KnownEvent], publishing hashes: KnownRecordHashes) -> [Int64: KnownEvent] {
-        var known: [Int64: KnownEvent] = [:]
-        known.reserveCapacity(rows.count)
-        for (key, var row) in rows {
-            row.key = key
-            known[row.hash] = row
+    init(zones: [String: String]) { self.zones = zones }
+
+    /// The stored row of an event.
+    func row(print: Int64?, removed: Bool, raw: Int64?, place: String, zone: String) -> StoredRow {
+        var row = StoredRow(print: print, listed: removed)
+        guard !removed, print != nil, let raw, zones[place] == zone else { return row }
+        row.raw = raw
+        if let index = indexes[place] {
+            row.place = index
+        } else {
+            row.place = Int32(names.count)
+            indexes[place] = row.place
+            names.append(place)
         }
-        hashes.publish(Set(known.keys))
-        return known
+        return row
     }
 }
 

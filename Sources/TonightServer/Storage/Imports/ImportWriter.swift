@@ -52,17 +52,26 @@ public actor ImportWriter {
     private var eventRows: [ImportKey: StoredRow] = [:]
     /// The events' rows while they are still read (on SQLite, the feed's artists and venues are
     /// sifted meanwhile); taken into `eventRows` before the first event (``readEventRows()``).
-    private var eventRowsRead: Task<([ImportKey: StoredRow], [Int64: KnownEvent]), any Error>?
-    /// Stored events by the ``ByteHash`` of their bytes in the file they came from, whose hashes
-    /// are published to the parser (``knownHashes``): an event with the same bytes is passed unread.
-    private var knownEvents: [Int64: KnownEvent] = [:]
-    /// The hashes of ``knownEvents``, for the feed's parser (published once read).
+    private var eventRowsRead: Task<([ImportKey: StoredRow], [String], [Int64: ImportKey]), any Error>?
+    /// Stored rows by the ``ByteHash`` of the bytes they were made from (migration 0038), whose
+    /// hashes are published to the feed's parser (``knownHashes``): a record with the same bytes
+    /// is passed unread (see ``passes(_:)``).
+    private var knownArtists: [Int64: String] = [:]
+    private var knownVenues: [Int64: String] = [:]
+    private var knownEvents: [Int64: ImportKey] = [:]
+    /// The places of the events' rows (``StoredRow/place`` is an index here), and whether events
+    /// at each may be passed unread (0: not known yet, 1: yes, 2: no; emptied when a venue changes).
+    private var knownPlaceNames: [String] = []
+    private var placeStates: [UInt8] = []
+    /// Places whose time zone this import changed: their events' rows change with it.
+    private var movedZones = Set<String>()
+    /// The known hashes, for the feed's parser: the artists' and venues' published by
+    /// ``prepare()``, then the events' once read.
     nonisolated let knownHashes = KnownRecordHashes()
-    /// The zone of each settled place an event passed unread is at, as its row stores it.
-    private var knownZones: [ImportKey: ImportKey] = [:]
-    /// Events passed by their fingerprint whose bytes' hash is not the stored one: written with
-    /// the next batch (the first refresh after migration 0038 writes one for every event).
-    private var byteHashes: [(String, Int64)] = []
+    /// Rows passed by their fingerprint whose bytes' hash is not the stored one, by table: written
+    /// with the next batch (the first refresh after migration 0038 writes one for every row).
+    private var byteHashes: [String: [(String, Int64)]] = [:]
+    private var byteHashCount = 0
     /// Whether this source had events stored when the import began.
     private var hasStoredEvents = false
     /// Places whose venue record this import has passed (unchanged or written): only their events
@@ -121,9 +130,9 @@ public actor ImportWriter {
     public func prepare() async throws {
         let start = ContinuousClock.now
         defer { timings["prepare", default: .zero] += ContinuousClock.now - start }
-        // The parser waits for the known hashes: none if this fails (on SQLite a task publishes them).
+        // The parser waits for the known hashes: none if this fails (on SQLite a task publishes the events').
         var publishing = true
-        defer { if publishing { knownHashes.publish([]) } }
+        defer { if publishing { knownHashes.publish([], complete: true) } }
         if !dryRun, let path = database.sqlitePath {
             session = try await SQLiteImportSession.begin(
                 database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
@@ -133,12 +142,16 @@ public actor ImportWriter {
         // On SQLite through the import's own connection (in a first import's one transaction).
         let db: any SQLDatabase = session?.db ?? database.sql
         let prefix = source + ":%"
-        let places: SQLQueryString = "SELECT id, time_zone, import_hash FROM places WHERE id LIKE \(bind: prefix)"
+        let places: SQLQueryString =
+            "SELECT id, time_zone, import_hash, import_raw_hash FROM places WHERE id LIKE \(bind: prefix)"
         // Every fingerprint at once: one pass over each table instead of a lookup per batch. A
         // removed event counts as listed: a full import has nothing more to remove there.
-        let artists: SQLQueryString = "SELECT id, import_hash FROM artists WHERE id LIKE \(bind: prefix)"
-        let events: SQLQueryString =
-            "SELECT id, import_hash, status = 'removed' AS removed FROM events WHERE source = \(bind: source)"
+        let artists: SQLQueryString =
+            "SELECT id, import_hash, import_raw_hash FROM artists WHERE id LIKE \(bind: prefix)"
+        let events: SQLQueryString = """
+            SELECT id, import_hash, status = 'removed' AS removed, import_raw_hash, place_id, time_zone
+            FROM events WHERE source = \(bind: source)
+            """
         if let bulk = db as? SQLiteBulkConnection {
             // Read in place: a refresh reads one such row for every record of the feed (decoded
             // row by row, the 20,000 venues of the benchmark feed alone took 0.07–0.12 s). Every
@@ -154,31 +167,26 @@ public actor ImportWriter {
             )
             hasStoredEvents = try counts.first?.decode(column: "s", as: Bool.self) ?? false
             let stored = try await bulk.keyed(places, key: { String(decoding: $0, as: UTF8.self) }) {
-                (zone: $0.text(1) ?? "", row: StoredRow(print: $0[2]))
+                (zone: $0.text(1) ?? "", row: StoredRow(print: $0[2], raw: $0[3]))
             }
             placeRows = stored.mapValues(\.row)
             if !venuesOnly { placeZones = stored.mapValues(\.zone) }
             warmGazetteer()
             artistRows = try await bulk.keyed(
                 artists, capacity: artistCount, key: { String(decoding: $0, as: UTF8.self) }
-            ) { StoredRow(print: $0[1]) }
+            ) { StoredRow(print: $0[1], raw: $0[2]) }
+            publishKnownArtistsAndVenues()
             // Queued on the connection, ahead of any batch: read while the writer sifts what the
             // feed lists before its events (a tenth of a second for the benchmark's 220,000).
-            let known = knownEventsQuery, hashes = knownHashes
+            let places = KnownPlaces(zones: placeZones), hashes = knownHashes
             eventRowsRead = Task.detached {
                 // The parser waits for the hashes: published whatever happens.
-                defer { hashes.publish([]) }
+                defer { hashes.publish([], complete: true) }
                 let rows = try await bulk.keyed(events, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
-                    StoredRow(print: $0[1], listed: $0[2] == 1)
+                    places.row(
+                        print: $0[1], removed: $0[2] == 1, raw: $0[3], place: $0.text(4) ?? "", zone: $0.text(5) ?? "")
                 }
-                let knownRows = try await bulk.keyed(known, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
-                    columns in
-                    KnownEvent(
-                        hash: columns[1] ?? 0, print: columns[2] ?? 0,
-                        place: columns.withText(3) { ImportKey(bytes: $0 ?? .init(start: nil, count: 0)) },
-                        zone: columns.withText(4) { ImportKey(bytes: $0 ?? .init(start: nil, count: 0)) })
-                }
-                return (rows, KnownEvent.byHash(knownRows, publishing: hashes))
+                return (rows, places.names, Self.knownEvents(rows, publishing: hashes))
             }
             publishing = false
             return
@@ -186,44 +194,62 @@ public actor ImportWriter {
         for row in try await db.raw(places).all() {
             let id = try row.decode(column: "id", as: String.self)
             if !venuesOnly { placeZones[id] = try row.decode(column: "time_zone", as: String.self) }
-            placeRows[id] = StoredRow(print: try row.decode(column: "import_hash", as: Int64?.self))
+            placeRows[id] = StoredRow(
+                print: try row.decode(column: "import_hash", as: Int64?.self),
+                raw: try row.decode(column: "import_raw_hash", as: Int64?.self))
         }
         warmGazetteer()
         for row in try await db.raw(artists).all() {
             artistRows[try row.decode(column: "id", as: String.self)] = StoredRow(
-                print: try row.decode(column: "import_hash", as: Int64?.self))
-        }
-        for row in try await db.raw(events).all() {
-            eventRows[ImportKey(try row.decode(column: "id", as: String.self))] = StoredRow(
                 print: try row.decode(column: "import_hash", as: Int64?.self),
-                listed: try row.decode(column: "removed", as: Bool.self))
+                raw: try row.decode(column: "import_raw_hash", as: Int64?.self))
+        }
+        publishKnownArtistsAndVenues()
+        let known = KnownPlaces(zones: placeZones)
+        for row in try await db.raw(events).all() {
+            eventRows[ImportKey(try row.decode(column: "id", as: String.self))] = known.row(
+                print: try row.decode(column: "import_hash", as: Int64?.self),
+                removed: try row.decode(column: "removed", as: Bool.self),
+                raw: try row.decode(column: "import_raw_hash", as: Int64?.self),
+                place: try row.decode(column: "place_id", as: String.self),
+                zone: try row.decode(column: "time_zone", as: String.self))
         }
         hasStoredEvents = !eventRows.isEmpty
-        var knownRows: [ImportKey: KnownEvent] = [:]
-        for row in try await db.raw(knownEventsQuery).all() {
-            knownRows[ImportKey(try row.decode(column: "id", as: String.self))] = KnownEvent(
-                hash: try row.decode(column: "import_raw_hash", as: Int64.self),
-                print: try row.decode(column: "import_hash", as: Int64.self),
-                place: ImportKey(try row.decode(column: "place_id", as: String.self)),
-                zone: ImportKey(try row.decode(column: "time_zone", as: String.self)))
-        }
-        knownEvents = KnownEvent.byHash(knownRows, publishing: knownHashes)
+        knownPlaceNames = known.names
+        knownEvents = Self.knownEvents(eventRows, publishing: knownHashes)
     }
 
-    /// The stored events a refresh may pass by their bytes (``KnownEvent``): not removed, with
-    /// both hashes. Its first column is the key.
-    private var knownEventsQuery: SQLQueryString {
-        """
-        SELECT id, import_raw_hash, import_hash, place_id, time_zone FROM events WHERE source = \(bind: source)
-        AND import_raw_hash IS NOT NULL AND import_hash IS NOT NULL AND status <> 'removed'
-        """
+    /// Stored artists and venues by their bytes' hash, published for the parser (the events'
+    /// follow once read).
+    private func publishKnownArtistsAndVenues() {
+        knownArtists = Self.known(artistRows)
+        knownVenues = Self.known(placeRows)
+        knownHashes.publish(Set(knownArtists.keys).union(knownVenues.keys), complete: false)
+    }
+
+    /// The rows of `rows` that may be passed by their bytes (with a fingerprint and a bytes' hash), by that hash.
+    private static func known<Key>(_ rows: [Key: StoredRow]) -> [Int64: Key] {
+        var known: [Int64: Key] = [:]
+        for (key, row) in rows {
+            if let raw = row.raw, row.print != nil { known[raw] = key }
+        }
+        return known
+    }
+
+    /// ``known(_:)`` of the events' rows, their hashes published for the parser.
+    private static func knownEvents(_ rows: [ImportKey: StoredRow], publishing hashes: KnownRecordHashes)
+        -> [Int64: ImportKey]
+    {
+        let known = Self.known(rows)
+        hashes.publish(Set(known.keys), complete: true)
+        return known
     }
 
     /// Takes the events' rows once they are read.
     private func readEventRows() async throws {
         guard let read = eventRowsRead else { return }
         eventRowsRead = nil
-        (eventRows, knownEvents) = try await read.value
+        (eventRows, knownPlaceNames, knownEvents) = try await read.value
     }
 
     /// A first import resolves every venue: the gazetteer is built while the rest is read. A
@@ -273,12 +299,13 @@ public actor ImportWriter {
             }
             if event.performerIds.isEmpty { event.performerIds = event.performers.map(\.id) }
             if passed(sift(event), "events") {
-                noteBytes(of: event)
+                let id = ImportKey(source, event.id)
+                noteBytes("events", event.id, event.sourceHash, stored: eventRows[id]?.raw)
             } else {
                 events.append(event)
             }
         case .known(let record):
-            try await readEventRows()
+            if record.kind == .event { try await readEventRows() }
             if !passes(record) {
                 for item in try parsed(record) {
                     switch item {
@@ -289,7 +316,7 @@ public actor ImportWriter {
             }
         }
         if categories.count + artists.count + venues.count + events.count >= pendingLimit
-            || byteHashes.count >= Self.byteHashBatch
+            || byteHashCount >= Self.byteHashBatch
         {
             try await flush()
         }
@@ -298,44 +325,72 @@ public actor ImportWriter {
     /// Byte hashes of unchanged events written at once (the first refresh after migration 0038).
     static let byteHashBatch = 20_000
 
-    /// Whether an event passed unread is stored as it is: its bytes are those a stored row was
-    /// made from, at a settled place whose zone is the one the row has, and no record of its id
-    /// waits in this import. Then it goes no further, as an event passed by its fingerprint.
+    /// Whether a record passed unread is stored as it is: its bytes are those its stored row was
+    /// made from (no record of its id written or waiting in this import since), and for an event,
+    /// its place's venue record came earlier in the file without a new time zone (the row was
+    /// read with its place's zone). Then it goes no further, as a record passed by its fingerprint.
     private func passes(_ record: KnownRecord) -> Bool {
-        guard let known = knownEvents[record.hash], let zone = knownZone(known.place), zone == known.zone else {
-            return false
+        let sifted: StoredRow.Sifted?
+        switch record.kind {
+        case .artist:
+            sifted = knownArtists[record.hash].flatMap {
+                StoredRow.sift($0, raw: record.hash, batch: batchNumber, in: &artistRows)
+            }
+            guard let sifted else { return false }
+            _ = passed(sifted, "artists")
+        case .venue:
+            guard let id = knownVenues[record.hash] else { return false }
+            sifted = StoredRow.sift(id, raw: record.hash, batch: batchNumber, in: &placeRows)
+            guard let sifted else { return false }
+            _ = passed(sifted, "places")
+            if hasStoredEvents { settledPlaces.insert(id) }
+        case .event:
+            sifted = knownEvents[record.hash].flatMap {
+                StoredRow.sift($0, raw: record.hash, batch: batchNumber, in: &eventRows) { passable($0.place) }
+            }
+            guard let sifted else { return false }
+            _ = passed(sifted, "events")
         }
-        let sifted = StoredRow.sift(known.key, print: known.print, batch: batchNumber, in: &eventRows)
-        if case .waits = sifted { return false }
         summary.passedUnread += 1
-        return passed(sifted, "events")
+        return true
     }
 
-    /// The zone of `place` if it is settled (see ``settledZone(_:)``).
-    private func knownZone(_ place: ImportKey) -> ImportKey? {
-        if let zone = knownZones[place] { return zone }
-        let id = place.text
-        guard settledPlaces.contains(id), let zone = placeZones[id] else { return nil }
-        let key = ImportKey(zone)
-        knownZones[place] = key
-        return key
+    /// Whether events at place `index` (of ``knownPlaceNames``) may be passed unread: its venue
+    /// record came earlier in this file, and its zone is still the one it had when the rows were read.
+    private func passable(_ index: Int32) -> Bool {
+        guard index >= 0 else { return false }
+        if placeStates.isEmpty { placeStates = Array(repeating: 0, count: knownPlaceNames.count) }
+        switch placeStates[Int(index)] {
+        case 1: return true
+        case 2: return false
+        default:
+            let name = knownPlaceNames[Int(index)]
+            let yes = settledPlaces.contains(name) && !movedZones.contains(name)
+            placeStates[Int(index)] = yes ? 1 : 2
+            return yes
+        }
     }
 
-    /// The records of bytes passed unread, parsed after all (wrapped as a feed of one event).
+    /// The records of bytes passed unread, parsed after all (wrapped as a feed of one record).
     private func parsed(_ record: KnownRecord) throws -> [Parsed<ImportRecord>] {
         var items: [Parsed<ImportRecord>] = []
-        let feed = Array("<feed><events>".utf8) + record.bytes + Array("</events></feed>".utf8)
+        let section =
+            switch record.kind {
+            case .artist: "artists"
+            case .venue: "venues"
+            case .event: "events"
+            }
+        let feed = Array("<feed><\(section)>".utf8) + record.bytes + Array("</\(section)></feed>".utf8)
         try EventFeedParser(bytes: feed).parse(
             { items.append(.record($0)) }, reject: { items.append(.reject($0)) }, known: .none())
         return items
     }
 
-    /// Notes the bytes' hash of an event passed by its fingerprint, if its row has another.
-    private func noteBytes(of event: ImportedEvent) {
-        guard !dryRun, let hash = event.sourceHash, knownEvents[hash]?.key != ImportKey(source, event.id) else {
-            return
-        }
-        byteHashes.append((key(event.id), hash))
+    /// Notes the bytes' hash of a record passed by its fingerprint, if its row has another.
+    private func noteBytes(_ table: String, _ id: String, _ hash: Int64?, stored: Int64?) {
+        guard !dryRun, let hash, hash != stored else { return }
+        byteHashes[table, default: []].append((key(id), hash))
+        byteHashCount += 1
     }
 
     // Sifting: a record stored with the same fingerprint is counted as unchanged as it arrives and
@@ -350,7 +405,11 @@ public actor ImportWriter {
             ? .waits
             : StoredRow.sift(
                 id, print: ImportFingerprint.of(artistValues(artist, id: id)), batch: batchNumber, in: &artistRows)
-        if !passed(sifted, "artists") { artists.append(artist) }
+        if passed(sifted, "artists") {
+            noteBytes("artists", artist.id, artist.sourceHash, stored: artistRows[id]?.raw)
+        } else {
+            artists.append(artist)
+        }
     }
 
     private func add(_ venue: ImportedVenue) {
@@ -360,6 +419,7 @@ public actor ImportWriter {
             ? .waits : StoredRow.sift(id, print: ImportFingerprint.venue(venue), batch: batchNumber, in: &placeRows)
         if passed(sifted, "places") {
             if hasStoredEvents { settledPlaces.insert(id) }
+            noteBytes("places", venue.id, venue.sourceHash, stored: placeRows[id]?.raw)
             return
         }
         venues.append(venue)
@@ -367,7 +427,7 @@ public actor ImportWriter {
         if hasStoredEvents {
             settledPlaces.remove(id)
             siftZones[venue.id] = nil
-            knownZones = [:]
+            placeStates = []
             unsettledPlaces.insert(id)
         }
     }
@@ -464,7 +524,9 @@ public actor ImportWriter {
                 try await popularity(database.sql)
             }
         }
-        logger.debug("import steps", metadata: timings.mapValues { .string("\($0)") })
+        var steps: Logger.Metadata = timings.mapValues { .string("\($0)") }
+        steps["events passed unread"] = .stringConvertible(summary.passedUnread)
+        logger.debug("import steps", metadata: steps)
         return summary
     }
 
@@ -533,7 +595,9 @@ public actor ImportWriter {
         unsettledPlaces = []
         let batch = (categories, artists, venues, events)
         let bytes = byteHashes
-        byteHashes = []
+        byteHashes = [:]
+        byteHashCount = 0
+        placeStates = []
         categories = []
         artists = []
         venues = []
@@ -580,9 +644,10 @@ public actor ImportWriter {
                 timeZone: locality.timeZone, openingHours: venue.openingHours, imageURL: venue.imageURL,
                 website: venue.url, source: source, sourceID: venue.id, createdAt: 0, updatedAt: 0)
             if !venuesOnly {
+                if let zone = placeZones[id], zone != locality.timeZone { movedZones.insert(id) }
                 placeZones[id] = locality.timeZone
                 siftZones[venue.id] = nil
-                knownZones = [:]
+                placeStates = []
             }
         }
         return Array(rows.values)
@@ -590,11 +655,14 @@ public actor ImportWriter {
 
     private func write(
         _ categories: [ImportedCategory], _ artists: [ImportedArtist], _ venues: [ImportedVenue],
-        _ events: [ImportedEvent], _ bytes: [(String, Int64)], now: Int64, final: Bool, on db: any SQLDatabase
+        _ events: [ImportedEvent], _ bytes: [String: [(String, Int64)]], now: Int64, final: Bool,
+        on db: any SQLDatabase
     ) async throws {
         let written = summary.written
-        // Before the events: a record of the same id later in the batch writes its own.
-        if !dryRun { try await BulkWrite.setFingerprints(of: "events", bytes, column: "import_raw_hash", on: db) }
+        // Before the rows: a record of the same id later in the batch writes its own.
+        for (table, hashes) in bytes.sorted(by: { $0.key < $1.key }) where !dryRun {
+            try await BulkWrite.setFingerprints(of: table, hashes, column: "import_raw_hash", on: db)
+        }
         try await writeCategories(categories, now: now, on: db)
         try await writeArtists(artists, now: now, on: db)
         try await writePlaces(venues, now: now, on: db)
@@ -666,6 +734,7 @@ public actor ImportWriter {
         }
         var rows: [[SQLValue]] = []
         var reprinted: [(String, Int64)] = []
+        var rebytes: [(String, Int64)] = []
         for (id, artist) in byID {
             let (values, print) = (content[id]!, prints[id]!)
             if stored[id] == print {
@@ -681,21 +750,26 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("artists") { $0.unchanged += 1 }
                     reprinted.append((id, print))
+                    if let hash = artist.sourceHash { rebytes.append((id, hash)) }
                     continue
                 }
                 summary.count("artists") { $0.updated += 1 }
             } else {
                 summary.count("artists") { $0.inserted += 1 }
             }
-            rows.append(values + [.init(SearchText.fold(artist.name)), .init(created), .init(now), .init(print)])
+            rows.append(
+                values + [
+                    .init(SearchText.fold(artist.name)), .init(created), .init(now), .init(print), .init(artist.sourceHash),
+                ])
         }
         guard !dryRun else { return }
         try await BulkWrite.setFingerprints(of: "artists", reprinted, on: db)
+        try await BulkWrite.setFingerprints(of: "artists", rebytes, column: "import_raw_hash", on: db)
         try await BulkWrite.upsert(
             "artists",
             columns: [
                 "id", "name", "category_id", "image_url", "url", "source", "source_id", "name_folded", "created_at",
-                "updated_at", "import_hash",
+                "updated_at", "import_hash", "import_raw_hash",
             ], rows: rows, key: ["id"], on: db)
     }
 
@@ -723,8 +797,10 @@ public actor ImportWriter {
         let existing = try await PlaceRepository(db: db).find(ids: unsure)
         var rows: [[SQLValue]] = []
         var reprinted: [(String, Int64)] = []
+        var rebytes: [(String, Int64)] = []
         for var place in places {
             let print = prints[place.id]!
+            let bytes = byID[place.id]?.sourceHash
             if let old = existing[place.id] {
                 place.createdAt = old.createdAt
                 place.updatedAt = old.updatedAt
@@ -733,6 +809,7 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("places") { $0.unchanged += 1 }
                     reprinted.append((place.id, print))
+                    if let bytes { rebytes.append((place.id, bytes)) }
                     continue
                 } else {
                     summary.count("places") { $0.updated += 1 }
@@ -749,17 +826,18 @@ public actor ImportWriter {
                 .init(place.street), .init(place.postalCode), .init(place.city), .init(place.region),
                 .init(place.country), .init(place.cityKey), .init(place.regionKey), .init(place.timeZone),
                 .init(place.openingHours), .init(place.imageURL), .init(place.website), .init(place.source),
-                .init(place.sourceID), .init(place.createdAt), .init(place.updatedAt), .init(print),
+                .init(place.sourceID), .init(place.createdAt), .init(place.updatedAt), .init(print), .init(bytes),
             ])
         }
         guard !dryRun else { return }
         try await BulkWrite.setFingerprints(of: "places", reprinted, on: db)
+        try await BulkWrite.setFingerprints(of: "places", rebytes, column: "import_raw_hash", on: db)
         try await BulkWrite.upsert(
             "places",
             columns: [
                 "id", "name", "name_folded", "category", "latitude", "longitude", "cell", "street", "postal_code",
                 "city", "region", "country", "city_key", "region_key", "time_zone", "opening_hours", "image_url",
-                "website", "source", "source_id", "created_at", "updated_at", "import_hash",
+                "website", "source", "source_id", "created_at", "updated_at", "import_hash", "import_raw_hash",
             ], rows: rows, key: ["id"], on: db)
         // Inserted places have no trigger on SQLite (migration 0037): once per batch instead.
         if !rows.isEmpty { try await database.movePlacesVersion(on: db) }
