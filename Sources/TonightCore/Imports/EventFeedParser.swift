@@ -300,7 +300,8 @@ private struct FeedReader {
                 try record(.category(ImportedCategory(id: id, name: name, parentId: value(.parentId))))
             case .artist:
                 var artist = ImportedArtist(
-                    id: id, name: name, categoryId: value(.categoryId), imageURL: try url(.imageURL), url: try url(.url))
+                    id: id, name: name, categoryId: value(.categoryId), imageURL: try url(.imageURL), url: try url(.url)
+                )
                 artist.sourceHash = sourceHash()
                 try record(.artist(artist))
             case .venue:

@@ -204,32 +204,47 @@ public struct KnownRecord: Sendable, Hashable {
 }
 
 /// The byte hashes of the records an earlier import stored, handed from the import's writer to its
-/// parser's thread, in two steps: those of the artists and venues, then with the events' too
-/// (read while the writer sifts the artists and venues). The parser waits for each step
-/// (``wait(upTo:events:)``) when it reaches those records, then passes the records whose bytes
-/// hash to one of them as ``ImportRecord/known(_:)``.
+/// parser's thread in numbered parts (0: the artists' and venues', 1: the events', read at the
+/// same time), each seen once the ones before it are in. The parser waits for the first
+/// (``wait(upTo:events:)``) when it reaches the first record it could pass, and for all at the
+/// first event, then passes the records whose bytes hash to one of them as ``ImportRecord/known(_:)``.
 public final class KnownRecordHashes: @unchecked Sendable {
     private let condition = NSCondition()
     private var hashes: Set<Int64>?
-    private var complete = false
+    private var early: [Int: Set<Int64>] = [:]
+    private var next = 0
+    private let parts: Int
+    private var complete: Bool { next >= parts }
 
-    public init() {}
+    /// Hashes that come in `parts` parts.
+    public init(parts: Int = 1) { self.parts = parts }
 
     /// Hashes known to be none: the parser takes each record's hash and passes nothing.
     public static func none() -> KnownRecordHashes {
         let known = KnownRecordHashes()
-        known.publish([], complete: true)
+        known.publish([], part: 0)
         return known
     }
 
-    /// Adds `hashes` to the known ones; `complete` when there are no more (the events' are in).
-    /// Nothing is added once complete (a writer that gives up publishes none, complete).
-    public func publish(_ hashes: Set<Int64>, complete: Bool) {
+    /// Adds part `part`'s `hashes` to the known ones (seen once the parts before it are in).
+    public func publish(_ hashes: Set<Int64>, part: Int) {
         condition.lock()
-        if !self.complete {
-            self.hashes = self.hashes.map { $0.union(hashes) } ?? hashes
-            self.complete = complete
+        if !complete {
+            early[part] = hashes
+            while let more = early.removeValue(forKey: next) {
+                self.hashes = self.hashes.map { $0.union(more) } ?? more
+                next += 1
+            }
         }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// No more parts will come (a writer that failed): the parser goes on with what there is.
+    public func giveUp() {
+        condition.lock()
+        next = parts
+        if hashes == nil { hashes = [] }
         condition.broadcast()
         condition.unlock()
     }

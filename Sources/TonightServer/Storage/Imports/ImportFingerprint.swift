@@ -180,8 +180,8 @@ struct StoredRow {
     var counted = -1
     /// The ``ByteHash`` of the bytes the row was made from (nil: none, or not to be passed by it).
     var raw: Int64?
-    /// An event's place, as an index into ``KnownPlaces/names`` (-1: none).
-    var place: Int32 = -1
+    /// An event's row in ``KnownEventRows`` (-1: none).
+    var ordinal: Int32 = -1
 
     /// What ``sift(_:print:batch:in:)`` found.
     enum Sifted {
@@ -210,13 +210,13 @@ struct StoredRow {
     }
 
     /// ``sift(_:print:batch:in:)`` for a record passed unread whose bytes hash to `raw`: nil (to be
-    /// read after all, nothing marked) unless row `id` is still stored as made from those bytes, no
-    /// record of its id waits, and `accept` takes it.
+    /// read after all, nothing marked) unless row `id` is still stored as made from those bytes and
+    /// no record of its id waits.
     static func sift<Key: Hashable>(
-        _ id: Key, raw: Int64, batch: Int, in rows: inout [Key: StoredRow], accept: (StoredRow) -> Bool = { _ in true }
+        _ id: Key, raw: Int64, batch: Int, in rows: inout [Key: StoredRow]
     ) -> Sifted? {
         guard let index = rows.index(forKey: id), rows.values[index].raw == raw, rows.values[index].print != nil,
-            !rows.values[index].waiting, accept(rows.values[index])
+            !rows.values[index].waiting
         else { return nil }
         rows.values[index].listed = true
         if rows.values[index].counted == batch { return .storedAgain }
@@ -249,29 +249,60 @@ struct StoredRow {
     }
 }
 
-/// The places of the events' rows, interned as the rows are read (on the connection's thread): a
-/// row keeps its place as an index into ``names``. A row may be passed by its bytes only if it is
-/// not removed, has both hashes, and has its place's zone as read at the start (a row left in an
-/// old zone is compared by fingerprint, which covers the zone).
-final class KnownPlaces: @unchecked Sendable {
+/// The events' rows a refresh may pass by their bytes, gathered as the rows are read (on the
+/// connection's thread), in that order. A row may be passed only if it is not removed, has both
+/// hashes, and has its place's zone as read at the start (a row left in an old zone is compared by
+/// fingerprint, which covers the zone). Each stored row keeps its place as an index into
+/// ``placeNames``, and its ``StoredRow/ordinal`` here.
+final class KnownEventRows: @unchecked Sendable {
+    /// A row that may be passed by its bytes.
+    struct Row {
+        /// Where the row stands in this import.
+        enum State: UInt8 {
+            /// As stored: an event with its bytes may pass.
+            case stored
+            /// Passed unread in this import.
+            case passed
+            /// A record of its id was read whole in this import: its row may change.
+            case read
+        }
+        var hash: Int64
+        var place: Int32
+        var state = State.stored
+    }
+
     private let zones: [String: String]
-    private(set) var names: [String] = []
-    private var indexes: [String: Int32] = [:]
+    private var placeIndexes: [ImportKey: Int32] = [:]
+    private var placeZones: [ImportKey?] = []
+    private(set) var placeNames: [String] = []
+    /// The rows, in the order read.
+    var rows: [Row] = []
+    /// Each row's ordinal by its bytes' hash.
+    private(set) var ordinals: [Int64: Int32] = [:]
 
     init(zones: [String: String]) { self.zones = zones }
 
-    /// The stored row of an event.
-    func row(print: Int64?, removed: Bool, raw: Int64?, place: String, zone: String) -> StoredRow {
-        var row = StoredRow(print: print, listed: removed)
-        guard !removed, print != nil, let raw, zones[place] == zone else { return row }
-        row.raw = raw
-        if let index = indexes[place] {
-            row.place = index
+    /// The stored row of an event, noting it if it may be passed by its bytes.
+    func row(
+        print: Int64?, removed: Bool, raw: Int64?, place: UnsafeBufferPointer<UInt8>?, zone: UnsafeBufferPointer<UInt8>?
+    ) -> StoredRow {
+        var row = StoredRow(print: print, listed: removed, raw: raw)
+        guard !removed, print != nil, let raw, let place, let zone else { return row }
+        let placeKey = ImportKey(bytes: place)
+        let index: Int32
+        if let known = placeIndexes[placeKey] {
+            index = known
         } else {
-            row.place = Int32(names.count)
-            indexes[place] = row.place
-            names.append(place)
+            index = Int32(placeNames.count)
+            let name = String(decoding: place, as: UTF8.self)
+            placeIndexes[placeKey] = index
+            placeNames.append(name)
+            placeZones.append(zones[name].map(ImportKey.init))
         }
+        guard placeZones[Int(index)] == ImportKey(bytes: zone) else { return row }
+        row.ordinal = Int32(rows.count)
+        ordinals[raw] = row.ordinal
+        rows.append(Row(hash: raw, place: index))
         return row
     }
 }

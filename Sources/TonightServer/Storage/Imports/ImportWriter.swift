@@ -52,26 +52,31 @@ public actor ImportWriter {
     private var eventRows: [ImportKey: StoredRow] = [:]
     /// The events' rows while they are still read (on SQLite, the feed's artists and venues are
     /// sifted meanwhile); taken into `eventRows` before the first event (``readEventRows()``).
-    private var eventRowsRead: Task<([ImportKey: StoredRow], [String], [Int64: ImportKey]), any Error>?
+    private var eventRowsRead: Task<([ImportKey: StoredRow], KnownEventRows), any Error>?
     /// Stored rows by the ``ByteHash`` of the bytes they were made from (migration 0038), whose
     /// hashes are published to the feed's parser (``knownHashes``): a record with the same bytes
     /// is passed unread (see ``passes(_:)``).
     private var knownArtists: [Int64: String] = [:]
     private var knownVenues: [Int64: String] = [:]
-    private var knownEvents: [Int64: ImportKey] = [:]
-    /// The places of the events' rows (``StoredRow/place`` is an index here), and whether events
-    /// at each may be passed unread (0: not known yet, 1: yes, 2: no; emptied when a venue changes).
-    private var knownPlaceNames: [String] = []
+    private var knownEvents = KnownEventRows(zones: [:])
+    /// The next of ``knownEvents``' rows in the order they were read: a feed lists its events in
+    /// the order a first import stored them, so the next event passed unread is mostly that one.
+    private var knownCursor = 0
+    /// Whether events at each place of ``knownEvents`` may be passed unread (0: not known yet,
+    /// 1: yes, 2: no; emptied when a venue changes).
     private var placeStates: [UInt8] = []
     /// Places whose time zone this import changed: their events' rows change with it.
     private var movedZones = Set<String>()
     /// The known hashes, for the feed's parser: the artists' and venues' published by
     /// ``prepare()``, then the events' once read.
-    nonisolated let knownHashes = KnownRecordHashes()
+    nonisolated let knownHashes = KnownRecordHashes(parts: 2)
     /// Rows passed by their fingerprint whose bytes' hash is not the stored one, by table: written
     /// with the next batch (the first refresh after migration 0038 writes one for every row).
     private var byteHashes: [String: [(String, Int64)]] = [:]
     private var byteHashCount = 0
+    /// Events passed unread (counted as unchanged when the import ends: one tally a record is a
+    /// tenth of passing it).
+    private var passedEvents = 0
     /// Whether this source had events stored when the import began.
     private var hasStoredEvents = false
     /// Places whose venue record this import has passed (unchanged or written): only their events
@@ -130,9 +135,9 @@ public actor ImportWriter {
     public func prepare() async throws {
         let start = ContinuousClock.now
         defer { timings["prepare", default: .zero] += ContinuousClock.now - start }
-        // The parser waits for the known hashes: none if this fails (on SQLite a task publishes the events').
+        // The parser waits for the known hashes: it goes on without them if this fails.
         var publishing = true
-        defer { if publishing { knownHashes.publish([], complete: true) } }
+        defer { if publishing { knownHashes.giveUp() } }
         if !dryRun, let path = database.sqlitePath {
             session = try await SQLiteImportSession.begin(
                 database: database, path: path, tables: venuesOnly ? ["places"] : SQLiteImportSession.tables,
@@ -172,22 +177,41 @@ public actor ImportWriter {
             placeRows = stored.mapValues(\.row)
             if !venuesOnly { placeZones = stored.mapValues(\.zone) }
             warmGazetteer()
+            if hasStoredEvents, let path = database.sqlitePath {
+                // On a connection of its own, on another thread: read while the artists are read
+                // and sifted (a tenth of a second or two for the benchmark's 220,000), since the
+                // parser waits for their hashes at the first event.
+                let reader = try SQLiteBulkConnection(
+                    path: path, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, logger: logger)
+                try await reader.exec("PRAGMA cache_size = -2048")  // one pass in order: no cache to speak of
+                let known = KnownEventRows(zones: placeZones), hashes = knownHashes
+                eventRowsRead = Task.detached {
+                    defer { reader.close() }
+                    do {
+                        let rows = try await reader.keyed(
+                            events, capacity: eventCount, key: { ImportKey(bytes: $0) }
+                        ) { columns in
+                            columns.withText(4) { place in
+                                columns.withText(5) { zone in
+                                    known.row(
+                                        print: columns[1], removed: columns[2] == 1, raw: columns[3], place: place,
+                                        zone: zone)
+                                }
+                            }
+                        }
+                        hashes.publish(Set(known.ordinals.keys), part: 1)
+                        return (rows, known)
+                    } catch {
+                        hashes.giveUp()
+                        throw error
+                    }
+                }
+            }
             artistRows = try await bulk.keyed(
                 artists, capacity: artistCount, key: { String(decoding: $0, as: UTF8.self) }
             ) { StoredRow(print: $0[1], raw: $0[2]) }
             publishKnownArtistsAndVenues()
-            // Queued on the connection, ahead of any batch: read while the writer sifts what the
-            // feed lists before its events (a tenth of a second for the benchmark's 220,000).
-            let places = KnownPlaces(zones: placeZones), hashes = knownHashes
-            eventRowsRead = Task.detached {
-                // The parser waits for the hashes: published whatever happens.
-                defer { hashes.publish([], complete: true) }
-                let rows = try await bulk.keyed(events, capacity: eventCount, key: { ImportKey(bytes: $0) }) {
-                    places.row(
-                        print: $0[1], removed: $0[2] == 1, raw: $0[3], place: $0.text(4) ?? "", zone: $0.text(5) ?? "")
-                }
-                return (rows, places.names, Self.knownEvents(rows, publishing: hashes))
-            }
+            if eventRowsRead == nil { knownHashes.publish([], part: 1) }
             publishing = false
             return
         }
@@ -205,18 +229,23 @@ public actor ImportWriter {
                 raw: try row.decode(column: "import_raw_hash", as: Int64?.self))
         }
         publishKnownArtistsAndVenues()
-        let known = KnownPlaces(zones: placeZones)
+        let known = KnownEventRows(zones: placeZones)
         for row in try await db.raw(events).all() {
-            eventRows[ImportKey(try row.decode(column: "id", as: String.self))] = known.row(
-                print: try row.decode(column: "import_hash", as: Int64?.self),
-                removed: try row.decode(column: "removed", as: Bool.self),
-                raw: try row.decode(column: "import_raw_hash", as: Int64?.self),
-                place: try row.decode(column: "place_id", as: String.self),
-                zone: try row.decode(column: "time_zone", as: String.self))
+            var place = try row.decode(column: "place_id", as: String.self)
+            var zone = try row.decode(column: "time_zone", as: String.self)
+            let stored = place.withUTF8 { place in
+                zone.withUTF8 { zone in
+                    known.row(
+                        print: try? row.decode(column: "import_hash", as: Int64?.self),
+                        removed: (try? row.decode(column: "removed", as: Bool.self)) ?? false,
+                        raw: try? row.decode(column: "import_raw_hash", as: Int64?.self), place: place, zone: zone)
+                }
+            }
+            eventRows[ImportKey(try row.decode(column: "id", as: String.self))] = stored
         }
         hasStoredEvents = !eventRows.isEmpty
-        knownPlaceNames = known.names
-        knownEvents = Self.knownEvents(eventRows, publishing: knownHashes)
+        knownEvents = known
+        knownHashes.publish(Set(known.ordinals.keys), part: 1)
     }
 
     /// Stored artists and venues by their bytes' hash, published for the parser (the events'
@@ -224,7 +253,7 @@ public actor ImportWriter {
     private func publishKnownArtistsAndVenues() {
         knownArtists = Self.known(artistRows)
         knownVenues = Self.known(placeRows)
-        knownHashes.publish(Set(knownArtists.keys).union(knownVenues.keys), complete: false)
+        knownHashes.publish(Set(knownArtists.keys).union(knownVenues.keys), part: 0)
     }
 
     /// The rows of `rows` that may be passed by their bytes (with a fingerprint and a bytes' hash), by that hash.
@@ -236,20 +265,11 @@ public actor ImportWriter {
         return known
     }
 
-    /// ``known(_:)`` of the events' rows, their hashes published for the parser.
-    private static func knownEvents(_ rows: [ImportKey: StoredRow], publishing hashes: KnownRecordHashes)
-        -> [Int64: ImportKey]
-    {
-        let known = Self.known(rows)
-        hashes.publish(Set(known.keys), complete: true)
-        return known
-    }
-
     /// Takes the events' rows once they are read.
     private func readEventRows() async throws {
         guard let read = eventRowsRead else { return }
         eventRowsRead = nil
-        (eventRows, knownPlaceNames, knownEvents) = try await read.value
+        (eventRows, knownEvents) = try await read.value
     }
 
     /// A first import resolves every venue: the gazetteer is built while the rest is read. A
@@ -338,33 +358,40 @@ public actor ImportWriter {
             }
             guard let sifted else { return false }
             _ = passed(sifted, "artists")
+            summary.passedUnread += 1
         case .venue:
             guard let id = knownVenues[record.hash] else { return false }
             sifted = StoredRow.sift(id, raw: record.hash, batch: batchNumber, in: &placeRows)
             guard let sifted else { return false }
             _ = passed(sifted, "places")
             if hasStoredEvents { settledPlaces.insert(id) }
+            summary.passedUnread += 1
         case .event:
-            sifted = knownEvents[record.hash].flatMap {
-                StoredRow.sift($0, raw: record.hash, batch: batchNumber, in: &eventRows) { passable($0.place) }
-            }
-            guard let sifted else { return false }
-            _ = passed(sifted, "events")
+            // Mostly the row after the last one passed; else found by its hash.
+            let cursor = knownCursor
+            let rows = knownEvents.rows
+            guard
+                let ordinal = cursor < rows.count && rows[cursor].hash == record.hash
+                    ? cursor : knownEvents.ordinals[record.hash].map(Int.init),
+                rows[ordinal].state == .stored, passable(rows[ordinal].place)
+            else { return false }
+            knownEvents.rows[ordinal].state = .passed
+            knownCursor = ordinal + 1
+            passedEvents += 1
         }
-        summary.passedUnread += 1
         return true
     }
 
-    /// Whether events at place `index` (of ``knownPlaceNames``) may be passed unread: its venue
+    /// Whether events at place `index` (of ``knownEvents``' places) may be passed unread: its venue
     /// record came earlier in this file, and its zone is still the one it had when the rows were read.
     private func passable(_ index: Int32) -> Bool {
         guard index >= 0 else { return false }
-        if placeStates.isEmpty { placeStates = Array(repeating: 0, count: knownPlaceNames.count) }
+        if placeStates.isEmpty { placeStates = Array(repeating: 0, count: knownEvents.placeNames.count) }
         switch placeStates[Int(index)] {
         case 1: return true
         case 2: return false
         default:
-            let name = knownPlaceNames[Int(index)]
+            let name = knownEvents.placeNames[Int(index)]
             let yes = settledPlaces.contains(name) && !movedZones.contains(name)
             placeStates[Int(index)] = yes ? 1 : 2
             return yes
@@ -446,6 +473,10 @@ public actor ImportWriter {
     /// Whether `event` is stored as it is, at a settled place.
     private func sift(_ event: ImportedEvent) -> StoredRow.Sifted {
         guard !eventRows.isEmpty else { return .waits }
+        // Read whole: a later record of its id is no longer passed unread (it may have changed).
+        if let ordinal = eventRows[ImportKey(source, event.id)]?.ordinal, ordinal >= 0 {
+            knownEvents.rows[Int(ordinal)].state = .read
+        }
         var print: Int64?
         if let place = settledZone(event.venueId ?? "") {
             print = ImportFingerprint.event(
@@ -494,6 +525,9 @@ public actor ImportWriter {
             }
         }
         try await flush(final: true)
+        summary.count("events") { $0.unchanged += passedEvents }
+        summary.passedUnread += passedEvents
+        passedEvents = 0
         if full { try await timed("remove unlisted") { try await removeUnlisted(now: Clock.millis()) } }
         guard !dryRun else { return summary }
         // A first import counts every artist's events at once; a refresh only those it rebilled.
@@ -535,7 +569,9 @@ public actor ImportWriter {
     /// listed again is compared and restored. Which ids the file did not list is known from the
     /// fingerprints read at the start; only those rows are read.
     private func removeUnlisted(now: Int64) async throws {
-        let keys = eventRows.compactMap { $0.value.listed ? nil : $0.key }
+        let keys = eventRows.compactMap { key, row in
+            row.listed || row.ordinal >= 0 && knownEvents.rows[Int(row.ordinal)].state == .passed ? nil : key
+        }
         for key in keys { eventRows[key] = StoredRow(print: nil, listed: true) }
         let unlisted = keys.map(\.text)
         let remove: @Sendable (any SQLDatabase) async throws -> Int = { [dryRun] db in
@@ -759,7 +795,8 @@ public actor ImportWriter {
             }
             rows.append(
                 values + [
-                    .init(SearchText.fold(artist.name)), .init(created), .init(now), .init(print), .init(artist.sourceHash),
+                    .init(SearchText.fold(artist.name)), .init(created), .init(now), .init(print),
+                    .init(artist.sourceHash),
                 ])
         }
         guard !dryRun else { return }
@@ -848,6 +885,9 @@ public actor ImportWriter {
     {
         // Fingerprinted as parsed: an event the file did not change is not even mapped.
         var parsed: [String: (event: ImportedEvent, placeID: String, zone: String, performers: [String])] = [:]
+        // Rows are written in file order: a first import's rows are then read back in the order
+        // the next refresh lists them (``KnownEventRows``).
+        var order: [String] = []
         var prints: [String: Int64] = [:]
         for event in items {
             let placeID = key(event.venueId ?? "")
@@ -875,7 +915,7 @@ public actor ImportWriter {
             }
             let id = key(event.id)
             if !waiting.isEmpty { waiting[id] = nil }
-            parsed[id] = (event, placeID, zoneID, performers)
+            if parsed.updateValue((event, placeID, zoneID, performers), forKey: id) == nil { order.append(id) }
             prints[id] = ImportFingerprint.event(
                 event, placeID: placeID, zone: zoneID, category: event.categoryId.map(key), performers: performers)
         }
@@ -914,7 +954,8 @@ public actor ImportWriter {
         var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
-        for (id, (var event, performers)) in ready {
+        for id in order {
+            guard var (event, performers) = ready[id] else { continue }
             let print = prints[id]!
             var updating: [String]?
             // Billing is written (and its artists counted again) only where it changed.
