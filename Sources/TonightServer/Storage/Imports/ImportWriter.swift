@@ -364,7 +364,7 @@ public actor ImportWriter {
             sifted = StoredRow.sift(id, raw: record.hash, batch: batchNumber, in: &placeRows)
             guard let sifted else { return false }
             _ = passed(sifted, "places")
-            if hasStoredEvents { settledPlaces.insert(id) }
+            settle(id)
             summary.passedUnread += 1
         case .event:
             // Mostly the row after the last one passed; else found by its hash.
@@ -445,7 +445,7 @@ public actor ImportWriter {
             placeRows.isEmpty
             ? .waits : StoredRow.sift(id, print: ImportFingerprint.venue(venue), batch: batchNumber, in: &placeRows)
         if passed(sifted, "places") {
-            if hasStoredEvents { settledPlaces.insert(id) }
+            settle(id)
             noteBytes("places", venue.id, venue.sourceHash, stored: placeRows[id]?.raw)
             return
         }
@@ -457,6 +457,14 @@ public actor ImportWriter {
             placeStates = []
             unsettledPlaces.insert(id)
         }
+    }
+
+    /// Place `id`'s venue record passed as stored: its events sift on it from now on.
+    private func settle(_ id: String) {
+        guard hasStoredEvents else { return }
+        settledPlaces.insert(id)
+        // A place found unsettled before (its events came first) may pass events now.
+        if !placeStates.isEmpty { placeStates = [] }
     }
 
     /// Whether a sifted record goes no further, counting it as unchanged the first time in a batch.
