@@ -129,6 +129,8 @@ private struct FeedReader {
     /// The kind of record that may be passed unread next: right after its section's start tag or
     /// the end of one of its records.
     var passable: FeedRecordKind?
+    /// Whether a `<venues>` section began.
+    var venuesSeen = false
     /// Where the record being read began in the input.
     var recordOffset = 0
 
@@ -165,14 +167,17 @@ private struct FeedReader {
             switch try xml.next() {
             case .startElement(let name):
                 try start(name)
-                if known != nil, xml.depth == 2, let section, section != .category { passable = section }
+                if xml.depth == 2, let section {
+                    if section == .venue { venuesSeen = true }
+                    if mayPass(section) { passable = section }
+                }
             case .text:
                 if kind != nil { text() }
             case .endElement:
                 if let kind, xml.depth == 2 {
                     self.kind = nil
                     try finish(kind, record, reject)
-                    if known != nil && kind != .category { passable = kind }
+                    if mayPass(kind) { passable = kind }
                 } else if let field, xml.depth == fieldDepth - 1 {
                     // A field ends; an <artist_id> ends back inside <performers>.
                     self.field = field == .artistId ? .performers : nil
@@ -184,6 +189,13 @@ private struct FeedReader {
                 return
             }
         }
+    }
+
+    /// Whether records of `kind` may be passed unread: artists and venues, and events once venues
+    /// came (an event is taken as unchanged only at a venue listed before it: the writer would
+    /// parse one passed before its venue after all, on its own thread).
+    private func mayPass(_ kind: FeedRecordKind) -> Bool {
+        known != nil && kind != .category && (kind != .event || venuesSeen)
     }
 
     /// Takes what the writer has published of the known hashes. They are read while the parse

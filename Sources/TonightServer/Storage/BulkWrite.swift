@@ -63,6 +63,18 @@ enum BulkWrite {
         }
     }
 
+    /// Sets the `import_raw_hash` of rows by `id`, or clears it where the hash is nil (a record
+    /// whose bytes were not in the parser's buffer whole: its row must not keep the hash of other bytes).
+    static func setByteHashes(of table: String, _ hashes: [(String, Int64?)], on db: any SQLDatabase) async throws {
+        try await setFingerprints(
+            of: table, hashes.compactMap { id, hash in hash.map { (id, $0) } }, column: "import_raw_hash", on: db)
+        let cleared = hashes.compactMap { $0.1 == nil ? $0.0 : nil }
+        for start in stride(from: 0, to: cleared.count, by: 1000) {
+            let chunk = Array(cleared[start..<min(start + 1000, cleared.count)])
+            try await db.raw("UPDATE \(ident: table) SET import_raw_hash = NULL WHERE id IN (\(binds: chunk))").run()
+        }
+    }
+
     /// A statement that binds nothing and returns nothing: on an import's
     /// ``SQLiteBulkConnection`` queued with the rows before it instead of waiting for them.
     static func run(_ sql: String, on db: any SQLDatabase) async throws {

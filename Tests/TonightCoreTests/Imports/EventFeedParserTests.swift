@@ -350,10 +350,12 @@ struct EventFeedParserTests {
 
 @Suite("Event feed: events passed by their bytes")
 struct EventFeedKnownBytesTests {
-    /// A feed of three events on lines 4-7 (the second one on two lines), then a bad record on line 8.
+    /// A venue, then three events on lines 5-8 (the second one on two lines), then a bad record on
+    /// line 9. Events are passed only after venues.
     private let feed = """
         <?xml version="1.0" encoding="UTF-8"?>
         <feed>
+          <venues><venue><id>V1</id><name>Hall</name></venue></venues>
           <events>
             <event><id>E1</id><name>One</name><venue_id>V1</venue_id><date>2031-03-14</date></event>
             <event><id>E2</id><name>Two</name><venue_id>V1</venue_id>
@@ -364,13 +366,19 @@ struct EventFeedKnownBytesTests {
         </feed>
         """
 
-    private func parse(_ known: KnownRecordHashes, chunkSize: Int = XMLPullParser.defaultChunkSize) throws -> (
+    /// The events (read or passed) and rejects of `xml` (the feed above by default).
+    private func parse(
+        _ known: KnownRecordHashes, chunkSize: Int = XMLPullParser.defaultChunkSize, xml: String? = nil
+    ) throws -> (
         [ImportRecord], [ImportReject]
     ) {
         var records: [ImportRecord] = []
         var rejects: [ImportReject] = []
-        try EventFeedParser(bytes: Array(feed.utf8), chunkSize: chunkSize).parse(
-            { records.append($0) }, reject: { rejects.append($0) }, known: known)
+        try EventFeedParser(bytes: Array((xml ?? feed).utf8), chunkSize: chunkSize).parse(
+            {
+                if case .venue = $0 { return }
+                records.append($0)
+            }, reject: { rejects.append($0) }, known: known)
         return (records, rejects)
     }
 
@@ -381,7 +389,7 @@ struct EventFeedKnownBytesTests {
         #expect(hashes.count == 3)
         let second = "<event><id>E2</id><name>Two</name><venue_id>V1</venue_id>\n      <date>2031-03-15</date></event>"
         #expect(hashes[1] == ByteHash.of(Array(second.utf8)))
-        #expect(rejects.map(\.position) == ["line 8, event 4 (id E4)"])
+        #expect(rejects.map(\.position) == ["line 9, event 4 (id E4)"])
 
         // E1 and E2 are known: passed unread with their bytes; E3 is read; the reject's line and
         // ordinal are those of a whole parse.
@@ -397,7 +405,7 @@ struct EventFeedKnownBytesTests {
         #expect([one.hash, two.hash] == [hashes[0], hashes[1]])
         #expect(String(decoding: two.bytes, as: UTF8.self) == second)
         #expect(three.id == "E3" && three.sourceHash == hashes[2])
-        #expect(rejectsAgain.map(\.position) == ["line 8, event 4 (id E4)"])
+        #expect(rejectsAgain.map(\.position) == ["line 9, event 4 (id E4)"])
         // In small reads an event's bytes may not all be in the buffer: then it is read whole.
         for chunkSize in [64, 7] {
             let (small, rejectsSmall) = try parse(known, chunkSize: chunkSize)
@@ -409,8 +417,15 @@ struct EventFeedKnownBytesTests {
                 }
             }
             #expect(ids == ["E1", "E2", "E3"], "chunk \(chunkSize)")
-            #expect(rejectsSmall.map(\.position) == ["line 8, event 4 (id E4)"], "chunk \(chunkSize)")
+            #expect(rejectsSmall.map(\.position) == ["line 9, event 4 (id E4)"], "chunk \(chunkSize)")
         }
+
+        // Before any venue, events are read whole.
+        let (venueless, _) = try parse(
+            known,
+            xml: feed.replacingOccurrences(of: "<venues>", with: "<artists>")
+                .replacingOccurrences(of: "</venues>", with: "</artists>"))
+        #expect(venueless.allSatisfy { if case .event = $0 { true } else { false } })
 
         // Bytes passed unread parse, on their own, to the event they were, with the same hash.
         var alone: [ImportRecord] = []
@@ -429,7 +444,11 @@ struct EventFeedKnownBytesTests {
     @Test("without hashes asked for, events carry none; without any published, nothing is passed")
     func notAsked() throws {
         var records: [ImportRecord] = []
-        try EventFeedParser(bytes: Array(feed.utf8)).parse({ records.append($0) }, reject: { _ in })
+        try EventFeedParser(bytes: Array(feed.utf8)).parse(
+            {
+                if case .venue = $0 { return }
+                records.append($0)
+            }, reject: { _ in })
         #expect(records.count == 3)
         #expect(records.allSatisfy { if case .event(let event) = $0 { event.sourceHash == nil } else { false } })
     }

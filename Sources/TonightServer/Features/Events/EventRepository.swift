@@ -137,6 +137,9 @@ struct EventRepository: Sendable {
         ).run()
     }
 
+    /// Writes an edit. An imported row keeps its fingerprint (a refresh that did not change the
+    /// record leaves the edit as it is) but loses its bytes' hash: the row is no longer what those
+    /// bytes made, so the next refresh parses the record and compares it (migration 0038).
     func update(_ event: EventRecord, performers: [String]?, changes: [EventChangeRecord]) async throws {
         try await database.transaction { db in
             try await db.raw(
@@ -150,7 +153,8 @@ struct EventRepository: Sendable {
                     currency = \(bind: event.currency), ticket_url = \(bind: event.ticketURL),
                     onsale_at = \(bind: event.onSaleAt), updated_at = \(bind: event.updatedAt),
                     sport = \(bind: event.sport), skill = \(bind: event.skill), capacity = \(bind: event.capacity),
-                    reminded_at = CASE WHEN start_at = \(bind: event.startAt) THEN reminded_at END
+                    reminded_at = CASE WHEN start_at = \(bind: event.startAt) THEN reminded_at END,
+                    import_raw_hash = NULL
                 WHERE id = \(bind: event.id)
                 """
             ).run()

@@ -269,6 +269,8 @@ final class KnownEventRows: @unchecked Sendable {
         var hash: Int64
         var place: Int32
         var state = State.stored
+        /// The batch in which it was last passed.
+        var batch = -1
     }
 
     private let zones: [String: String]

@@ -183,7 +183,12 @@ public actor ImportWriter {
                 // parser waits for their hashes at the first event.
                 let reader = try SQLiteBulkConnection(
                     path: path, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, logger: logger)
-                try await reader.exec("PRAGMA cache_size = -2048")  // one pass in order: no cache to speak of
+                do {
+                    try await reader.exec("PRAGMA cache_size = -2048")  // one pass in order: no cache to speak of
+                } catch {
+                    reader.close()
+                    throw error
+                }
                 let known = KnownEventRows(zones: placeZones), hashes = knownHashes
                 eventRowsRead = Task.detached {
                     defer { reader.close() }
@@ -373,10 +378,13 @@ public actor ImportWriter {
             guard
                 let ordinal = cursor < rows.count && rows[cursor].hash == record.hash
                     ? cursor : knownEvents.ordinals[record.hash].map(Int.init),
-                rows[ordinal].state == .stored, passable(rows[ordinal].place)
+                rows[ordinal].state != .read, passable(rows[ordinal].place)
             else { return false }
-            knownEvents.rows[ordinal].state = .passed
             knownCursor = ordinal + 1
+            // Counted once a batch, as a record passed by its fingerprint is.
+            if rows[ordinal].state == .passed && rows[ordinal].batch == batchNumber { return true }
+            knownEvents.rows[ordinal].state = .passed
+            knownEvents.rows[ordinal].batch = batchNumber
             passedEvents += 1
         }
         return true
@@ -408,7 +416,7 @@ public actor ImportWriter {
             case .event: "events"
             }
         let feed = Array("<feed><\(section)>".utf8) + record.bytes + Array("</\(section)></feed>".utf8)
-        try EventFeedParser(bytes: feed).parse(
+        try EventFeedParser(bytes: feed, chunkSize: feed.count).parse(
             { items.append(.record($0)) }, reject: { items.append(.reject($0)) }, known: .none())
         return items
     }
@@ -482,8 +490,14 @@ public actor ImportWriter {
     private func sift(_ event: ImportedEvent) -> StoredRow.Sifted {
         guard !eventRows.isEmpty else { return .waits }
         // Read whole: a later record of its id is no longer passed unread (it may have changed).
-        if let ordinal = eventRows[ImportKey(source, event.id)]?.ordinal, ordinal >= 0 {
-            knownEvents.rows[Int(ordinal)].state = .read
+        // If one passed unread before, its row counts as listed and counted in that batch.
+        if let index = eventRows.index(forKey: ImportKey(source, event.id)), eventRows.values[index].ordinal >= 0 {
+            let ordinal = Int(eventRows.values[index].ordinal)
+            if knownEvents.rows[ordinal].state == .passed {
+                eventRows.values[index].listed = true
+                eventRows.values[index].counted = knownEvents.rows[ordinal].batch
+            }
+            knownEvents.rows[ordinal].state = .read
         }
         var print: Int64?
         if let place = settledZone(event.venueId ?? "") {
@@ -778,7 +792,7 @@ public actor ImportWriter {
         }
         var rows: [[SQLValue]] = []
         var reprinted: [(String, Int64)] = []
-        var rebytes: [(String, Int64)] = []
+        var rebytes: [(String, Int64?)] = []
         for (id, artist) in byID {
             let (values, print) = (content[id]!, prints[id]!)
             if stored[id] == print {
@@ -794,7 +808,7 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("artists") { $0.unchanged += 1 }
                     reprinted.append((id, print))
-                    if let hash = artist.sourceHash { rebytes.append((id, hash)) }
+                    rebytes.append((id, artist.sourceHash))
                     continue
                 }
                 summary.count("artists") { $0.updated += 1 }
@@ -809,7 +823,7 @@ public actor ImportWriter {
         }
         guard !dryRun else { return }
         try await BulkWrite.setFingerprints(of: "artists", reprinted, on: db)
-        try await BulkWrite.setFingerprints(of: "artists", rebytes, column: "import_raw_hash", on: db)
+        try await BulkWrite.setByteHashes(of: "artists", rebytes, on: db)
         try await BulkWrite.upsert(
             "artists",
             columns: [
@@ -842,7 +856,7 @@ public actor ImportWriter {
         let existing = try await PlaceRepository(db: db).find(ids: unsure)
         var rows: [[SQLValue]] = []
         var reprinted: [(String, Int64)] = []
-        var rebytes: [(String, Int64)] = []
+        var rebytes: [(String, Int64?)] = []
         for var place in places {
             let print = prints[place.id]!
             let bytes = byID[place.id]?.sourceHash
@@ -854,7 +868,7 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("places") { $0.unchanged += 1 }
                     reprinted.append((place.id, print))
-                    if let bytes { rebytes.append((place.id, bytes)) }
+                    rebytes.append((place.id, bytes))
                     continue
                 } else {
                     summary.count("places") { $0.updated += 1 }
@@ -876,7 +890,7 @@ public actor ImportWriter {
         }
         guard !dryRun else { return }
         try await BulkWrite.setFingerprints(of: "places", reprinted, on: db)
-        try await BulkWrite.setFingerprints(of: "places", rebytes, column: "import_raw_hash", on: db)
+        try await BulkWrite.setByteHashes(of: "places", rebytes, on: db)
         try await BulkWrite.upsert(
             "places",
             columns: [
@@ -958,7 +972,7 @@ public actor ImportWriter {
         // Rows by the columns they update (nil: inserted, or every column).
         var rows: [[String]?: [[SQLValue]]] = [:]
         var reprinted: [(String, Int64)] = []
-        var rebytes: [(String, Int64)] = []
+        var rebytes: [(String, Int64?)] = []
         var performerRows: [[SQLValue]] = []
         var replaced: [String] = []
         var changes: [EventChangeRecord] = []
@@ -979,7 +993,7 @@ public actor ImportWriter {
                     // The same values without a fingerprint yet: only the fingerprint is written.
                     summary.count("events") { $0.unchanged += 1 }
                     reprinted.append((id, print))
-                    if let hash = parsed[id]?.event.sourceHash { rebytes.append((id, hash)) }
+                    rebytes.append((id, parsed[id]?.event.sourceHash))
                     continue
                 }
                 summary.count("events") { $0.updated += 1 }
@@ -1010,7 +1024,7 @@ public actor ImportWriter {
         guard !dryRun else { return }
         try await timed("write events") {
             try await BulkWrite.setFingerprints(of: "events", reprinted, on: db)
-            try await BulkWrite.setFingerprints(of: "events", rebytes, column: "import_raw_hash", on: db)
+            try await BulkWrite.setByteHashes(of: "events", rebytes, on: db)
             try await writeEventRows(rows, performerRows, replaced, changes, on: db)
         }
     }
