@@ -185,8 +185,12 @@ struct DatabaseOutageTests {
             let started = ContinuousClock.now
             let me = try await client.send(.get, "/v1/me", token: token)
             #expect(me.status == .serviceUnavailable, "\(me.text)")
-            #expect(me.json["code"] as? String == "database_unavailable")
-            #expect(ContinuousClock.now - started < .seconds(10))
+            // On the warm connection the query hangs until its deadline (database_unavailable).
+            // If a background job (the sign-up's mail) holds that connection at this instant, the
+            // request waits for a new one through the frozen proxy until the pool gives up
+            // (database_busy, 10 s; seen once in CI). Either way it is answered, not left hanging.
+            #expect(["database_unavailable", "database_busy"].contains(me.json["code"] as? String), "\(me.text)")
+            #expect(ContinuousClock.now - started < .seconds(30))  // a hang guard, not a speed check
             // Its connection was closed at the deadline; the pool opens others.
             proxy.freeze(false)
             var back = try await client.send(.get, "/v1/me", token: token)
