@@ -1,3 +1,6 @@
+// One file on purpose (~600 lines): the feed reader is one state machine over the pull parser's
+// events (section, record, field), and the value checks it applies are used by it alone, with the
+// OpenStreetMap parser.
 import Foundation
 
 /// Reads the event feed XML described in `FORMATS.md` (`<feed>` with `categories`, `artists`, `venues` and
