@@ -51,7 +51,11 @@ final class SQLiteBulkConnection: SQLDatabase, @unchecked Sendable {
         self.logger = logger
         self.eventLoop = eventLoop
         var opened: OpaquePointer?
-        let status = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
+        // No mutex of SQLite's own around each call (its default, serialised mode): only the
+        // connection's serial queue uses it. Reading a refresh's 220,000 event rows locked and
+        // unlocked one for every column read, a fifth of the read's CPU in perf.
+        let status = sqlite_nio_sqlite3_open_v2(
+            path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
         handle = opened
         guard status == SQLITE_OK else {
             let message = opened.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open"
