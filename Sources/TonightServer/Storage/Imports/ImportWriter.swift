@@ -1,7 +1,8 @@
 // One file on purpose (~1,050 lines): the import's writer is one batching state machine (what a
 // batch holds, what it has written, what it must look up) over every imported table, and its
-// steps share that state; passing records by their bytes (`passes`) marks the same rows. What it reports is in ImportSummary.swift; how a record becomes a row
-// and a fingerprint, in ImportedEventMapping.swift and ImportFingerprint.swift.
+// steps share that state; passing records by their bytes (`passes`) marks the same rows. What it
+// reports is in ImportSummary.swift; how a record becomes a row and a fingerprint, in
+// ImportedEventMapping.swift and ImportFingerprint.swift.
 import Foundation
 import Logging
 import SQLKit
